@@ -1,0 +1,84 @@
+# Top-level Makefile for yobx-export.
+#
+#   make                 build build/yobx-export
+#   make check           unit, golden and bad-input tests
+#   make test            check, then check again under ASan+UBSan (the CI command)
+#   make fuzz            build the libFuzzer targets (clang) into build-fuzz/
+#
+# B is the build directory and SAN=1 adds the sanitizers, so the same rules
+# build the plain tree (build/) and the sanitized one (build-asan/).
+
+include config.mk
+
+B ?= build
+SAN ?= 0
+OPT ?= -O2
+WARN = -Wall -Wextra -Werror
+CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(OPT) -g $(WARN) \
+         -Ilib -Iops -I$(B)/gen $(PKG_CFLAGS)
+LDLIBS = $(PKG_LIBS) -lm
+ifeq ($(SAN),1)
+CFLAGS += -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+LDFLAGS += -fsanitize=address,undefined
+endif
+ifeq ($(SAN),fuzz)
+CFLAGS += -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all
+LDFLAGS += -fsanitize=fuzzer,address,undefined
+endif
+
+LIB_SRC  = $(sort $(wildcard lib/*.c ops/*.c))
+PROTO    = $(sort $(wildcard proto/*.proto))
+PROTO_C  = $(PROTO:proto/%.proto=$(B)/gen/%.pb-c.c)
+LIB_OBJ  = $(LIB_SRC:%.c=$(B)/%.o) $(PROTO_C:%.c=%.o)
+UNIT_SRC = $(sort $(wildcard test/unit/test_*.c))
+UNIT_BIN = $(UNIT_SRC:test/unit/%.c=$(B)/test/%)
+FUZZ_SRC = $(sort $(wildcard test/fuzz/fuzz_*.c))
+
+all: $(B)/yobx-export
+
+config.mk: config.mk.in configure
+	./configure -q
+configure: configure.ac
+	autoconf
+
+$(B)/gen/%.pb-c.c $(B)/gen/%.pb-c.h: proto/%.proto
+	@mkdir -p $(B)/gen
+	$(PROTOC_C) --proto_path=proto --c_out=$(B)/gen $<
+
+$(B)/gen/%.pb-c.o: $(B)/gen/%.pb-c.c
+	$(CC) $(CFLAGS) -Wno-unused-parameter -c -o $@ $<
+
+$(B)/%.o: %.c $(PROTO_C)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -MMD -MP -c -o $@ $<
+
+$(B)/libyobx.a: $(LIB_OBJ)
+	rm -f $@ && ar rcs $@ $^
+
+$(B)/yobx-export: $(B)/cmd/yobx-export.o $(B)/libyobx.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(B)/test/%: test/unit/%.c $(B)/libyobx.a test/unit/testutil.h
+	@mkdir -p $(B)/test
+	$(CC) $(CFLAGS) $(CHECK_CFLAGS) $(LDFLAGS) -o $@ $< $(B)/libyobx.a $(CHECK_LIBS) $(LDLIBS)
+
+check: $(B)/yobx-export $(UNIT_BIN)
+	@set -e; for t in $(UNIT_BIN); do echo "== $$t"; $$t; done
+	@sh test/run-cli.sh $(B)/yobx-export
+
+test:
+	$(MAKE) check
+	$(MAKE) B=build-asan SAN=1 OPT=-O1 check
+
+$(B)/fuzz/%: test/fuzz/%.c $(B)/libyobx.a
+	@mkdir -p $(B)/fuzz
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(B)/libyobx.a $(LDLIBS)
+
+fuzz:
+	$(MAKE) B=build-fuzz SAN=fuzz CC=clang OPT=-O1 $(FUZZ_SRC:test/fuzz/%.c=build-fuzz/fuzz/%)
+
+clean:
+	rm -rf build build-asan build-fuzz
+
+.PHONY: all check test fuzz clean
+-include $(LIB_OBJ:.o=.d) $(B)/cmd/yobx-export.d
