@@ -1,3 +1,69 @@
 #!/bin/sh
-# run-cli.sh BINARY: end-to-end tests of the command line (filled in as the CLI grows).
-exit 0
+# run-cli.sh BINARY: end-to-end tests of the command line, run from the repo root.
+#  - usage and exit statuses
+#  - golden --print output for every fixture (test/golden/print/<torch>/<name>.txt);
+#    UPDATE_GOLDEN=1 rewrites them
+#  - every bad input of test/bad/cases.txt: exit status, message, no output file
+# Ends with the line "N passed, N failed".
+bin=${1:-build/yobx-export}
+dir=$(dirname "$bin")
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+ko() { fail=$((fail + 1)); echo "FAIL: $*"; }
+
+expect_status() {   # expected-status description command...
+	want=$1 what=$2; shift 2
+	"$@" >/dev/null 2>&1; got=$?
+	[ "$got" = "$want" ] && ok || ko "$what: exit $got, want $want"
+}
+
+expect_status 0 "--help" "$bin" --help
+expect_status 0 "--version" "$bin" --version
+expect_status 2 "no arguments" "$bin"
+expect_status 2 "unknown flag" "$bin" --frobnicate x.pt2
+expect_status 2 "missing file" "$bin" /nonexistent/model.pt2 --print
+"$bin" --version | grep -q '^yobx-export [0-9]' && ok || ko "--version text"
+
+# Golden renderings of every fixture.
+for f in test/models/torch-*/*.pt2; do
+	[ -f "$f" ] || continue
+	ver=$(basename "$(dirname "$f")") name=$(basename "$f" .pt2)
+	gold=test/golden/print/$ver/$name.txt
+	out=$dir/print-$ver-$name.txt
+	if ! "$bin" "$f" --print >"$out" 2>"$out.err"; then
+		ko "--print $f: $(cat "$out.err")"; continue
+	fi
+	if [ -n "$UPDATE_GOLDEN" ]; then
+		mkdir -p "$(dirname "$gold")"; cp "$out" "$gold"; ok
+	elif [ ! -f "$gold" ]; then
+		ko "no golden file $gold (run with UPDATE_GOLDEN=1)"
+	elif cmp -s "$out" "$gold"; then
+		ok
+	else
+		ko "--print $f differs from $gold:"; diff -u "$gold" "$out" | head -20
+	fi
+done
+
+# Bad inputs: one clear message naming the file, exit 2, no output file.
+bad=$dir/bad
+if python3 test/bad/make_bad.py "$bad"; then
+	grep -v '^#' test/bad/cases.txt | while IFS='|' read -r name want text; do
+		[ -n "$name" ] || continue
+		f=$bad/$name.pt2 out=$bad/$name.onnx
+		rm -f "$out"
+		"$bin" "$f" -o "$out" >"$bad/$name.log" 2>&1; got=$?
+		if [ "$got" != "$want" ]; then echo "FAIL: bad input $name: exit $got, want $want"; cat "$bad/$name.log"; echo x >>"$bad/fails"
+		elif ! grep -qF "$f" "$bad/$name.log"; then echo "FAIL: bad input $name: message does not name the file"; cat "$bad/$name.log"; echo x >>"$bad/fails"
+		elif ! grep -qF -- "$text" "$bad/$name.log"; then echo "FAIL: bad input $name: message lacks '$text'"; cat "$bad/$name.log"; echo x >>"$bad/fails"
+		elif [ -e "$out" ]; then echo "FAIL: bad input $name left $out behind"; echo x >>"$bad/fails"
+		elif [ "$(wc -l <"$bad/$name.log")" -gt 3 ]; then echo "FAIL: bad input $name: more than 3 lines"; cat "$bad/$name.log"; echo x >>"$bad/fails"
+		else echo x >>"$bad/passes"; fi
+	done
+	pass=$((pass + $(cat "$bad/passes" 2>/dev/null | wc -l))); fail=$((fail + $(cat "$bad/fails" 2>/dev/null | wc -l)))
+	rm -f "$bad/passes" "$bad/fails"
+else
+	ko "test/bad/make_bad.py failed"
+fi
+
+echo "cli: $pass passed, $fail failed"
+[ "$fail" = 0 ]
