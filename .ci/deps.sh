@@ -1,14 +1,20 @@
 #!/bin/sh
-# deps.sh: install what building and testing yobx-export needs on Debian 12.
+# deps.sh: install what building and testing yobx-export needs on Debian 12:
+# the Debian packages, then onnxruntime-node (npm) for the tests.
 # Safe to run again; installs only what is missing.
 set -e
+cd "$(dirname "$0")/.."
 need=""
 for p in build-essential pkg-config autoconf protobuf-c-compiler libprotobuf-c-dev \
-         libyaml-dev libxlsxwriter-dev check zlib1g-dev clang nodejs npm python3-openpyxl; do
+         libyaml-dev libxlsxwriter-dev check zlib1g-dev clang python3 python3-openpyxl; do
 	dpkg -s "$p" >/dev/null 2>&1 || need="$need $p"
 done
+command -v node >/dev/null 2>&1 || need="$need nodejs"
+command -v npm >/dev/null 2>&1 || need="$need npm"
 if [ -n "$need" ]; then
 	SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
 	$SUDO apt-get update -qq
 	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $need >/dev/null
 fi
+# onnxruntime-node ships its native library in the package: no install script needed.
+[ -d node_modules/onnxruntime-node ] || npm ci --ignore-scripts --no-audit --no-fund >/dev/null
