@@ -252,8 +252,7 @@ ir_print(FILE *f, const Program *p)
 			fputs(" (not persistent)", f);
 		if (s->arg->kind == ARG_TENSOR && s->arg->u.v->data) {
 			const TensorData *t = s->arg->u.v->data;
-			const char *e = strrchr(t->entry, '/');
-			fprintf(f, " [%s, %llu bytes]", e ? e + 1 : t->entry, (unsigned long long)t->storage_bytes);
+			fprintf(f, " [%s, %llu bytes]", t->entry, (unsigned long long)t->storage_bytes);
 		}
 		fputc('\n', f);
 	}

@@ -532,16 +532,34 @@ declare_values(Ctx *c, Graph *g, const Json *gj)
 	return 0;
 }
 
+/* 1 when the file path [s, end) is inside an installed torch package. */
+static int
+frame_in_torch(const char *s, const char *end)
+{
+	if (end - s >= 6 && memcmp(s, "torch/", 6) == 0)
+		return 1;
+	for (const char *q = s; q + 16 <= end; q++)
+		if (memcmp(q, "-packages/torch/", 16) == 0)
+			return 1;
+	return 0;
+}
+
 /* The last "File "...", line N, in fn\n    code" frame of a stack trace,
  * as "path:N in fn: code". */
 static const char *
 user_frame(Arena *a, const char *st)
 {
 	const char *p = st, *last = NULL, *q;
+	int last_in_torch = 0;
 	const char *file, *file_end, *line, *fn, *fn_end, *code, *code_end;
 
+	/* The innermost frame outside torch's own modules: torch.nn layers
+	 * call F.linear etc., but the user wants their forward()'s line. */
 	while ((q = strstr(p, "File \""))) {
-		last = q;
+		const char *end = strchr(q + 6, '"');
+		int in_torch = end && frame_in_torch(q + 6, end);
+		if (!last || !in_torch || last_in_torch)
+			last = q, last_in_torch = in_torch;
 		p = q + 6;
 	}
 	if (!last)

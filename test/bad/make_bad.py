@@ -70,7 +70,7 @@ def main(out):
             for info in zin.infolist():
                 d = zin.read(info.filename)
                 if info.filename.endswith("data.pkl"):
-                    d = d[:20] + b"\xff" + d[21:]
+                    d = d[:2] + b"\xff" + d[3:]
                 zout.writestr(info.filename, d)
         return buf.getvalue()
     rewrite(OLD, p("corrupt_pickle"), corrupt_pickle)
