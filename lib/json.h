@@ -36,8 +36,14 @@ Json *json_parse(Arena *a, const char *label, const char *text, size_t len, Diag
 
 /* Returns obj[key], or NULL if obj is not an object, key is missing, or the value is null. */
 Json *json_get(const Json *obj, const char *key);
-/* The sole key of a one-key object (torch's union encoding), else NULL. */
+/* The member name of a union: the sole key of a one-key object (torch's
+ * encoding), the "$type" string of {"$type", "$value"} (schema 4.x), or the
+ * only non-null key of an object whose other members are all null (2.1/2.2);
+ * else NULL. */
 const char *json_union_key(const Json *obj);
+/* The union's value in any of those forms (obj[key], or obj["$value"]), or
+ * NULL when it is null or obj is not a union. */
+Json *json_union_value(const Json *obj);
 /* Numeric accessors: return 1 and set *out when j holds that kind of value.
  * json_float also accepts the strings "NaN", "Infinity", "-Infinity". */
 int json_int(const Json *j, int64_t *out);
