@@ -34,6 +34,8 @@ typedef struct Zip {
 	int n;                /* number of entries */
 	ZipEntry *ent;        /* entries in central-directory order (arena) */
 	Arena *arena;
+	uint32_t *hash;       /* zip_find index: entry index + 1 per slot, 0 empty (arena) */
+	size_t nhash;         /* slots in hash, a power of two; 0 when nothing was read */
 } Zip;
 
 /* Maps the file at path and reads its central directory.
