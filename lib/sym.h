@@ -58,6 +58,9 @@ typedef enum SymOp {
 	SYM_OP_COUNT
 } SymOp;
 
+/* Trees deeper than this are rejected by the parsers and by sym_eval. */
+enum { SYM_MAX_DEPTH = 1000 };
+
 typedef struct SymExpr SymExpr;
 struct SymExpr {
 	SymOp op;
