@@ -24,3 +24,14 @@ for f in test/models/torch-2.14/mlp.pt2 test/models/torch-2.14/tiny_llama.pt2 be
 	size=$(du -m "$f" | cut -f1)
 	printf '%-40s %12s %10s %14s\n' "$f" "$size" "$best" "$mem"
 done
+# A warm page cache can map large folios of the file on the few pages read,
+# which counts in RSS although it is shared clean cache; a cold run shows
+# what reading costs on its own (root only).
+if [ -w /proc/sys/vm/drop_caches ]; then
+	echo "cold page cache:"
+	for f in bench/out/big-2.14.pt2 bench/out/big-2.6.pt2; do
+		sync; echo 3 >/proc/sys/vm/drop_caches
+		/usr/bin/time -f "%e %M %F" -o bench/out/time.txt $bin "$f" --print >/dev/null
+		awk -v f="$f" '{printf "%-40s %10.0f ms %8.1f MiB %6d major faults\n", f, $1 * 1000, $2 / 1024, $3}' bench/out/time.txt
+	done
+fi

@@ -343,6 +343,9 @@ zip_open(Zip *z, const char *path, Arena *a, Diag *d)
 	close(fd);
 	if (map == MAP_FAILED)
 		return diag_error(d, DIAG_INPUT, "%s: cannot map (%s)", path, strerror(rc));
+	/* Reading touches a few headers scattered over the file; without this
+	 * the kernel's read-around would fault in megabytes around each. */
+	madvise(map, (size_t)st.st_size, MADV_RANDOM);
 	z->base = map;
 	z->len = (size_t)st.st_size;
 	z->mapped = 1;
