@@ -8,6 +8,9 @@
 #include "arena.h"
 #include "diag.h"
 #include "irprint.h"
+#include "lower.h"
+#include "onnx.h"
+#include "options.h"
 #include "pt2.h"
 
 #ifndef VERSION
@@ -79,17 +82,22 @@ main(int argc, char **argv)
 	Arena arena;
 	Program prog = {0};
 	Diag d = {0};
+	Options opt;
+	Onnx__ModelProto *model = NULL;
 	int rc;
 
 	if ((rc = parse_cli(argc, argv, &cli)))
 		return rc;
 	arena_init(&arena);
 	prog.arena = &arena;
-	rc = pt2_load(&prog, cli.dump, &d);
+	options_default(&opt);
+	rc = cli.options ? options_load(&opt, &arena, cli.options, &d) : 0;
+	if (!rc)
+		rc = pt2_load(&prog, cli.dump, &d);
 	if (!rc && cli.print)
 		ir_print(stdout, &prog);
-	else if (!rc)
-		rc = diag_error(&d, DIAG_CONVERT, "%s: writing ONNX is not implemented yet (use --print)", cli.dump);
+	else if (!rc && !(rc = lower_program(&prog, &opt, &arena, &model, &d)))
+		rc = onnx_write(&arena, model, cli.out, opt.external_data_threshold, &d);
 	if (d.text)
 		fprintf(stderr, "yobx-export: %s", d.text);
 	rc = rc ? (d.code ? d.code : rc) : 0;

@@ -1,0 +1,468 @@
+/* lower.c: the driver from the IR's main graph to an ONNX ModelProto.
+ *
+ * Requires a loaded Program (pt2_load); builds everything in the Program's
+ * arena.  Steps, in order:
+ *   1. every node whose target has no row is listed, and the run fails once;
+ *   2. graph inputs (user inputs) and initializers (parameters, buffers,
+ *      constants; raw_data points into the mapped file) are declared, and
+ *      the final output names reserved;
+ *   3. nodes are lowered in order; in-place and view results are tracked
+ *      as aliases (functionalization, see lower.h);
+ *   4. user outputs become graph outputs; other outputs (buffer and input
+ *      mutations) are dropped, since ONNX has no state. */
+#include "lower.h"
+
+#include <stdint.h>
+#include <string.h>
+
+#include "strmap.h"
+
+#ifndef VERSION
+#define VERSION "0.1.0"
+#endif
+
+/* ---- aliases ---- */
+
+static Alias *
+alias_new(LowerCtx *c, Alias *parent, const Node *view, const OpRow *row, const char *name)
+{
+	Alias *al = ARENA_NEW(c->a, Alias);
+
+	al->parent = parent;
+	al->view = view;
+	al->row = row;
+	al->name = name;
+	return al;
+}
+
+static Alias *
+alias_base(Alias *al)
+{
+	while (al->parent)
+		al = al->parent;
+	return al;
+}
+
+/* Runs n's lowering in its own context; returns the name bound to output 0
+ * (the view, or with update set, the new parent), or NULL on error. */
+static const char *
+run_view(LowerCtx *c, const Node *n, const OpRow *row, const char *update)
+{
+	const Node *node = c->node;
+	const char **out = c->out, *upd = c->update, *res;
+	int rc;
+
+	c->node = n;
+	c->out = ARENA_ARRAY(c->a, const char *, lower_nout(n) + 1);
+	c->update = update;
+	rc = row->fn(c, n, row);
+	res = rc ? NULL : c->out[0];
+	if (!rc && !res)
+		lower_fail(c, n, update ? "writing through this view is not supported"
+		                        : "the lowering bound no output");
+	c->node = node;
+	c->out = out;
+	c->update = upd;
+	return res;
+}
+
+/* The current contents of al: a view whose base was written since it was
+ * computed is lowered again from its parent's current contents. */
+static const char *
+alias_read(LowerCtx *c, Alias *al)
+{
+	Alias *base = alias_base(al);
+	const char *name;
+
+	if (!al->parent || al->version == base->version)
+		return al->name;
+	if (!alias_read(c, al->parent) || !(name = run_view(c, al->view, al->row, NULL)))
+		return NULL;
+	al->name = name;
+	al->version = base->version;
+	return name;
+}
+
+/* Makes name the new contents of al, rebuilding every parent up to the base. */
+static int
+alias_write(LowerCtx *c, Alias *al, const char *name)
+{
+	const char *cur = alias_read(c, al), *pnew;
+
+	if (!cur)
+		return DIAG_CONVERT;
+	if (strcmp(cur, name) == 0)
+		return 0;
+	if (!al->parent) {
+		al->name = name;
+		al->version++;
+		return 0;
+	}
+	if (!(pnew = run_view(c, al->view, al->row, name)) || alias_write(c, al->parent, pnew))
+		return DIAG_CONVERT;
+	al->name = name;
+	al->version = alias_base(al)->version;
+	return 0;
+}
+
+const char *
+lower_value(LowerCtx *c, const Value *v)
+{
+	Alias *al = v->graph == c->prog->graph ? c->alias[v->id] : NULL;
+	const char *name;
+
+	if (!al)
+		die("value '%s' is read before it is defined", v->name);
+	name = alias_read(c, al);
+	return name ? name : al->name;
+}
+
+/* ---- uses ---- */
+
+static void
+count_uses(int *uses, const Graph *g, const Arg *a)
+{
+	switch (a->kind) {
+	case ARG_TENSOR: case ARG_OPT_TENSOR: case ARG_SYM_INT: case ARG_SYM_BOOL:
+	case ARG_SYM_FLOAT: case ARG_CUSTOM_OBJ:
+		if (a->u.v->graph == g)
+			uses[a->u.v->id]++;
+		break;
+	case ARG_TENSORS: case ARG_OPT_TENSORS: case ARG_SYM_INTS: case ARG_SYM_BOOLS:
+	case ARG_SYM_FLOATS: case ARG_NESTED_TENSORS: case ARG_STRING_TO_ARG:
+		for (int i = 0; i < a->n; i++)
+			count_uses(uses, g, &a->u.list[i]);
+		break;
+	default:
+		break;
+	}
+}
+
+/* ---- inputs ---- */
+
+/* The bytes of t, contiguous: the mapped bytes themselves when the view is
+ * contiguous, else a copy gathered into the arena. */
+static const uint8_t *
+tensor_bytes(Arena *a, const TensorData *t, size_t *len)
+{
+	int64_t numel = tensor_numel(t), es = dtype_size(t->dtype);
+	uint8_t *out;
+
+	*len = (size_t)(numel * es);
+	if (tensor_is_contiguous(t))
+		return t->storage + t->offset * es;
+	out = arena_alloc(a, *len + 1);
+	for (int64_t i = 0; i < numel; i++) {
+		int64_t rest = i, off = t->offset;
+		for (int d = t->rank - 1; d >= 0; d--) {
+			off += rest % t->sizes[d] * t->strides[d];
+			rest /= t->sizes[d];
+		}
+		memcpy(out + i * es, t->storage + off * es, (size_t)es);
+	}
+	return out;
+}
+
+static Onnx__ValueInfoProto *
+value_info_of(LowerCtx *c, const char *name, const Value *v)
+{
+	int64_t *dims = ARENA_ARRAY(c->a, int64_t, v->rank + 1);
+	const char **params = ARENA_ARRAY(c->a, const char *, v->rank + 1);
+
+	if (v->kind != VAL_TENSOR)
+		return onnx_value_info(c->a, name, v->kind == VAL_SYM_INT ? ONNX__TENSOR_PROTO__DATA_TYPE__INT64
+		                                   : v->kind == VAL_SYM_BOOL ? ONNX__TENSOR_PROTO__DATA_TYPE__BOOL
+		                                   : ONNX__TENSOR_PROTO__DATA_TYPE__DOUBLE, 0, NULL, NULL);
+	for (int i = 0; i < v->rank; i++) {
+		dims[i] = v->dims[i].e ? -1 : v->dims[i].v;
+		params[i] = v->dims[i].e ? sym_print(c->a, v->dims[i].e) : NULL;
+	}
+	return onnx_value_info(c->a, name, dtype_onnx(v->dtype), v->rank, dims, params);
+}
+
+static int
+declare_inputs(LowerCtx *c)
+{
+	const Program *p = c->prog;
+
+	for (int i = 0; i < p->ninput_spec; i++) {
+		const InputSpec *s = &p->input_specs[i];
+		const Value *v = s->arg->kind == ARG_TENSOR || s->arg->kind == ARG_SYM_INT ||
+		                 s->arg->kind == ARG_SYM_BOOL || s->arg->kind == ARG_SYM_FLOAT ||
+		                 s->arg->kind == ARG_CUSTOM_OBJ ? s->arg->u.v : NULL;
+		if (!v || s->kind == IN_CONSTANT_INPUT)
+			continue;
+		strmap_put(c->names, v->name, (void *)v->name);
+		c->alias[v->id] = alias_new(c, NULL, NULL, NULL, v->name);
+		if (s->kind == IN_USER_INPUT && v->kind != VAL_CUSTOM_OBJ) {
+			if (v->kind == VAL_TENSOR && !dtype_onnx(v->dtype))
+				return diag_error(c->d, DIAG_CONVERT, "%s: input '%s' is %s, which ONNX has no type for",
+				                  p->path, v->name, dtype_name(v->dtype));
+			onnx_vec_push(c->a, &c->g.inputs, value_info_of(c, v->name, v));
+		} else if (v->data && c->uses[v->id]) {
+			const TensorData *t = v->data;
+			size_t len;
+			const uint8_t *b = tensor_bytes(c->a, t, &len);
+			if (!dtype_onnx(t->dtype))
+				return diag_error(c->d, DIAG_CONVERT, "%s: weight '%s' is %s, which ONNX has no type for",
+				                  p->path, s->target, dtype_name(t->dtype));
+			onnx_vec_push(c->a, &c->g.inits, onnx_tensor(c->a, v->name, dtype_onnx(t->dtype),
+			                                             t->rank, t->sizes, b, len));
+		} else if (c->uses[v->id]) {
+			return diag_error(c->d, DIAG_CONVERT, "%s: input '%s' (%s) is not supported yet",
+			                  p->path, v->name, s->target ? s->target : "custom object or token");
+		}
+	}
+	return 0;
+}
+
+/* ---- outputs ---- */
+
+typedef struct OutSlot {
+	const Arg *arg;         /* the user output */
+	const char *final;      /* its ONNX graph output name */
+	const char *cur;        /* the ONNX name holding it after lowering */
+} OutSlot;
+
+/* Collects the user outputs and reserves their final names. */
+static int
+plan_outputs(LowerCtx *c, OutSlot **slots, int *nslot)
+{
+	const Program *p = c->prog;
+	const Options *o = c->opt;
+	static const char renamed[] = "output";
+	int n = 0;
+
+	*slots = ARENA_ARRAY(c->a, OutSlot, p->noutput_spec + 1);
+	for (int i = 0; i < p->noutput_spec; i++) {
+		const OutputSpec *s = &p->output_specs[i];
+		OutSlot *sl = &(*slots)[n];
+		if (s->kind != OUT_USER_OUTPUT && s->kind != OUT_LOSS_OUTPUT)
+			continue;
+		if (s->arg->kind == ARG_NONE)
+			continue;
+		sl->arg = s->arg;
+		if (n < o->noutput_name) {
+			sl->final = o->output_names[n];
+			if (strmap_get(c->names, sl->final))
+				return diag_error(c->d, DIAG_INPUT, "options: output name '%s' is already the name of an input",
+				                  sl->final);
+			strmap_put(c->names, sl->final, (void *)renamed);
+		} else if (s->arg->kind == ARG_TENSOR || s->arg->kind == ARG_SYM_INT) {
+			const Value *v = s->arg->u.v;
+			void *cur = strmap_get(c->names, v->name);
+			if (cur && cur != (void *)v)   /* an input, or an earlier output of the same value */
+				sl->final = lower_tmp(c);
+			else
+				strmap_put(c->names, sl->final = v->name, (void *)v);
+		} else {
+			sl->final = arena_printf(c->a, "output_%d", n);
+			sl->final = strmap_get(c->names, sl->final) ? lower_tmp(c) : sl->final;
+			strmap_put(c->names, sl->final, (void *)renamed);
+		}
+		n++;
+	}
+	if (o->noutput_name > n)
+		return diag_error(c->d, DIAG_INPUT, "options: output_names has %d names but the program has %d outputs",
+		                  o->noutput_name, n);
+	*nslot = n;
+	return 0;
+}
+
+/* Renames value `from` to `to` in every node and value_info. */
+static void
+rename_value(LowerCtx *c, const char *from, const char *to)
+{
+	intptr_t vi = (intptr_t)strmap_get(c->vinfo, from);
+
+	for (size_t i = 0; i < c->g.nodes.n; i++) {
+		OnnxNode *nd = c->g.nodes.v[i];
+		for (size_t k = 0; k < nd->n_input; k++)
+			if (strcmp(nd->input[k], from) == 0)
+				nd->input[k] = (char *)to;
+		for (size_t k = 0; k < nd->n_output; k++)
+			if (strcmp(nd->output[k], from) == 0)
+				nd->output[k] = (char *)to;
+	}
+	strmap_put(c->producer, to, strmap_get(c->producer, from));
+	strmap_put(c->producer, from, NULL);
+	strmap_put(c->vinfo, from, NULL);
+	if (vi) {
+		Onnx__ValueInfoProto *v = c->g.value_info.v[vi - 1];
+		v->name = (char *)to;
+		strmap_put(c->vinfo, to, (void *)vi);
+	}
+}
+
+static void
+drop_value_info(LowerCtx *c, const char *name)
+{
+	intptr_t vi = (intptr_t)strmap_get(c->vinfo, name);
+
+	if (vi)
+		c->g.value_info.v[vi - 1] = NULL;
+	strmap_put(c->vinfo, name, NULL);
+}
+
+static int
+emit_outputs(LowerCtx *c, OutSlot *s, int n)
+{
+	c->node = NULL;
+	for (int i = 0; i < n; i++) {
+		const Arg *g = s[i].arg;
+		if (g->kind == ARG_TENSOR || g->kind == ARG_SYM_INT)
+			s[i].cur = lower_value(c, g->u.v);
+		else if (g->kind == ARG_INT || g->kind == ARG_BOOL)
+			s[i].cur = lower_scalar(c, g->kind == ARG_BOOL ? DT_BOOL : DT_INT64, (double)g->u.i);
+		else if (g->kind == ARG_FLOAT)
+			s[i].cur = lower_scalar(c, DT_FLOAT64, g->u.f);
+		else
+			return diag_error(c->d, DIAG_CONVERT, "%s: output %d is a %s, which is not supported yet",
+			                  c->prog->path, i, arg_kind_key[g->kind]);
+	}
+	for (int i = 0; i < n; i++) {
+		const char *cur = s[i].cur, *fin = s[i].final;
+		int shared = 0;
+		if (strcmp(cur, fin) != 0) {
+			if (strmap_get(c->producer, fin)) {
+				/* an earlier version of this value took the name */
+				const char *moved = lower_tmp(c);
+				rename_value(c, fin, moved);
+				for (int j = 0; j < n; j++)
+					if (strcmp(s[j].cur, fin) == 0)
+						s[j].cur = moved;
+			}
+			for (int j = 0; j < i; j++)
+				shared |= strcmp(s[j].final, cur) == 0;
+			if (strmap_get(c->producer, cur) && !shared) {
+				rename_value(c, cur, fin);
+				for (int j = i + 1; j < n; j++)
+					if (strcmp(s[j].cur, cur) == 0)
+						s[j].cur = fin;
+			} else {
+				lower_op(c, "Identity", fin, 1, cur);
+			}
+		}
+		drop_value_info(c, fin);
+		if (s[i].arg->kind == ARG_TENSOR || s[i].arg->kind == ARG_SYM_INT)
+			onnx_vec_push(c->a, &c->g.outputs, value_info_of(c, fin, s[i].arg->u.v));
+		else
+			onnx_vec_push(c->a, &c->g.outputs, onnx_value_info(c->a, fin,
+			              s[i].arg->kind == ARG_BOOL ? ONNX__TENSOR_PROTO__DATA_TYPE__BOOL
+			              : s[i].arg->kind == ARG_FLOAT ? ONNX__TENSOR_PROTO__DATA_TYPE__DOUBLE
+			              : ONNX__TENSOR_PROTO__DATA_TYPE__INT64, 0, NULL, NULL));
+	}
+	return 0;
+}
+
+/* ---- nodes ---- */
+
+/* Lists every node without a usable row; returns DIAG_CONVERT if any. */
+static int
+check_supported(LowerCtx *c)
+{
+	const Graph *g = c->prog->graph;
+	int bad = 0;
+
+	for (int i = 0; i < g->nnode; i++) {
+		const Node *n = g->nodes[i];
+		const OpRow *row = ops_find(n->op);
+		if (row && row->opset <= c->opset)
+			continue;
+		bad++;
+		if (row)
+			lower_fail(c, n, "needs opset %d or later (options: opset %d)", row->opset, c->opset);
+		else
+			lower_fail(c, n, "no ONNX lowering for %s", n->op);
+	}
+	if (bad)
+		return diag_error(c->d, DIAG_CONVERT, "%s: %d node%s cannot be converted (see docs/ops.md for the supported ops)",
+		                  c->prog->path, bad, bad == 1 ? "" : "s");
+	return 0;
+}
+
+static int
+lower_node(LowerCtx *c, const Node *n)
+{
+	const OpRow *row = ops_find(n->op);
+	int nout = lower_nout(n), rc;
+	const Value *self = lower_arg_value(n, "self");
+
+	c->node = n;
+	c->out = ARENA_ARRAY(c->a, const char *, nout + 1);
+	c->update = NULL;
+	c->bad_arg = NULL;
+	if ((row->flags & (OPF_VIEW | OPF_INPLACE)) && (!self || !c->alias[self->id]))
+		return lower_fail(c, n, "a view or in-place op needs a tensor 'self' of this graph");
+	if ((rc = row->fn(c, n, row)))
+		return rc;
+	if (c->bad_arg)
+		return lower_fail(c, n, "argument '%s' must be a constant here", c->bad_arg);
+	if (c->d->code)
+		return c->d->code;
+	for (int k = 0; k < nout; k++) {
+		const Value *v = lower_out_value(n, k);
+		Alias *al;
+		if (!v)
+			continue;
+		if (k == 0 && (row->flags & OPF_INPLACE)) {
+			al = c->alias[self->id];
+			if (!c->out[0] || alias_write(c, al, c->out[0]))
+				return c->d->code ? c->d->code : lower_fail(c, n, "the lowering bound no output");
+		} else if (k == 0 && (row->flags & OPF_VIEW)) {
+			Alias *parent = c->alias[self->id];
+			if (!c->out[0])
+				return lower_fail(c, n, "the lowering bound no output");
+			al = alias_new(c, parent, n, row, c->out[0]);
+			al->version = alias_base(parent)->version;
+		} else if (c->out[k]) {
+			al = alias_new(c, NULL, NULL, NULL, c->out[k]);
+		} else if (c->uses[v->id]) {
+			return lower_fail(c, n, "output %d ('%s') is used but the lowering does not produce it", k, v->name);
+		} else {
+			continue;
+		}
+		c->alias[v->id] = al;
+	}
+	return c->d->code;
+}
+
+int
+lower_program(const Program *p, const Options *o, Arena *a, Onnx__ModelProto **out, Diag *d)
+{
+	LowerCtx ctx = {0}, *c = &ctx;
+	const Graph *g = p->graph;
+	OutSlot *slots = NULL;
+	int nslot = 0, rc;
+
+	c->a = a;
+	c->d = d;
+	c->prog = p;
+	c->opt = o;
+	c->opset = o->opset;
+	c->g.a = a;
+	c->g.name = "main_graph";
+	c->names = strmap_new(a, (size_t)g->nvalue * 2 + 64);
+	c->node_names = strmap_new(a, (size_t)g->nnode * 2 + 64);
+	c->consts = strmap_new(a, 64);
+	c->vinfo = strmap_new(a, (size_t)g->nvalue + 64);
+	c->producer = strmap_new(a, (size_t)g->nvalue * 2 + 64);
+	c->alias = ARENA_ARRAY(a, Alias *, g->nvalue + 1);
+	c->uses = ARENA_ARRAY(a, int, g->nvalue + 1);
+	for (int i = 0; i < g->nnode; i++)
+		for (int k = 0; k < g->nodes[i]->nin; k++)
+			count_uses(c->uses, g, &g->nodes[i]->in[k].arg);
+	for (int i = 0; i < p->noutput_spec; i++)
+		if (p->output_specs[i].kind == OUT_USER_OUTPUT || p->output_specs[i].kind == OUT_LOSS_OUTPUT)
+			count_uses(c->uses, g, p->output_specs[i].arg);
+
+	if ((rc = check_supported(c)) || (rc = declare_inputs(c)) || (rc = plan_outputs(c, &slots, &nslot)))
+		return rc;
+	for (int i = 0; i < g->nnode; i++)
+		if ((rc = lower_node(c, g->nodes[i])))
+			return rc;
+	if ((rc = emit_outputs(c, slots, nslot)))
+		return rc;
+	*out = onnx_model(a, onnx_graph_finish(&c->g), c->opset, VERSION);
+	return 0;
+}

@@ -1,0 +1,406 @@
+/* onnx.c: ONNX messages in the arena, and the file writer.
+ *
+ * The writer never holds the packed model in memory: protobuf-c streams it
+ * through a ProtobufCBuffer whose append() calls fwrite() on a temporary
+ * file, which is fsync'ed and renamed over the target, so a reader never
+ * sees a half-written model and a failed run leaves nothing new behind. */
+#include "onnx.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+void
+onnx_vec_push(Arena *a, OnnxVec *vec, void *p)
+{
+	if (vec->n == vec->cap) {
+		size_t cap = vec->cap ? vec->cap * 2 : 16;
+		void **nv = ARENA_ARRAY(a, void *, cap);
+		if (vec->n)
+			memcpy(nv, vec->v, sizeof *nv * vec->n);
+		vec->v = nv;
+		vec->cap = cap;
+	}
+	vec->v[vec->n++] = p;
+}
+
+/* The vector as a protobuf-c repeated field (a fresh exact-size array). */
+static void **
+vec_items(Arena *a, const OnnxVec *vec, size_t *n)
+{
+	void **out = ARENA_ARRAY(a, void *, vec->n + 1);
+	size_t k = 0;
+
+	for (size_t i = 0; i < vec->n; i++)
+		if (vec->v[i])
+			out[k++] = vec->v[i];
+	*n = k;
+	return out;
+}
+
+OnnxNode *
+onnx_node(Arena *a, const char *op_type, const char *name,
+          int nin, const char *const *in, int nout, const char *const *out)
+{
+	OnnxNode *n = ARENA_NEW(a, OnnxNode);
+
+	*n = (OnnxNode)ONNX__NODE_PROTO__INIT;
+	n->op_type = (char *)op_type;
+	n->name = (char *)name;
+	n->n_input = (size_t)nin;
+	n->input = ARENA_ARRAY(a, char *, nin + 1);
+	for (int i = 0; i < nin; i++)
+		n->input[i] = (char *)in[i];
+	n->n_output = (size_t)nout;
+	n->output = ARENA_ARRAY(a, char *, nout + 1);
+	for (int i = 0; i < nout; i++)
+		n->output[i] = (char *)out[i];
+	return n;
+}
+
+static Onnx__AttributeProto *
+add_attr(Arena *a, OnnxNode *n, const char *name, Onnx__AttributeProto__AttributeType type)
+{
+	Onnx__AttributeProto *at = ARENA_NEW(a, Onnx__AttributeProto);
+	Onnx__AttributeProto **na = ARENA_ARRAY(a, Onnx__AttributeProto *, n->n_attribute + 1);
+
+	*at = (Onnx__AttributeProto)ONNX__ATTRIBUTE_PROTO__INIT;
+	at->name = (char *)name;
+	at->has_type = 1;
+	at->type = type;
+	if (n->n_attribute)
+		memcpy(na, n->attribute, sizeof *na * n->n_attribute);
+	na[n->n_attribute++] = at;
+	n->attribute = na;
+	return at;
+}
+
+void
+onnx_attr_int(Arena *a, OnnxNode *n, const char *name, int64_t v)
+{
+	Onnx__AttributeProto *at = add_attr(a, n, name, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT);
+	at->has_i = 1;
+	at->i = v;
+}
+
+void
+onnx_attr_float(Arena *a, OnnxNode *n, const char *name, float v)
+{
+	Onnx__AttributeProto *at = add_attr(a, n, name, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOAT);
+	at->has_f = 1;
+	at->f = v;
+}
+
+void
+onnx_attr_ints(Arena *a, OnnxNode *n, const char *name, int k, const int64_t *v)
+{
+	Onnx__AttributeProto *at = add_attr(a, n, name, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS);
+	at->n_ints = (size_t)k;
+	at->ints = arena_dup(a, v, sizeof *v * (size_t)k);
+}
+
+void
+onnx_attr_floats(Arena *a, OnnxNode *n, const char *name, int k, const float *v)
+{
+	Onnx__AttributeProto *at = add_attr(a, n, name, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOATS);
+	at->n_floats = (size_t)k;
+	at->floats = arena_dup(a, v, sizeof *v * (size_t)k);
+}
+
+void
+onnx_attr_string(Arena *a, OnnxNode *n, const char *name, const char *s)
+{
+	Onnx__AttributeProto *at = add_attr(a, n, name, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRING);
+	at->has_s = 1;
+	at->s.len = strlen(s);
+	at->s.data = (uint8_t *)s;
+}
+
+void
+onnx_attr_tensor(Arena *a, OnnxNode *n, const char *name, OnnxTensor *t)
+{
+	Onnx__AttributeProto *at = add_attr(a, n, name, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__TENSOR);
+	at->t = t;
+}
+
+void
+onnx_attr_graph(Arena *a, OnnxNode *n, const char *name, Onnx__GraphProto *g)
+{
+	Onnx__AttributeProto *at = add_attr(a, n, name, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__GRAPH);
+	at->g = g;
+}
+
+OnnxTensor *
+onnx_tensor(Arena *a, const char *name, int elem, int rank, const int64_t *dims,
+            const void *data, size_t nbytes)
+{
+	OnnxTensor *t = ARENA_NEW(a, OnnxTensor);
+
+	*t = (OnnxTensor)ONNX__TENSOR_PROTO__INIT;
+	t->name = (char *)name;
+	t->has_data_type = 1;
+	t->data_type = elem;
+	t->n_dims = (size_t)rank;
+	t->dims = arena_dup(a, dims, sizeof *dims * (size_t)rank);
+	t->has_raw_data = 1;
+	t->raw_data.len = nbytes;
+	t->raw_data.data = (uint8_t *)data;
+	return t;
+}
+
+Onnx__ValueInfoProto *
+onnx_value_info(Arena *a, const char *name, int elem, int rank,
+                const int64_t *dims, const char *const *params)
+{
+	Onnx__ValueInfoProto *vi = ARENA_NEW(a, Onnx__ValueInfoProto);
+	Onnx__TypeProto *tp = ARENA_NEW(a, Onnx__TypeProto);
+	Onnx__TypeProto__Tensor *tt = ARENA_NEW(a, Onnx__TypeProto__Tensor);
+
+	*vi = (Onnx__ValueInfoProto)ONNX__VALUE_INFO_PROTO__INIT;
+	*tp = (Onnx__TypeProto)ONNX__TYPE_PROTO__INIT;
+	*tt = (Onnx__TypeProto__Tensor)ONNX__TYPE_PROTO__TENSOR__INIT;
+	vi->name = (char *)name;
+	vi->type = tp;
+	tp->value_case = ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE;
+	tp->tensor_type = tt;
+	tt->has_elem_type = 1;
+	tt->elem_type = elem;
+	if (rank >= 0) {
+		Onnx__TensorShapeProto *sh = ARENA_NEW(a, Onnx__TensorShapeProto);
+		*sh = (Onnx__TensorShapeProto)ONNX__TENSOR_SHAPE_PROTO__INIT;
+		sh->n_dim = (size_t)rank;
+		sh->dim = ARENA_ARRAY(a, Onnx__TensorShapeProto__Dimension *, rank + 1);
+		for (int i = 0; i < rank; i++) {
+			Onnx__TensorShapeProto__Dimension *d = ARENA_NEW(a, Onnx__TensorShapeProto__Dimension);
+			*d = (Onnx__TensorShapeProto__Dimension)ONNX__TENSOR_SHAPE_PROTO__DIMENSION__INIT;
+			if (dims && dims[i] >= 0) {
+				d->value_case = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE;
+				d->dim_value = dims[i];
+			} else if (params && params[i]) {
+				d->value_case = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM;
+				d->dim_param = (char *)params[i];
+			}
+			sh->dim[i] = d;
+		}
+		tt->shape = sh;
+	}
+	return vi;
+}
+
+Onnx__GraphProto *
+onnx_graph_finish(OnnxGraph *g)
+{
+	Onnx__GraphProto *gp = ARENA_NEW(g->a, Onnx__GraphProto);
+
+	*gp = (Onnx__GraphProto)ONNX__GRAPH_PROTO__INIT;
+	gp->name = (char *)g->name;
+	gp->node = (OnnxNode **)vec_items(g->a, &g->nodes, &gp->n_node);
+	gp->initializer = (OnnxTensor **)vec_items(g->a, &g->inits, &gp->n_initializer);
+	gp->input = (Onnx__ValueInfoProto **)vec_items(g->a, &g->inputs, &gp->n_input);
+	gp->output = (Onnx__ValueInfoProto **)vec_items(g->a, &g->outputs, &gp->n_output);
+	gp->value_info = (Onnx__ValueInfoProto **)vec_items(g->a, &g->value_info, &gp->n_value_info);
+	return gp;
+}
+
+int
+onnx_ir_version(int opset)
+{
+	/* ONNX's versioning table: the IR version each opset was released with. */
+	if (opset <= 18)
+		return 8;
+	if (opset <= 20)
+		return 9;
+	if (opset <= 22)
+		return 10;
+	return 11;
+}
+
+Onnx__ModelProto *
+onnx_model(Arena *a, Onnx__GraphProto *g, int opset, const char *producer_version)
+{
+	Onnx__ModelProto *m = ARENA_NEW(a, Onnx__ModelProto);
+	Onnx__OperatorSetIdProto *op = ARENA_NEW(a, Onnx__OperatorSetIdProto);
+
+	*m = (Onnx__ModelProto)ONNX__MODEL_PROTO__INIT;
+	*op = (Onnx__OperatorSetIdProto)ONNX__OPERATOR_SET_ID_PROTO__INIT;
+	op->domain = "";
+	op->has_version = 1;
+	op->version = opset;
+	m->has_ir_version = 1;
+	m->ir_version = onnx_ir_version(opset);
+	m->n_opset_import = 1;
+	m->opset_import = ARENA_ARRAY(a, Onnx__OperatorSetIdProto *, 1);
+	m->opset_import[0] = op;
+	m->producer_name = "yobx-export";
+	m->producer_version = (char *)producer_version;
+	m->graph = g;
+	return m;
+}
+
+/* ---- writing ---- */
+
+typedef struct FileBuf {
+	ProtobufCBuffer base;
+	FILE *f;
+	int err;            /* first errno from fwrite, or 0 */
+} FileBuf;
+
+static void
+file_append(ProtobufCBuffer *b, size_t len, const uint8_t *data)
+{
+	FileBuf *fb = (FileBuf *)b;
+
+	if (!fb->err && len && fwrite(data, 1, len, fb->f) != len)
+		fb->err = errno ? errno : EIO;
+}
+
+/* Closes f after flushing it to disk; returns 0 or an errno. */
+static int
+close_synced(FILE *f, int err)
+{
+	if (!err && fflush(f) != 0)
+		err = errno;
+	if (!err && fsync(fileno(f)) != 0)
+		err = errno;
+	if (fclose(f) != 0 && !err)
+		err = errno;
+	return err;
+}
+
+/* One tensor moved to the data file. */
+typedef struct Blob {
+	const uint8_t *data;
+	size_t len;
+	uint64_t offset;
+} Blob;
+
+#define EXT_ALIGN 64
+/* protobuf's hard limit on one message; stay a little below it. */
+#define PROTO_LIMIT ((size_t)INT32_MAX - ((size_t)1 << 20))
+/* When the 2 GB limit forces external data, tensors this small stay inline. */
+#define FORCED_MIN 1024
+
+static Onnx__StringStringEntryProto *
+entry(Arena *a, const char *key, const char *val)
+{
+	Onnx__StringStringEntryProto *e = ARENA_NEW(a, Onnx__StringStringEntryProto);
+
+	*e = (Onnx__StringStringEntryProto)ONNX__STRING_STRING_ENTRY_PROTO__INIT;
+	e->key = (char *)key;
+	e->value = (char *)val;
+	return e;
+}
+
+/* Moves every inline initializer of at least min bytes to the data file
+ * list; returns the number of blobs. */
+static size_t
+externalize(Arena *a, Onnx__GraphProto *g, uint64_t min, const char *location,
+            Blob **blobs, size_t nblob, uint64_t *end)
+{
+	for (size_t i = 0; i < g->n_initializer; i++) {
+		OnnxTensor *t = g->initializer[i];
+		Blob *nb;
+		if (!t->has_raw_data || t->raw_data.len < min || t->raw_data.len == 0)
+			continue;
+		nb = ARENA_ARRAY(a, Blob, nblob + 1);
+		if (nblob)
+			memcpy(nb, *blobs, sizeof *nb * nblob);
+		*end = (*end + EXT_ALIGN - 1) / EXT_ALIGN * EXT_ALIGN;
+		nb[nblob] = (Blob){t->raw_data.data, t->raw_data.len, *end};
+		*end += t->raw_data.len;
+		*blobs = nb;
+		t->has_raw_data = 0;
+		t->has_data_location = 1;
+		t->data_location = ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL;
+		t->n_external_data = 3;
+		t->external_data = ARENA_ARRAY(a, Onnx__StringStringEntryProto *, 3);
+		t->external_data[0] = entry(a, "location", location);
+		t->external_data[1] = entry(a, "offset", arena_printf(a, "%llu", (unsigned long long)nb[nblob].offset));
+		t->external_data[2] = entry(a, "length", arena_printf(a, "%zu", t->raw_data.len));
+		nblob++;
+	}
+	return nblob;
+}
+
+static int
+write_data(const char *tmp, const Blob *b, size_t n)
+{
+	static const uint8_t zeros[EXT_ALIGN];
+	FILE *f = fopen(tmp, "wb");
+	uint64_t pos = 0;
+	int err = 0;
+
+	if (!f)
+		return errno;
+	for (size_t i = 0; i < n && !err; i++) {
+		size_t pad = (size_t)(b[i].offset - pos);
+		if ((pad && fwrite(zeros, 1, pad, f) != pad) || fwrite(b[i].data, 1, b[i].len, f) != b[i].len)
+			err = errno ? errno : EIO;
+		pos = b[i].offset + b[i].len;
+	}
+	return close_synced(f, err);
+}
+
+int
+onnx_write(Arena *a, Onnx__ModelProto *m, const char *path, int64_t ext_threshold, Diag *d)
+{
+	const char *slash = strrchr(path, '/');
+	char *data_path = arena_printf(a, "%s.data", path);
+	char *location = arena_printf(a, "%s.data", slash ? slash + 1 : path);
+	char *tmp = arena_printf(a, "%s.tmp.%ld", path, (long)getpid());
+	char *data_tmp = arena_printf(a, "%s.tmp.%ld", data_path, (long)getpid());
+	Blob *blobs = NULL;
+	size_t nblob = 0;
+	uint64_t end = 0;
+	FileBuf fb = {{file_append}, NULL, 0};
+	int err;
+
+	if (ext_threshold >= 0)
+		nblob = externalize(a, m->graph, (uint64_t)ext_threshold, location, &blobs, nblob, &end);
+	if (protobuf_c_message_get_packed_size(&m->base) > PROTO_LIMIT)
+		nblob = externalize(a, m->graph, FORCED_MIN, location, &blobs, nblob, &end);
+	if (protobuf_c_message_get_packed_size(&m->base) > PROTO_LIMIT)
+		return diag_error(d, DIAG_INPUT, "%s: the model is larger than 2 GB even with its weights stored outside", path);
+	if (nblob && (err = write_data(data_tmp, blobs, nblob))) {
+		unlink(data_tmp);
+		return diag_error(d, DIAG_INPUT, "%s: cannot write: %s", data_path, strerror(err));
+	}
+	if (!(fb.f = fopen(tmp, "wb"))) {
+		err = errno;
+		goto fail;
+	}
+	protobuf_c_message_pack_to_buffer(&m->base, &fb.base);
+	if ((err = close_synced(fb.f, fb.err)))
+		goto fail;
+	if (nblob && rename(data_tmp, data_path) != 0) {
+		err = errno;
+		goto fail;
+	}
+	if (rename(tmp, path) != 0) {
+		err = errno;
+		if (nblob)
+			unlink(data_path);
+		goto fail;
+	}
+	return 0;
+fail:
+	unlink(tmp);
+	if (nblob)
+		unlink(data_tmp);
+	return diag_error(d, DIAG_INPUT, "%s: cannot write: %s", path, strerror(err));
+}
+
+uint64_t
+onnx_fnv1a(const void *p, size_t n)
+{
+	const uint8_t *b = p;
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	for (size_t i = 0; i < n; i++) {
+		h ^= b[i];
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}

@@ -1,0 +1,212 @@
+/* options.c: the options file, read with libyaml's document API.
+ *
+ * The file is one YAML mapping from keys (options.def) to values.  libyaml
+ * does no typing, so every scalar is parsed and range-checked here; each
+ * error names the file and the 1-based line:column of the node at fault. */
+#include "options.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yaml.h>
+
+typedef struct OptCtx {
+	Options *o;
+	Arena *a;
+	yaml_document_t *doc;
+	const char *label;
+	Diag *d;
+} OptCtx;
+
+typedef int (*OptFn)(OptCtx *c, yaml_node_t *v);
+
+/* Reports msg at node at; returns DIAG_INPUT. */
+static int
+opt_err(OptCtx *c, const yaml_node_t *at, const char *msg)
+{
+	return diag_error(c->d, DIAG_INPUT, "%s:%zu:%zu: %s", c->label,
+	                  at->start_mark.line + 1, at->start_mark.column + 1, msg);
+}
+
+static const char *
+scalar(const yaml_node_t *v)
+{
+	return v->type == YAML_SCALAR_NODE ? (const char *)v->data.scalar.value : NULL;
+}
+
+/* Parses a decimal integer scalar in [lo, hi]; key names it in messages. */
+static int
+opt_int(OptCtx *c, yaml_node_t *v, const char *key, long long lo, long long hi, long long *out)
+{
+	const char *s = scalar(v);
+	char *end;
+	long long x;
+
+	if (!s || !*s)
+		return opt_err(c, v, arena_printf(c->a, "'%s' needs an integer", key));
+	errno = 0;
+	x = strtoll(s, &end, 10);
+	if (*end || errno == ERANGE || s[0] == ' ')
+		return opt_err(c, v, arena_printf(c->a, "'%s' needs an integer, got '%s'", key, s));
+	if (x < lo || x > hi)
+		return opt_err(c, v, arena_printf(c->a, "'%s' must be between %lld and %lld, got %lld",
+		                                  key, lo, hi, x));
+	*out = x;
+	return 0;
+}
+
+static int
+opt_opset(OptCtx *c, yaml_node_t *v)
+{
+	long long x;
+
+	if (opt_int(c, v, "opset", OPTIONS_OPSET_MIN, OPTIONS_OPSET_MAX, &x))
+		return DIAG_INPUT;
+	c->o->opset = (int)x;
+	return 0;
+}
+
+static int
+opt_external_data_threshold(OptCtx *c, yaml_node_t *v)
+{
+	long long x;
+
+	if (opt_int(c, v, "external_data_threshold", 0, INT64_MAX, &x))
+		return DIAG_INPUT;
+	c->o->external_data_threshold = x;
+	return 0;
+}
+
+static int
+opt_output_names(OptCtx *c, yaml_node_t *v)
+{
+	yaml_node_item_t *it;
+	int n, k = 0;
+
+	if (v->type != YAML_SEQUENCE_NODE)
+		return opt_err(c, v, "'output_names' needs a list of strings");
+	n = (int)(v->data.sequence.items.top - v->data.sequence.items.start);
+	c->o->output_names = ARENA_ARRAY(c->a, const char *, n + 1);
+	for (it = v->data.sequence.items.start; it < v->data.sequence.items.top; it++) {
+		yaml_node_t *item = yaml_document_get_node(c->doc, *it);
+		const char *s = item ? scalar(item) : NULL;
+		if (!s || !*s)
+			return opt_err(c, item ? item : v, "'output_names' items must be non-empty strings");
+		for (int j = 0; j < k; j++)
+			if (strcmp(c->o->output_names[j], s) == 0)
+				return opt_err(c, item, arena_printf(c->a, "output name '%s' is given twice", s));
+		c->o->output_names[k++] = arena_strdup(c->a, s);
+	}
+	c->o->noutput_name = k;
+	return 0;
+}
+
+static const struct OptKey {
+	const char *key;
+	OptFn fn;
+	const char *type, *def, *example, *doc;
+} keys[] = {
+#define OPTION(key, fn, type, def, example, doc) {key, fn, type, def, example, doc},
+#include "options.def"
+#undef OPTION
+};
+
+void
+options_default(Options *o)
+{
+	memset(o, 0, sizeof *o);
+	o->opset = 18;
+	o->external_data_threshold = 1 << 20;
+}
+
+int
+options_parse(Options *o, Arena *a, const char *label, const char *text, size_t len, Diag *d)
+{
+	yaml_parser_t p;
+	yaml_document_t doc;
+	yaml_node_t *root;
+	OptCtx c = {o, a, &doc, label, d};
+	int rc = 0;
+
+	yaml_parser_initialize(&p);
+	yaml_parser_set_input_string(&p, (const unsigned char *)text, len);
+	if (!yaml_parser_load(&p, &doc)) {
+		rc = diag_error(d, DIAG_INPUT, "%s:%zu:%zu: %s%s%s", label, p.problem_mark.line + 1,
+		                p.problem_mark.column + 1, p.context ? p.context : "",
+		                p.context ? ": " : "", p.problem ? p.problem : "YAML syntax error");
+		yaml_parser_delete(&p);
+		return rc;
+	}
+	root = yaml_document_get_root_node(&doc);
+	if (root && !(root->type == YAML_SCALAR_NODE && !*scalar(root)) && root->type != YAML_MAPPING_NODE)
+		rc = opt_err(&c, root, "expected a mapping of option keys to values");
+	for (yaml_node_pair_t *pr = root && root->type == YAML_MAPPING_NODE ? root->data.mapping.pairs.start : NULL;
+	     !rc && pr && pr < root->data.mapping.pairs.top; pr++) {
+		yaml_node_t *k = yaml_document_get_node(&doc, pr->key);
+		yaml_node_t *v = yaml_document_get_node(&doc, pr->value);
+		const char *key = scalar(k);
+		size_t i;
+		if (!key) {
+			rc = opt_err(&c, k, "option keys must be plain strings");
+			break;
+		}
+		for (yaml_node_pair_t *q = root->data.mapping.pairs.start; q < pr; q++)
+			if (strcmp(scalar(yaml_document_get_node(&doc, q->key)), key) == 0)
+				rc = opt_err(&c, k, arena_printf(c.a, "key '%s' is given twice", key));
+		for (i = 0; !rc && i < sizeof keys / sizeof keys[0]; i++)
+			if (strcmp(keys[i].key, key) == 0) {
+				rc = keys[i].fn(&c, v);
+				break;
+			}
+		if (!rc && i == sizeof keys / sizeof keys[0])
+			rc = opt_err(&c, k, arena_printf(c.a, "unknown key '%s'", key));
+	}
+	yaml_document_delete(&doc);
+	yaml_parser_delete(&p);
+	return rc;
+}
+
+int
+options_load(Options *o, Arena *a, const char *path, Diag *d)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	size_t len = 0, cap = 0, got;
+	int rc;
+
+	if (!f)
+		return diag_error(d, DIAG_INPUT, "%s: cannot open: %s", path, strerror(errno));
+	do {
+		if (len + 4096 > cap) {
+			char *nb = arena_alloc(a, cap = cap ? cap * 2 : 8192);
+			if (len)
+				memcpy(nb, buf, len);
+			buf = nb;
+		}
+		got = fread(buf + len, 1, cap - len, f);
+		len += got;
+	} while (got > 0);
+	rc = ferror(f);
+	fclose(f);
+	if (rc)
+		return diag_error(d, DIAG_INPUT, "%s: cannot read", path);
+	return options_parse(o, a, path, buf ? buf : "", len, d);
+}
+
+void
+options_write_doc(FILE *f)
+{
+	fputs("# Conversion options\n\n"
+	      "<!-- Generated from lib/options.def by `make docs`; do not edit. -->\n\n"
+	      "`yobx-export MODEL.pt2 -c OPTIONS.yaml` reads a YAML mapping of the keys below.\n"
+	      "Every key is optional. Unknown keys and bad values stop the conversion with\n"
+	      "exit status 2 and a message naming the file, line and column, e.g.\n"
+	      "`options.yaml:3:1: unknown key 'opsett'`.\n\n"
+	      "Example:\n\n```yaml\n", f);
+	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+		fprintf(f, "%s: %s\n", keys[i].key, keys[i].example);
+	fputs("```\n", f);
+	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+		fprintf(f, "\n## `%s`\n\n- type: %s\n- default: %s\n- example: `%s: %s`\n\n%s\n",
+		        keys[i].key, keys[i].type, keys[i].def, keys[i].key, keys[i].example, keys[i].doc);
+}
