@@ -86,3 +86,4 @@ clean:
 .PHONY: all check test fuzz clean
 -include $(LIB_OBJ:.o=.d) $(B)/cmd/yobx-export.d
 .SECONDARY: $(PROTO_C) $(PROTO_C:.c=.h)
+include ops/ops.mk

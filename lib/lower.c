@@ -373,7 +373,7 @@ check_supported(LowerCtx *c)
 		if (row)
 			lower_fail(c, n, "needs opset %d or later (options: opset %d)", row->opset, c->opset);
 		else
-			lower_fail(c, n, "no ONNX lowering for %s", n->op);
+			lower_fail(c, n, "no ONNX lowering");
 	}
 	if (bad)
 		return diag_error(c->d, DIAG_CONVERT, "%s: %d node%s cannot be converted (see docs/ops.md for the supported ops)",

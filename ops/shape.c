@@ -457,3 +457,23 @@ lower_nothing(LowerCtx *c, const Node *n, const OpRow *row)
 	(void)row;
 	return 0;
 }
+
+/* sym_size.int(self, dim): one dim of self's shape as a 0-d int64. */
+int
+lower_sym_size(LowerCtx *c, const Node *n, const OpRow *row)
+{
+	const Value *sv = lower_arg_value(n, "self");
+	int64_t dim = lower_axis(lower_int(c, n, "dim", 0), sv->rank), zero = 0;
+
+	if (dim < 0 || dim >= sv->rank)
+		return lower_fail(c, n, "dim out of range");
+	if (!sv->dims[dim].e) {
+		lower_bind(c, n, 0, lower_i64(c, sv->dims[dim].v));
+		return 0;
+	}
+	lower_op(c, row->onnx, NULL, 1, self_name(c, n));
+	onnx_attr_int(c->a, c->last, "start", dim);
+	onnx_attr_int(c->a, c->last, "end", dim + 1);
+	lower_squeeze(c, c->last->output[0], 1, &zero, lower_out(c, n, 0));
+	return 0;
+}

@@ -1,0 +1,23 @@
+/* mkdocs: prints a document generated from a table, so the docs cannot
+ * drift from the code: `mkdocs ops` gives docs/ops.md (the ops/ .def files),
+ * `mkdocs options` gives docs/options.md (lib/options.def).  Built and run
+ * by `make docs` (ops/ops.mk); test_ops and test_options compare. */
+#include <stdio.h>
+#include <string.h>
+
+#include "ops.h"
+#include "options.h"
+
+int
+main(int argc, char **argv)
+{
+	if (argc == 2 && strcmp(argv[1], "ops") == 0)
+		ops_write_doc(stdout);
+	else if (argc == 2 && strcmp(argv[1], "options") == 0)
+		options_write_doc(stdout);
+	else {
+		fputs("usage: mkdocs ops|options\n", stderr);
+		return 2;
+	}
+	return fflush(stdout) ? 2 : 0;
+}

@@ -1,0 +1,19 @@
+# ops/ops.mk: rules for what is generated from the op and option tables,
+# and the onnxruntime run.  Included at the end of the Makefile.
+#
+#   make docs    rewrite docs/ops.md (ops/*.def) and docs/options.md
+#                (lib/options.def); test_ops / test_options fail when stale
+#   make ort     convert every fixture and compare with torch in onnxruntime
+
+$(B)/mkdocs: ops/mkdocs/mkdocs.c $(B)/libyobx.a
+	@mkdir -p $(B)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(B)/libyobx.a $(LDLIBS)
+
+docs: $(B)/mkdocs
+	$(B)/mkdocs ops >docs/ops.md.tmp && mv docs/ops.md.tmp docs/ops.md
+	$(B)/mkdocs options >docs/options.md.tmp && mv docs/options.md.tmp docs/options.md
+
+ort: $(B)/yobx-export
+	sh test/run-ort.sh $(B)/yobx-export
+
+.PHONY: docs ort

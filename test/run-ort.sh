@@ -1,0 +1,61 @@
+#!/bin/sh
+# run-ort.sh [BINARY]: numerical truth from onnxruntime, run from the repo root.
+#
+# Converts every fixture test/models/torch-*/NAME.pt2 that has a NAME.io
+# folder (torch's inputs and outputs) into $(dirname BINARY)/out/VER-NAME.onnx
+# and runs it with test/ort/run.mjs (onnxruntime-node; `npm ci
+# --ignore-scripts` at the repo root installs it).
+#  - a fixture listed in EXPECTED must convert and match torch, else it fails;
+#  - any other fixture is reported "not yet supported" with the converter's
+#    first message (or "passes" when it does, as a hint to list it).
+# Ends with the line "ort: N passed, N failed"; exits 1 when something failed.
+bin=${1:-build/yobx-export}
+out=$(dirname "$bin")/out
+pass=0 fail=0
+
+# torch-VERSION/NAME of every fixture that must pass.
+EXPECTED="
+torch-2.14/mlp torch-2.14/mlp_decomp torch-2.14/cnn torch-2.14/cnn_decomp
+torch-2.14/attention torch-2.14/attention_decomp torch-2.14/inplace torch-2.14/dtypes
+torch-2.14/mlp_dyn torch-2.14/attention_dyn torch-2.14/derived_dyn
+torch-2.6/mlp torch-2.6/mlp_decomp torch-2.6/cnn torch-2.6/cnn_decomp
+torch-2.6/attention torch-2.6/attention_decomp torch-2.6/inplace torch-2.6/dtypes
+torch-2.6/mlp_dyn torch-2.6/attention_dyn torch-2.6/derived_dyn
+torch-2.8/mlp torch-2.8/cnn torch-2.8/attention torch-2.8/inplace
+"
+
+if ! node -e "import('onnxruntime-node').then(() => 0, () => process.exit(1))" 2>/dev/null; then
+	echo "run-ort.sh: onnxruntime-node is not installed (run 'npm ci --ignore-scripts' at the repo root)"
+	echo "ort: 0 passed, 1 failed"
+	exit 1
+fi
+mkdir -p "$out"
+for f in test/models/torch-*/*.pt2; do
+	[ -f "$f" ] || continue
+	dir=$(dirname "$f") name=$(basename "$f" .pt2)
+	ver=$(basename "$dir") io=$dir/$name.io
+	[ -d "$io" ] || continue
+	id=$ver/$name model=$out/$ver-$name.onnx
+	case " $(echo $EXPECTED) " in *" $id "*) expected=1 ;; *) expected=0 ;; esac
+	rm -f "$model"
+	if ! "$bin" "$f" -o "$model" >"$model.log" 2>&1; then
+		if [ $expected = 1 ]; then
+			fail=$((fail + 1)); echo "FAIL $id: conversion failed:"; sed 's/^/  /' "$model.log"
+		else
+			ops=$(grep -o "node '[^']*' ([^)]*)" "$model.log" | sed 's/.*(\(.*\))$/\1/' | sort -u | tr '\n' ' ')
+			echo "$id: not yet supported: ${ops:-$(head -n 1 "$model.log" | cut -c1-200)}"
+		fi
+		continue
+	fi
+	if node test/ort/run.mjs "$model" "$io" >"$model.ort" 2>&1; then
+		pass=$((pass + 1))
+		err=$(grep -o 'err [0-9.e+-]*' "$model.ort" | awk '{ if ($2 + 0 > m) m = $2 + 0 } END { printf "%.1e", m }')
+		echo "$id: ok, $(grep -c '^case' "$model.ort") cases, max abs err $err$([ $expected = 1 ] || echo ' (passes; not in EXPECTED yet)')"
+	elif [ $expected = 1 ]; then
+		fail=$((fail + 1)); echo "FAIL $id:"; sed 's/^/  /' "$model.ort"
+	else
+		echo "$id: not yet supported: $(grep FAIL "$model.ort" | head -n 1 | cut -c1-200)"
+	fi
+done
+echo "ort: $pass passed, $fail failed"
+[ "$fail" = 0 ]
