@@ -326,7 +326,7 @@ emit_outputs(LowerCtx *c, OutSlot *s, int n)
 		if (strcmp(cur, fin) != 0) {
 			if (strmap_get(c->producer, fin)) {
 				/* an earlier version of this value took the name */
-				const char *moved = lower_tmp(c);
+				const char *moved = lower_name(c, fin);
 				rename_value(c, fin, moved);
 				for (int j = 0; j < n; j++)
 					if (strcmp(s[j].cur, fin) == 0)
@@ -353,6 +353,39 @@ emit_outputs(LowerCtx *c, OutSlot *s, int n)
 			              : ONNX__TENSOR_PROTO__DATA_TYPE__INT64, 0, NULL, NULL));
 	}
 	return 0;
+}
+
+/* Drops nodes whose outputs nothing reads (a view lowered only to locate
+ * a write, a value a later in-place write replaced), then initializers no
+ * node reads.  One backward sweep: the nodes are in topological order. */
+static void
+prune(LowerCtx *c)
+{
+	StrMap *live = strmap_new(c->a, c->g.nodes.n * 2 + 64);
+	size_t k = 0;
+
+	for (size_t i = 0; i < c->g.outputs.n; i++)
+		strmap_put(live, ((Onnx__ValueInfoProto *)c->g.outputs.v[i])->name, live);
+	for (size_t i = c->g.nodes.n; i-- > 0;) {
+		OnnxNode *nd = c->g.nodes.v[i];
+		int used = 0;
+		for (size_t j = 0; j < nd->n_output; j++)
+			used |= nd->output[j][0] && strmap_get(live, nd->output[j]) != NULL;
+		if (!used) {
+			for (size_t j = 0; j < nd->n_output; j++)
+				drop_value_info(c, nd->output[j]);
+			c->g.nodes.v[i] = NULL;
+			continue;
+		}
+		for (size_t j = 0; j < nd->n_input; j++)
+			strmap_put(live, nd->input[j], live);
+	}
+	for (size_t i = 0; i < c->g.inits.n; i++) {
+		OnnxTensor *t = c->g.inits.v[i];
+		if (strmap_get(live, t->name))
+			c->g.inits.v[k++] = t;
+	}
+	c->g.inits.n = k;
 }
 
 /* ---- nodes ---- */
@@ -463,6 +496,7 @@ lower_program(const Program *p, const Options *o, Arena *a, Onnx__ModelProto **o
 			return rc;
 	if ((rc = emit_outputs(c, slots, nslot)))
 		return rc;
+	prune(c);
 	*out = onnx_model(a, onnx_graph_finish(&c->g), c->opset, VERSION);
 	return 0;
 }

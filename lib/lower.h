@@ -80,6 +80,8 @@ const char *lower_out(LowerCtx *c, const Node *n, int k);
 void lower_bind(LowerCtx *c, const Node *n, int k, const char *name);
 /* A fresh helper name ("NODE__K"). */
 const char *lower_tmp(LowerCtx *c);
+/* A fresh value name: base if free, else "BASE__K". */
+const char *lower_name(LowerCtx *c, const char *base);
 
 /* The tensor argument `name` of n as a Value, or NULL when absent or None. */
 const Value *lower_arg_value(const Node *n, const char *name);

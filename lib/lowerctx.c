@@ -38,6 +38,12 @@ lower_tmp(LowerCtx *c)
 	return fresh_in(c->a, c->names, c->node ? c->node->name : "tmp", 1);
 }
 
+const char *
+lower_name(LowerCtx *c, const char *base)
+{
+	return fresh_in(c->a, c->names, base, 0);
+}
+
 int
 lower_fail(LowerCtx *c, const Node *n, const char *fmt, ...)
 {

@@ -1,0 +1,497 @@
+/* test_lower.c: the lowering driver and the ONNX writer.
+ *
+ * Goldens: each test/golden/onnx/NAME.txt starts with "# input: FILE.pt2"
+ * and optionally "# options: YAML" lines, then holds the expected
+ * rendering (onnx_print) of the model we write, read back from the file.
+ * UPDATE_GOLDEN=1 rewrites the renderings.  Small IR graphs built here
+ * cover what the fixtures do not: the unsupported-node report, opset
+ * choices, output renames, external data, determinism and write errors. */
+#include <glob.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "lower.h"
+#include "onnx.h"
+#include "options.h"
+#include "pt2.h"
+#include "strmap.h"
+#include "testutil.h"
+
+#define OUTDIR "build/test/lower"
+
+static char *
+slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf;
+	long n;
+
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	buf = malloc((size_t)n + 1);
+	*len = fread(buf, 1, (size_t)n, f);
+	buf[*len] = 0;
+	fclose(f);
+	return buf;
+}
+
+/* Unpacks an ONNX file and renders it; malloc'd text. */
+static char *
+render_file(const char *path)
+{
+	size_t len, tlen = 0;
+	char *bytes = slurp(path, &len), *text = NULL;
+	Onnx__ModelProto *m;
+	FILE *f;
+
+	ck_assert_msg(bytes != NULL, "cannot read %s", path);
+	m = onnx__model_proto__unpack(NULL, len, (const uint8_t *)bytes);
+	ck_assert_msg(m != NULL, "%s does not unpack", path);
+	f = open_memstream(&text, &tlen);
+	onnx_print(f, m, OUTDIR);
+	fclose(f);
+	onnx__model_proto__free_unpacked(m, NULL);
+	free(bytes);
+	return text;
+}
+
+/* Loads a .pt2, lowers it with the options text and writes out; returns the code. */
+static int
+convert(const char *pt2, const char *yaml, const char *out, Diag *d)
+{
+	Arena a;
+	Program p = {0};
+	Options o;
+	Onnx__ModelProto *m;
+	int rc;
+
+	arena_init(&a);
+	p.arena = &a;
+	options_default(&o);
+	rc = options_parse(&o, &a, "options", yaml, strlen(yaml), d);
+	if (!rc)
+		rc = pt2_load(&p, pt2, d);
+	if (!rc && !(rc = lower_program(&p, &o, &a, &m, d)))
+		rc = onnx_write(&a, m, out, o.external_data_threshold, d);
+	pt2_close(&p);
+	arena_free(&a);
+	return rc;
+}
+
+/* ---- goldens ---- */
+
+START_TEST(test_goldens)
+{
+	glob_t gl;
+	int failed = 0;
+
+	ck_assert_msg(glob("test/golden/onnx/*.txt", 0, NULL, &gl) == 0, "no golden files in test/golden/onnx");
+	mkdir("build/test", 0777);
+	mkdir(OUTDIR, 0777);
+	for (size_t i = 0; i < gl.gl_pathc; i++) {
+		const char *path = gl.gl_pathv[i], *base = strrchr(path, '/') + 1;
+		char out[512], input[512] = "", yaml[1024] = "", *text, *body, *got;
+		size_t len, hlen;
+		Diag d = {0};
+		snprintf(out, sizeof out, OUTDIR "/%.*s.onnx", (int)strlen(base) - 4, base);
+		text = slurp(path, &len);
+		body = text;
+		while (*body == '#') {          /* the header: input and options */
+			char *eol = strchr(body, '\n');
+			if (!eol)
+				break;
+			if (strncmp(body, "# input: ", 9) == 0)
+				snprintf(input, sizeof input, "%.*s", (int)(eol - body - 9), body + 9);
+			else if (strncmp(body, "# options: ", 11) == 0)
+				snprintf(yaml + strlen(yaml), sizeof yaml - strlen(yaml), "%.*s\n", (int)(eol - body - 11), body + 11);
+			body = eol + 1;
+		}
+		hlen = (size_t)(body - text);
+		ck_assert_msg(input[0], "%s: no '# input:' line", path);
+		if (access(input, R_OK) != 0) {
+			fprintf(stderr, "%s: skipped, %s is missing\n", path, input);
+			free(text);
+			continue;
+		}
+		ck_assert_msg(convert(input, yaml, out, &d) == 0, "%s: %s", path, d.text ? d.text : "");
+		diag_free(&d);
+		got = render_file(out);
+		if (getenv("UPDATE_GOLDEN")) {
+			FILE *f = fopen(path, "w");
+			fwrite(text, 1, hlen, f);
+			fputs(got, f);
+			fclose(f);
+		} else if (strcmp(body, got) != 0) {
+			fprintf(stderr, "%s differs; got:\n%s", path, got);
+			failed++;
+		}
+		free(got);
+		free(text);
+	}
+	globfree(&gl);
+	ck_assert_msg(!failed, "%d golden file(s) differ (UPDATE_GOLDEN=1 rewrites them)", failed);
+}
+END_TEST
+
+/* ---- small hand-built programs ---- */
+
+typedef struct Mini {
+	Arena a;
+	Program p;
+	Graph *g;
+	int nin, nout;
+} Mini;
+
+static Value *
+mini_tensor(Mini *m, const char *name, DType dt, int rank, const int64_t *dims)
+{
+	Value *v = ir_new_value(&m->a, m->g, name, VAL_TENSOR);
+
+	v->dtype = dt;
+	v->rank = rank;
+	v->dims = ARENA_ARRAY(&m->a, Dim, rank + 1);
+	for (int i = 0; i < rank; i++)
+		v->dims[i].v = dims[i];
+	return v;
+}
+
+static void
+mini_init(Mini *m)
+{
+	memset(m, 0, sizeof *m);
+	arena_init(&m->a);
+	m->p.arena = &m->a;
+	m->p.path = "mini.pt2";
+	m->g = m->p.graph = ARENA_NEW(&m->a, Graph);
+	m->g->name = "";
+	m->g->index = strmap_new(&m->a, 64);
+	m->g->inputs = ARENA_ARRAY(&m->a, Arg, 8);
+	m->g->outputs = ARENA_ARRAY(&m->a, Arg, 8);
+	m->g->nodes = ARENA_ARRAY(&m->a, Node *, 16);
+	m->p.input_specs = ARENA_ARRAY(&m->a, InputSpec, 8);
+	m->p.output_specs = ARENA_ARRAY(&m->a, OutputSpec, 8);
+}
+
+static Value *
+mini_input(Mini *m, const char *name, DType dt, int rank, const int64_t *dims)
+{
+	Value *v = mini_tensor(m, name, dt, rank, dims);
+	Arg *g = &m->g->inputs[m->g->ninput++];
+
+	g->kind = ARG_TENSOR;
+	g->u.v = v;
+	m->p.input_specs[m->p.ninput_spec++] = (InputSpec){.kind = IN_USER_INPUT, .arg = g};
+	return v;
+}
+
+static void
+mini_output(Mini *m, Value *v)
+{
+	Arg *g = &m->g->outputs[m->g->noutput++];
+
+	g->kind = ARG_TENSOR;
+	g->u.v = v;
+	m->p.output_specs[m->p.noutput_spec++] = (OutputSpec){.kind = OUT_USER_OUTPUT, .arg = g};
+}
+
+/* A node target(args...) -> out; args are name/Arg pairs. */
+static Node *
+mini_node(Mini *m, const char *target, Value *out, int nin, const char *const *names, const Arg *args)
+{
+	Node *n = ARENA_NEW(&m->a, Node);
+
+	n->target = target;
+	n->op = target;
+	n->name = out ? out->name : arena_printf(&m->a, "node_%d", m->g->nnode);
+	n->nin = nin;
+	n->in = ARENA_ARRAY(&m->a, NamedArg, nin + 1);
+	for (int i = 0; i < nin; i++) {
+		n->in[i].name = names[i];
+		n->in[i].arg = args[i];
+	}
+	if (out) {
+		n->nout = 1;
+		n->out = ARENA_ARRAY(&m->a, Arg, 1);
+		n->out[0].kind = ARG_TENSOR;
+		n->out[0].u.v = out;
+		out->def = n;
+	}
+	n->graph = m->g;
+	n->id = m->g->nnode;
+	n->frame = "model.py:7 in forward: y = f(x)";
+	m->g->nodes[m->g->nnode++] = n;
+	return n;
+}
+
+static Arg
+tensor_arg(Value *v)
+{
+	return (Arg){.kind = ARG_TENSOR, .u.v = v};
+}
+
+static Arg
+ints_arg(Mini *m, int k, const int64_t *v)
+{
+	Arg g = {.kind = ARG_INTS, .n = k, .u.list = ARENA_ARRAY(&m->a, Arg, k + 1)};
+
+	for (int i = 0; i < k; i++)
+		g.u.list[i] = (Arg){.kind = ARG_INT, .u.i = v[i]};
+	return g;
+}
+
+/* x float32[2,3] -> mean.dim(x, [1]) -> gelu -> y */
+static void
+mini_mean_gelu(Mini *m)
+{
+	static const int64_t d23[] = {2, 3}, d2[] = {2}, one[] = {1};
+	Value *x, *mean, *y;
+
+	mini_init(m);
+	x = mini_input(m, "x", DT_FLOAT32, 2, d23);
+	mean = mini_tensor(m, "mean", DT_FLOAT32, 1, d2);
+	y = mini_tensor(m, "gelu", DT_FLOAT32, 1, d2);
+	mini_node(m, "aten.mean.dim", mean, 2, (const char *[]){"self", "dim"},
+	          (Arg[]){tensor_arg(x), ints_arg(m, 1, one)});
+	mini_node(m, "aten.gelu.default", y, 1, (const char *[]){"self"}, (Arg[]){tensor_arg(mean)});
+	mini_output(m, y);
+}
+
+static const Onnx__NodeProto *
+find_op(const Onnx__ModelProto *mp, const char *op)
+{
+	for (size_t i = 0; i < mp->graph->n_node; i++)
+		if (strcmp(mp->graph->node[i]->op_type, op) == 0)
+			return mp->graph->node[i];
+	return NULL;
+}
+
+static int
+has_attr(const Onnx__NodeProto *n, const char *name)
+{
+	for (size_t i = 0; i < n->n_attribute; i++)
+		if (strcmp(n->attribute[i]->name, name) == 0)
+			return 1;
+	return 0;
+}
+
+START_TEST(test_opset_choices)
+{
+	for (int opset = 17; opset <= 23; opset++) {
+		Mini m;
+		Options o;
+		Diag d = {0};
+		Onnx__ModelProto *mp;
+		const Onnx__NodeProto *rm;
+
+		mini_mean_gelu(&m);
+		options_default(&o);
+		o.opset = opset;
+		ck_assert_int_eq(lower_program(&m.p, &o, &m.a, &mp, &d), 0);
+		ck_assert_int_eq(mp->opset_import[0]->version, opset);
+		ck_assert_int_eq(mp->ir_version, opset <= 18 ? 8 : opset <= 20 ? 9 : opset <= 22 ? 10 : 11);
+		rm = find_op(mp, "ReduceMean");
+		ck_assert_ptr_nonnull(rm);
+		/* axes: an attribute before opset 18, an input from 18 */
+		ck_assert_int_eq(rm->n_input, opset >= 18 ? 2 : 1);
+		ck_assert_int_eq(has_attr(rm, "axes"), opset < 18);
+		/* Gelu from opset 20, else the erf formula */
+		ck_assert_int_eq(find_op(mp, "Gelu") != NULL, opset >= 20);
+		ck_assert_int_eq(find_op(mp, "Erf") != NULL, opset < 20);
+		ck_assert_str_eq(mp->graph->output[0]->name, "gelu");
+		arena_free(&m.a);
+	}
+}
+END_TEST
+
+START_TEST(test_unsupported_listed)
+{
+	static const int64_t d2[] = {2};
+	Mini m;
+	Options o;
+	Diag d = {0};
+	Onnx__ModelProto *mp = NULL;
+	Value *x, *a, *b, *c;
+	int lines = 0;
+
+	mini_init(&m);
+	x = mini_input(&m, "x", DT_FLOAT32, 1, d2);
+	a = mini_tensor(&m, "frob", DT_FLOAT32, 1, d2);
+	b = mini_tensor(&m, "relu", DT_FLOAT32, 1, d2);
+	c = mini_tensor(&m, "twiddle", DT_FLOAT32, 1, d2);
+	mini_node(&m, "aten.frobnicate.default", a, 1, (const char *[]){"self"}, (Arg[]){tensor_arg(x)});
+	mini_node(&m, "aten.relu.default", b, 1, (const char *[]){"self"}, (Arg[]){tensor_arg(a)});
+	mini_node(&m, "aten.twiddle.Tensor", c, 1, (const char *[]){"self"}, (Arg[]){tensor_arg(b)});
+	mini_output(&m, c);
+	options_default(&o);
+	ck_assert_int_eq(lower_program(&m.p, &o, &m.a, &mp, &d), DIAG_CONVERT);
+	ck_assert_ptr_null(mp);
+	for (const char *s = d.text; *s; s++)
+		lines += *s == '\n';
+	ck_assert_int_eq(lines, 3);
+	ck_assert_msg(strstr(d.text, "node 'frob' (aten.frobnicate.default) at model.py:7 in forward: y = f(x): no ONNX lowering\n"),
+	              "%s", d.text);
+	ck_assert_msg(strstr(d.text, "node 'twiddle' (aten.twiddle.Tensor) at model.py:7"), "%s", d.text);
+	ck_assert_msg(strstr(d.text, "mini.pt2: 2 nodes cannot be converted"), "%s", d.text);
+	diag_free(&d);
+
+	/* a row above the target opset is reported the same way */
+	memset(&d, 0, sizeof d);
+	arena_free(&m.a);
+	arena_init(&m.a);
+	mini_mean_gelu(&m);
+	m.g->nodes[0]->op = "aten.mean.dims_that_do_not_exist";
+	ck_assert_int_eq(lower_program(&m.p, &o, &m.a, &mp, &d), DIAG_CONVERT);
+	ck_assert_msg(strstr(d.text, "1 node cannot be converted"), "%s", d.text);
+	diag_free(&d);
+	arena_free(&m.a);
+}
+END_TEST
+
+START_TEST(test_output_names)
+{
+	Mini m;
+	Options o;
+	Diag d = {0};
+	Onnx__ModelProto *mp;
+	const char *names[] = {"prob", "extra"};
+
+	mini_mean_gelu(&m);
+	options_default(&o);
+	o.noutput_name = 1;
+	o.output_names = names;
+	ck_assert_int_eq(lower_program(&m.p, &o, &m.a, &mp, &d), 0);
+	ck_assert_str_eq(mp->graph->output[0]->name, "prob");
+	/* the renamed value is produced directly, without an Identity */
+	ck_assert_ptr_null(find_op(mp, "Identity"));
+	arena_free(&m.a);
+
+	mini_mean_gelu(&m);
+	o.noutput_name = 2;
+	ck_assert_int_eq(lower_program(&m.p, &o, &m.a, &mp, &d), DIAG_INPUT);
+	ck_assert_msg(strstr(d.text, "output_names has 2 names but the program has 1 outputs"), "%s", d.text);
+	diag_free(&d);
+	arena_free(&m.a);
+}
+END_TEST
+
+/* An in-place write through a view reaches its base: x.view(6).mul_(2),
+ * then the base x is returned. */
+START_TEST(test_write_through_view)
+{
+	static const int64_t d23[] = {2, 3}, d6[] = {6};
+	Mini m;
+	Options o;
+	Diag d = {0};
+	Onnx__ModelProto *mp;
+	Value *x, *c, *v, *w;
+
+	mini_init(&m);
+	x = mini_input(&m, "x", DT_FLOAT32, 2, d23);
+	c = mini_tensor(&m, "clone", DT_FLOAT32, 2, d23);
+	v = mini_tensor(&m, "view", DT_FLOAT32, 1, d6);
+	w = mini_tensor(&m, "mul_", DT_FLOAT32, 1, d6);
+	mini_node(&m, "aten.clone.default", c, 1, (const char *[]){"self"}, (Arg[]){tensor_arg(x)});
+	mini_node(&m, "aten.view.default", v, 2, (const char *[]){"self", "size"},
+	          (Arg[]){tensor_arg(c), ints_arg(&m, 1, d6)});
+	mini_node(&m, "aten.mul_.Tensor", w, 2, (const char *[]){"self", "other"},
+	          (Arg[]){tensor_arg(v), (Arg){.kind = ARG_INT, .u.i = 2}});
+	mini_output(&m, c);
+	options_default(&o);
+	ck_assert_int_eq(lower_program(&m.p, &o, &m.a, &mp, &d), 0);
+	/* Reshape to view, Mul, Reshape back into the clone's shape */
+	ck_assert_int_eq(mp->graph->n_node, 3);
+	ck_assert_str_eq(mp->graph->node[2]->op_type, "Reshape");
+	ck_assert_str_eq(mp->graph->node[2]->output[0], "clone");
+	ck_assert_str_eq(mp->graph->output[0]->name, "clone");
+	arena_free(&m.a);
+}
+END_TEST
+
+/* ---- writer ---- */
+
+START_TEST(test_external_data_and_determinism)
+{
+	const char *pt2 = "test/models/torch-2.14/cnn.pt2";
+	Diag d = {0};
+	size_t l1, l2;
+	char *a, *b, *inl, *ext, *p;
+	size_t n;
+
+	if (access(pt2, R_OK) != 0)
+		return;
+	mkdir("build/test", 0777);
+	mkdir(OUTDIR, 0777);
+	ck_assert_int_eq(convert(pt2, "", OUTDIR "/det1.onnx", &d), 0);
+	ck_assert_int_eq(convert(pt2, "", OUTDIR "/det2.onnx", &d), 0);
+	a = slurp(OUTDIR "/det1.onnx", &l1);
+	b = slurp(OUTDIR "/det2.onnx", &l2);
+	ck_assert_msg(l1 == l2 && memcmp(a, b, l1) == 0, "two conversions differ");
+	free(a);
+	free(b);
+
+	unlink(OUTDIR "/ext.onnx.data");
+	ck_assert_int_eq(convert(pt2, "external_data_threshold: 100\n", OUTDIR "/ext.onnx", &d), 0);
+	ck_assert_int_eq(access(OUTDIR "/ext.onnx.data", R_OK), 0);
+	inl = render_file(OUTDIR "/det1.onnx");
+	ext = render_file(OUTDIR "/ext.onnx");
+	/* same tensors and hashes once " external" is taken out */
+	while ((p = strstr(ext, " external")))
+		memmove(p, p + 9, strlen(p + 9) + 1);
+	ck_assert_str_eq(inl, ext);
+	free(inl);
+	free(ext);
+	a = slurp(OUTDIR "/ext.onnx.data", &n);
+	ck_assert_msg(n > 2304 && n < 2304 + 5 * 64 + 1024, "data file of %zu bytes", n);
+	free(a);
+}
+END_TEST
+
+START_TEST(test_write_error)
+{
+	Mini m;
+	Options o;
+	Diag d = {0};
+	Onnx__ModelProto *mp;
+	glob_t gl;
+
+	mini_mean_gelu(&m);
+	options_default(&o);
+	ck_assert_int_eq(lower_program(&m.p, &o, &m.a, &mp, &d), 0);
+	ck_assert_int_eq(onnx_write(&m.a, mp, "/nonexistent/dir/model.onnx", -1, &d), DIAG_INPUT);
+	ck_assert_msg(strstr(d.text, "/nonexistent/dir/model.onnx: cannot write"), "%s", d.text);
+	diag_free(&d);
+	/* writing onto a directory fails at rename and leaves no temporary */
+	mkdir("build/test", 0777);
+	mkdir(OUTDIR, 0777);
+	mkdir(OUTDIR "/adir.onnx", 0777);
+	memset(&d, 0, sizeof d);
+	ck_assert_int_eq(onnx_write(&m.a, mp, OUTDIR "/adir.onnx", -1, &d), DIAG_INPUT);
+	diag_free(&d);
+	ck_assert_msg(glob(OUTDIR "/*.tmp.*", 0, NULL, &gl) == GLOB_NOMATCH, "left a temporary file behind");
+	arena_free(&m.a);
+}
+END_TEST
+
+static Suite *
+make_suite(void)
+{
+	Suite *s = suite_create("lower");
+	TCase *tc = tcase_create("lower");
+
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_goldens);
+	tcase_add_test(tc, test_opset_choices);
+	tcase_add_test(tc, test_unsupported_listed);
+	tcase_add_test(tc, test_output_names);
+	tcase_add_test(tc, test_write_through_view);
+	tcase_add_test(tc, test_external_data_and_determinism);
+	tcase_add_test(tc, test_write_error);
+	suite_add_tcase(s, tc);
+	return s;
+}

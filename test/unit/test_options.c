@@ -1,0 +1,163 @@
+/* test_options.c: the options file (lib/options.c).
+ *
+ * Defaults, every key, and the errors: each names the file and the 1-based
+ * line:column of the node at fault.  docs/options.md must be what `make
+ * docs` writes now. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "options.h"
+#include "testutil.h"
+
+/* Parses text as "options.yaml"; returns the code and leaves the message in *msg. */
+static int
+parse(const char *text, Options *o, char **msg)
+{
+	static Arena a;
+	Diag d = {0};
+	int rc;
+
+	arena_init(&a);
+	options_default(o);
+	rc = options_parse(o, &a, "options.yaml", text, strlen(text), &d);
+	*msg = d.text ? strdup(d.text) : strdup("");
+	diag_free(&d);
+	return rc;
+}
+
+static void
+expect_error(const char *text, const char *want)
+{
+	Options o;
+	char *msg;
+	int rc = parse(text, &o, &msg);
+
+	ck_assert_int_eq(rc, DIAG_INPUT);
+	ck_assert_msg(strstr(msg, want) != NULL, "for %s\nwant '%s'\ngot  '%s'", text, want, msg);
+	free(msg);
+}
+
+START_TEST(test_defaults)
+{
+	Options o;
+	char *msg;
+
+	ck_assert_int_eq(parse("", &o, &msg), 0);
+	ck_assert_int_eq(o.opset, 18);
+	ck_assert_int_eq(o.noutput_name, 0);
+	ck_assert_int_eq(o.external_data_threshold, 1 << 20);
+	free(msg);
+	ck_assert_int_eq(parse("# only a comment\n", &o, &msg), 0);
+	free(msg);
+}
+END_TEST
+
+START_TEST(test_all_keys)
+{
+	Options o;
+	char *msg;
+
+	ck_assert_int_eq(parse("opset: 21\noutput_names: [logits, 'hidden state']\n"
+	                       "external_data_threshold: 0\n", &o, &msg), 0);
+	ck_assert_int_eq(o.opset, 21);
+	ck_assert_int_eq(o.noutput_name, 2);
+	ck_assert_str_eq(o.output_names[0], "logits");
+	ck_assert_str_eq(o.output_names[1], "hidden state");
+	ck_assert_int_eq(o.external_data_threshold, 0);
+	free(msg);
+	ck_assert_int_eq(parse("output_names:\n  - y\n", &o, &msg), 0);
+	ck_assert_int_eq(o.noutput_name, 1);
+	free(msg);
+	ck_assert_int_eq(parse("opset: 17\n", &o, &msg), 0);
+	ck_assert_int_eq(o.opset, 17);
+	free(msg);
+	ck_assert_int_eq(parse("opset: 23\n", &o, &msg), 0);
+	ck_assert_int_eq(o.opset, 23);
+	free(msg);
+}
+END_TEST
+
+START_TEST(test_errors)
+{
+	expect_error("opset: 18\n\n  \nopsett: 19\n", "options.yaml:4:1: unknown key 'opsett'");
+	expect_error("opset: 16\n", "options.yaml:1:8: 'opset' must be between 17 and 23, got 16");
+	expect_error("opset: 24\n", "options.yaml:1:8: 'opset' must be between 17 and 23, got 24");
+	expect_error("opset: eighteen\n", "options.yaml:1:8: 'opset' needs an integer, got 'eighteen'");
+	expect_error("opset: 18.0\n", "options.yaml:1:8: 'opset' needs an integer, got '18.0'");
+	expect_error("opset:\n", "options.yaml:1:7: 'opset' needs an integer");
+	expect_error("opset: [18]\n", "options.yaml:1:8: 'opset' needs an integer");
+	expect_error("external_data_threshold: -1\n", "options.yaml:1:26: 'external_data_threshold' must be between 0");
+	expect_error("output_names: y\n", "options.yaml:1:15: 'output_names' needs a list of strings");
+	expect_error("output_names: [a, b, a]\n", "options.yaml:1:22: output name 'a' is given twice");
+	expect_error("output_names: [a, '']\n", "options.yaml:1:19: 'output_names' items must be non-empty strings");
+	expect_error("output_names: [a, [b]]\n", "options.yaml:1:19: 'output_names' items must be non-empty strings");
+	expect_error("opset: 18\nopset: 19\n", "options.yaml:2:1: key 'opset' is given twice");
+	expect_error("- opset\n", "options.yaml:1:1: expected a mapping of option keys to values");
+	expect_error("opset: [18\n", "options.yaml:2:1:");
+	expect_error("[a]: 1\n", "options.yaml:1:1: option keys must be plain strings");
+}
+END_TEST
+
+START_TEST(test_load_file)
+{
+	const char *path = "build/test/options-test.yaml";
+	Arena a;
+	Diag d = {0};
+	Options o;
+	FILE *f = fopen(path, "w");
+
+	ck_assert_ptr_nonnull(f);
+	fputs("opset: 20\nbogus: 1\n", f);
+	fclose(f);
+	arena_init(&a);
+	options_default(&o);
+	ck_assert_int_eq(options_load(&o, &a, path, &d), DIAG_INPUT);
+	ck_assert_msg(strstr(d.text, "build/test/options-test.yaml:2:1: unknown key 'bogus'"), "%s", d.text);
+	diag_free(&d);
+	memset(&d, 0, sizeof d);
+	ck_assert_int_eq(options_load(&o, &a, "/nonexistent/o.yaml", &d), DIAG_INPUT);
+	ck_assert_msg(strstr(d.text, "/nonexistent/o.yaml: cannot open"), "%s", d.text);
+	diag_free(&d);
+	arena_free(&a);
+	remove(path);
+}
+END_TEST
+
+START_TEST(test_docs_up_to_date)
+{
+	char *want = NULL, *have;
+	size_t wlen = 0, hlen;
+	FILE *f = open_memstream(&want, &wlen);
+	long n;
+
+	options_write_doc(f);
+	fclose(f);
+	f = fopen("docs/options.md", "rb");
+	ck_assert_msg(f != NULL, "docs/options.md is missing (run make docs)");
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	have = malloc((size_t)n + 1);
+	hlen = fread(have, 1, (size_t)n, f);
+	fclose(f);
+	ck_assert_msg(hlen == wlen && memcmp(have, want, wlen) == 0, "docs/options.md is stale: run make docs");
+	free(want);
+	free(have);
+}
+END_TEST
+
+static Suite *
+make_suite(void)
+{
+	Suite *s = suite_create("options");
+	TCase *tc = tcase_create("options");
+
+	tcase_add_test(tc, test_defaults);
+	tcase_add_test(tc, test_all_keys);
+	tcase_add_test(tc, test_errors);
+	tcase_add_test(tc, test_load_file);
+	tcase_add_test(tc, test_docs_up_to_date);
+	suite_add_tcase(s, tc);
+	return s;
+}
