@@ -10,15 +10,27 @@
 #include "options.h"
 #include "testutil.h"
 
+static Arena a;
+
+static void
+setup(void)
+{
+	arena_init(&a);
+}
+
+static void
+teardown(void)
+{
+	arena_free(&a);
+}
+
 /* Parses text as "options.yaml"; returns the code and leaves the message in *msg. */
 static int
 parse(const char *text, Options *o, char **msg)
 {
-	static Arena a;
 	Diag d = {0};
 	int rc;
 
-	arena_init(&a);
 	options_default(o);
 	rc = options_parse(o, &a, "options.yaml", text, strlen(text), &d);
 	*msg = d.text ? strdup(d.text) : strdup("");
@@ -102,7 +114,6 @@ END_TEST
 START_TEST(test_load_file)
 {
 	const char *path = "build/test/options-test.yaml";
-	Arena a;
 	Diag d = {0};
 	Options o;
 	FILE *f = fopen(path, "w");
@@ -110,7 +121,6 @@ START_TEST(test_load_file)
 	ck_assert_ptr_nonnull(f);
 	fputs("opset: 20\nbogus: 1\n", f);
 	fclose(f);
-	arena_init(&a);
 	options_default(&o);
 	ck_assert_int_eq(options_load(&o, &a, path, &d), DIAG_INPUT);
 	ck_assert_msg(strstr(d.text, "build/test/options-test.yaml:2:1: unknown key 'bogus'"), "%s", d.text);
@@ -119,7 +129,6 @@ START_TEST(test_load_file)
 	ck_assert_int_eq(options_load(&o, &a, "/nonexistent/o.yaml", &d), DIAG_INPUT);
 	ck_assert_msg(strstr(d.text, "/nonexistent/o.yaml: cannot open"), "%s", d.text);
 	diag_free(&d);
-	arena_free(&a);
 	remove(path);
 }
 END_TEST
@@ -153,6 +162,7 @@ make_suite(void)
 	Suite *s = suite_create("options");
 	TCase *tc = tcase_create("options");
 
+	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_defaults);
 	tcase_add_test(tc, test_all_keys);
 	tcase_add_test(tc, test_errors);
