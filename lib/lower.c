@@ -251,14 +251,15 @@ plan_outputs(LowerCtx *c, OutSlot **slots, int *nslot)
 		} else if (s->arg->kind == ARG_TENSOR || s->arg->kind == ARG_SYM_INT) {
 			const Value *v = s->arg->u.v;
 			void *cur = strmap_get(c->names, v->name);
-			if (cur && cur != (void *)v)   /* an input, or an earlier output of the same value */
-				sl->final = lower_tmp(c);
+			for (int j = 0; j < n; j++)    /* an earlier output of the same value */
+				if ((*slots)[j].arg->u.v == v && (*slots)[j].arg->kind == s->arg->kind)
+					cur = (void *)renamed;
+			if (cur && cur != (void *)v)   /* an input, or the same value again */
+				sl->final = lower_name(c, v->name);
 			else
 				strmap_put(c->names, sl->final = v->name, (void *)v);
 		} else {
-			sl->final = arena_printf(c->a, "output_%d", n);
-			sl->final = strmap_get(c->names, sl->final) ? lower_tmp(c) : sl->final;
-			strmap_put(c->names, sl->final, (void *)renamed);
+			sl->final = lower_name(c, arena_printf(c->a, "output_%d", n));
 		}
 		n++;
 	}

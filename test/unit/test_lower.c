@@ -379,6 +379,38 @@ START_TEST(test_output_names)
 }
 END_TEST
 
+/* Outputs that are an input, or the same value twice, get Identity nodes
+ * and unique names. */
+START_TEST(test_output_edge_cases)
+{
+	static const int64_t d2[] = {2};
+	Mini m;
+	Options o;
+	Diag d = {0};
+	Onnx__ModelProto *mp;
+	Value *x, *y;
+
+	mini_init(&m);
+	x = mini_input(&m, "x", DT_FLOAT32, 1, d2);
+	y = mini_tensor(&m, "relu", DT_FLOAT32, 1, d2);
+	mini_node(&m, "aten.relu.default", y, 1, (const char *[]){"self"}, (Arg[]){tensor_arg(x)});
+	mini_output(&m, x);
+	mini_output(&m, y);
+	mini_output(&m, y);
+	options_default(&o);
+	ck_assert_int_eq(lower_program(&m.p, &o, &m.a, &mp, &d), 0);
+	ck_assert_int_eq(mp->graph->n_output, 3);
+	ck_assert_str_eq(mp->graph->output[0]->name, "x__1");
+	ck_assert_str_eq(mp->graph->output[1]->name, "relu");
+	ck_assert_str_eq(mp->graph->output[2]->name, "relu__1");
+	ck_assert_int_eq(mp->graph->n_node, 3);
+	ck_assert_str_eq(mp->graph->node[1]->op_type, "Identity");
+	ck_assert_str_eq(mp->graph->node[1]->input[0], "x");
+	ck_assert_str_eq(mp->graph->node[2]->input[0], "relu");
+	arena_free(&m.a);
+}
+END_TEST
+
 /* An in-place write through a view reaches its base: x.view(6).mul_(2),
  * then the base x is returned. */
 START_TEST(test_write_through_view)
@@ -488,6 +520,7 @@ make_suite(void)
 	tcase_add_test(tc, test_opset_choices);
 	tcase_add_test(tc, test_unsupported_listed);
 	tcase_add_test(tc, test_output_names);
+	tcase_add_test(tc, test_output_edge_cases);
 	tcase_add_test(tc, test_write_through_view);
 	tcase_add_test(tc, test_external_data_and_determinism);
 	tcase_add_test(tc, test_write_error);
