@@ -22,10 +22,12 @@ fill(LowerCtx *c, const Node *n, double v)
 	}
 	if (lower_static(ov))
 		shape = lower_shape(c, ov, NULL);
-	else if (sv)
+	else if (lower_arg(n, "size"))        /* full, zeros, new_zeros: the size */
+		shape = lower_size_arg(c, n, "size");
+	else if (sv)                          /* the *_like ops: self's shape */
 		shape = lower_op(c, "Shape", NULL, 1, lower_value(c, sv));
 	else
-		shape = lower_size_arg(c, n, "size");
+		shape = NULL;
 	if (!shape)
 		return lower_fail(c, n, "no size");
 	lower_encode(cdt, v, b);

@@ -149,6 +149,27 @@ lower_logical(LowerCtx *c, const Node *n, const OpRow *row)
 	return 0;
 }
 
+/* bitwise_and/or/xor/not and the &, | operators: And/Or/Xor/Not on bool,
+ * BitwiseAnd/Or/Xor/Not (opset 18) on integers. */
+int
+lower_bitwise(LowerCtx *c, const Node *n, const OpRow *row)
+{
+	DType dt = out_dtype(n);
+	const char *a = lower_operand(c, n, "self", dt), *b = lower_operand(c, n, "other", dt);
+	const char *op = row->onnx;
+
+	if (dt != DT_BOOL) {
+		if (c->opset < 18)
+			return lower_fail(c, n, "bitwise ops on integers need opset 18 or later");
+		op = arena_printf(c->a, "Bitwise%s", row->onnx);
+	}
+	if (b)
+		lower_result(c, n, op, dt, 2, a, b);
+	else
+		lower_result(c, n, op, dt, 1, a);
+	return 0;
+}
+
 int
 lower_where(LowerCtx *c, const Node *n, const OpRow *row)
 {

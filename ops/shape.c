@@ -308,6 +308,70 @@ lower_copy(LowerCtx *c, const Node *n, const OpRow *row)
 	return 0;
 }
 
+/* The k leading integer index tensors of ix as one int64 tensor of shape
+ * B + [k] (B: their broadcast shape, into bshape/nb), negative indices made
+ * positive, for ScatterND/GatherND.  NULL after lower_fail(). */
+static const char *
+stack_indices(LowerCtx *c, const Node *n, const Arg *ix, int k, const Value *sv, int64_t *bshape, int *nb)
+{
+	const char *parts[MAXR], *idx;
+	int64_t minus1 = -1;
+
+	*nb = 0;
+	for (int i = 0; i < k; i++) {
+		const Value *iv = ix->u.list[i].u.v;
+		if (!lower_static(iv) || iv->rank > MAXR || iv->dtype == DT_BOOL || lower_is_float(iv->dtype))
+			return lower_fail(c, n, "index tensors need integer types and static shapes"), NULL;
+		*nb = iv->rank > *nb ? iv->rank : *nb;
+	}
+	for (int j = 0; j < *nb; j++)
+		bshape[j] = 1;
+	for (int i = 0; i < k; i++) {
+		const Value *iv = ix->u.list[i].u.v;
+		for (int d = 0; d < iv->rank; d++) {
+			int at = *nb - iv->rank + d;
+			if (bshape[at] == 1)
+				bshape[at] = iv->dims[d].v;
+			else if (iv->dims[d].v != 1 && iv->dims[d].v != bshape[at])
+				return lower_fail(c, n, "index tensors do not broadcast"), NULL;
+		}
+	}
+	for (int i = 0; i < k; i++) {
+		const Value *iv = ix->u.list[i].u.v;
+		const char *t = lower_cast(c, lower_value(c, iv), iv->dtype, DT_INT64);
+		t = lower_op(c, "Mod", NULL, 2, t, lower_i64(c, sv->dims[i].v));    /* negative indices */
+		if (*nb)
+			t = lower_op(c, "Expand", NULL, 2, t, lower_i64s(c, *nb, bshape));
+		parts[i] = lower_unsqueeze(c, t, 1, &minus1, NULL);
+	}
+	if (k == 1)
+		return parts[0];
+	idx = lower_tmp(c);
+	lower_emit(c, "Concat", k, parts, 1, &idx);
+	onnx_attr_int(c->a, c->last, "axis", -1);
+	return idx;
+}
+
+/* The number of leading tensors in an index list whose other items are
+ * None; 0 after lower_fail(). */
+static int
+leading_indices(LowerCtx *c, const Node *n, const Arg *ix, const Value *sv)
+{
+	int k = 0;
+
+	if (!ix || (ix->kind != ARG_OPT_TENSORS && ix->kind != ARG_TENSORS) || !sv || !lower_static(sv) ||
+	    sv->rank > MAXR)
+		return lower_fail(c, n, "needs a list of indices and a static 'self'"), 0;
+	while (k < ix->n && ix->u.list[k].kind == ARG_TENSOR)
+		k++;
+	for (int i = k; i < ix->n; i++)
+		if (ix->u.list[i].kind != ARG_NONE)
+			return lower_fail(c, n, "only leading index tensors are supported yet"), 0;
+	if (k == 0 || k > sv->rank)
+		return lower_fail(c, n, "no index tensor, or more than self has dims"), 0;
+	return k;
+}
+
 /* index_put(self, indices, values, accumulate=False): leading integer
  * index tensors (the rest None) become ScatterND; one boolean mask with a
  * single value becomes Where. */
@@ -316,20 +380,14 @@ lower_index_put(LowerCtx *c, const Node *n, const OpRow *row)
 {
 	const Value *sv = lower_arg_value(n, "self"), *vv = lower_arg_value(n, "values");
 	const Arg *ix = lower_arg(n, "indices");
-	int k = 0, accumulate = (int)lower_int(c, n, "accumulate", 0), nb = 0;
+	int k, accumulate = (int)lower_int(c, n, "accumulate", 0), nb = 0;
 	int64_t bshape[MAXR], ushape[2 * MAXR];
-	const char *parts[MAXR], *idx, *upd, *self = self_name(c, n);
+	const char *idx, *upd, *self = self_name(c, n);
 
-	if (!ix || (ix->kind != ARG_OPT_TENSORS && ix->kind != ARG_TENSORS) || !vv || !lower_static(sv) ||
-	    sv->rank > MAXR)
-		return lower_fail(c, n, "needs a list of indices, values and a static 'self'");
-	while (k < ix->n && ix->u.list[k].kind == ARG_TENSOR)
-		k++;
-	for (int i = k; i < ix->n; i++)
-		if (ix->u.list[i].kind != ARG_NONE)
-			return lower_fail(c, n, "only leading index tensors are supported yet");
-	if (k == 0)
-		return lower_fail(c, n, "no index tensor");
+	if (!vv)
+		return lower_fail(c, n, "no values");
+	if (!(k = leading_indices(c, n, ix, sv)))
+		return DIAG_CONVERT;
 	if (ix->u.list[0].u.v->dtype == DT_BOOL) {
 		int64_t numel = 1;
 		for (int i = 0; i < vv->rank; i++)
@@ -340,41 +398,8 @@ lower_index_put(LowerCtx *c, const Node *n, const OpRow *row)
 		         lower_operand(c, n, "values", sv->dtype), self);
 		return 0;
 	}
-	for (int i = 0; i < k; i++) {       /* the broadcast shape of the index tensors */
-		const Value *iv = ix->u.list[i].u.v;
-		if (!lower_static(iv) || iv->rank > MAXR)
-			return lower_fail(c, n, "index tensors need static shapes");
-		nb = iv->rank > nb ? iv->rank : nb;
-	}
-	for (int j = 0; j < nb; j++)
-		bshape[j] = 1;
-	for (int i = 0; i < k; i++) {
-		const Value *iv = ix->u.list[i].u.v;
-		for (int d = 0; d < iv->rank; d++) {
-			int at = nb - iv->rank + d;
-			int64_t v = iv->dims[d].v;
-			if (bshape[at] == 1)
-				bshape[at] = v;
-			else if (v != 1 && v != bshape[at])
-				return lower_fail(c, n, "index tensors do not broadcast");
-		}
-	}
-	for (int i = 0; i < k; i++) {
-		const Value *iv = ix->u.list[i].u.v;
-		const char *t = lower_cast(c, lower_value(c, iv), iv->dtype, DT_INT64);
-		int64_t minus1 = -1;
-		t = lower_op(c, "Mod", NULL, 2, t, lower_i64(c, sv->dims[i].v));    /* negative indices */
-		if (nb)
-			t = lower_op(c, "Expand", NULL, 2, t, lower_i64s(c, nb, bshape));
-		parts[i] = lower_unsqueeze(c, t, 1, &minus1, NULL);
-	}
-	if (k == 1) {
-		idx = parts[0];
-	} else {
-		idx = lower_tmp(c);
-		lower_emit(c, "Concat", k, parts, 1, &idx);
-		onnx_attr_int(c->a, c->last, "axis", -1);
-	}
+	if (!(idx = stack_indices(c, n, ix, k, sv, bshape, &nb)))
+		return DIAG_CONVERT;
 	memcpy(ushape, bshape, sizeof *bshape * (size_t)nb);
 	for (int i = k; i < sv->rank; i++)
 		ushape[nb + i - k] = sv->dims[i].v;
@@ -383,6 +408,42 @@ lower_index_put(LowerCtx *c, const Node *n, const OpRow *row)
 	lower_op(c, row->onnx, lower_out(c, n, 0), 3, self, idx, upd);
 	if (accumulate)
 		onnx_attr_string(c->a, c->last, "reduction", "add");
+	return 0;
+}
+
+/* index.Tensor(self, indices): leading integer index tensors (the rest
+ * None); one is a Gather on dim 0, several a GatherND. */
+int
+lower_index(LowerCtx *c, const Node *n, const OpRow *row)
+{
+	const Value *sv = lower_arg_value(n, "self");
+	const Arg *ix = lower_arg(n, "indices");
+	int64_t bshape[MAXR];
+	int k, nb;
+	const char *idx;
+
+	if (!(k = leading_indices(c, n, ix, sv)))
+		return DIAG_CONVERT;
+	if (k == 1) {
+		const Value *iv = ix->u.list[0].u.v;
+		if (iv->dtype == DT_BOOL || lower_is_float(iv->dtype))
+			return lower_fail(c, n, "boolean (data-dependent) indexing is not supported yet");
+		lower_op(c, row->onnx, lower_out(c, n, 0), 2, self_name(c, n), lower_value(c, iv));
+		onnx_attr_int(c->a, c->last, "axis", 0);
+		return 0;
+	}
+	if (!(idx = stack_indices(c, n, ix, k, sv, bshape, &nb)))
+		return DIAG_CONVERT;
+	lower_op(c, "GatherND", lower_out(c, n, 0), 2, self_name(c, n), idx);
+	return 0;
+}
+
+/* gather(self, dim, index, sparse_grad=False) */
+int
+lower_gather(LowerCtx *c, const Node *n, const OpRow *row)
+{
+	lower_op(c, row->onnx, lower_out(c, n, 0), 2, self_name(c, n), lower_input(c, n, "index"));
+	onnx_attr_int(c->a, c->last, "axis", lower_int(c, n, "dim", 0));
 	return 0;
 }
 

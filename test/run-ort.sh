@@ -17,7 +17,7 @@ pass=0 fail=0
 EXPECTED="
 torch-2.14/mlp torch-2.14/mlp_decomp torch-2.14/cnn torch-2.14/cnn_decomp
 torch-2.14/attention torch-2.14/attention_decomp torch-2.14/inplace torch-2.14/dtypes
-torch-2.14/mlp_dyn torch-2.14/attention_dyn torch-2.14/derived_dyn
+torch-2.14/mlp_dyn torch-2.14/attention_dyn torch-2.14/derived_dyn torch-2.14/tiny_bert
 torch-2.6/mlp torch-2.6/mlp_decomp torch-2.6/cnn torch-2.6/cnn_decomp
 torch-2.6/attention torch-2.6/attention_decomp torch-2.6/inplace torch-2.6/dtypes
 torch-2.6/mlp_dyn torch-2.6/attention_dyn torch-2.6/derived_dyn

@@ -48,7 +48,8 @@ START_TEST(test_inplace_rows_flagged)
 		const OpRow *r = &op_table[i];
 		const char *op = strchr(r->aten, '.') + 1;
 		const char *end = strchr(op, '.');
-		int trailing = end[-1] == '_';
+		int dunder = op[0] == '_' && op[1] == '_' && end - op > 4 && end[-2] == '_';   /* __and__ */
+		int trailing = end[-1] == '_' && !dunder;
 		ck_assert_msg(trailing == !!(r->flags & OPF_INPLACE), "'%s': in-place flag %s the name",
 		              r->aten, trailing ? "missing for" : "contradicts");
 	}
