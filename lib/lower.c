@@ -421,19 +421,21 @@ lower_node(LowerCtx *c, const Node *n)
 	const OpRow *row = ops_find(n->op);
 	int nout = lower_nout(n), rc;
 	const Value *self = lower_arg_value(n, "self");
+	size_t reported = c->d->len;       /* lowerings report through lower_fail() */
 
 	c->node = n;
 	c->out = ARENA_ARRAY(c->a, const char *, nout + 1);
 	c->update = NULL;
 	c->bad_arg = NULL;
-	if ((row->flags & (OPF_VIEW | OPF_INPLACE)) && (!self || !c->alias[self->id]))
+	if ((row->flags & (OPF_VIEW | OPF_INPLACE)) &&
+	    (!self || self->graph != c->prog->graph || !c->alias[self->id]))
 		return lower_fail(c, n, "a view or in-place op needs a tensor 'self' of this graph");
 	if ((rc = row->fn(c, n, row)))
 		return rc;
 	if (c->bad_arg)
 		return lower_fail(c, n, "argument '%s' must be a constant here", c->bad_arg);
-	if (c->d->code)
-		return c->d->code;
+	if (c->d->len != reported)
+		return DIAG_CONVERT;
 	for (int k = 0; k < nout; k++) {
 		const Value *v = lower_out_value(n, k);
 		Alias *al;
@@ -441,8 +443,10 @@ lower_node(LowerCtx *c, const Node *n)
 			continue;
 		if (k == 0 && (row->flags & OPF_INPLACE)) {
 			al = c->alias[self->id];
-			if (!c->out[0] || alias_write(c, al, c->out[0]))
-				return c->d->code ? c->d->code : lower_fail(c, n, "the lowering bound no output");
+			if (!c->out[0])
+				return lower_fail(c, n, "the lowering bound no output");
+			if (alias_write(c, al, c->out[0]))
+				return DIAG_CONVERT;
 		} else if (k == 0 && (row->flags & OPF_VIEW)) {
 			Alias *parent = c->alias[self->id];
 			if (!c->out[0])
@@ -458,7 +462,7 @@ lower_node(LowerCtx *c, const Node *n)
 		}
 		c->alias[v->id] = al;
 	}
-	return c->d->code;
+	return c->d->len != reported ? DIAG_CONVERT : 0;
 }
 
 int
@@ -468,6 +472,7 @@ lower_program(const Program *p, const Options *o, Arena *a, Onnx__ModelProto **o
 	const Graph *g = p->graph;
 	OutSlot *slots = NULL;
 	int nslot = 0, rc;
+	size_t reported = d->len;
 
 	c->a = a;
 	c->d = d;
@@ -497,6 +502,8 @@ lower_program(const Program *p, const Options *o, Arena *a, Onnx__ModelProto **o
 			return rc;
 	if ((rc = emit_outputs(c, slots, nslot)))
 		return rc;
+	if (d->len != reported)             /* a view lowered again failed */
+		return DIAG_CONVERT;
 	prune(c);
 	*out = onnx_model(a, onnx_graph_finish(&c->g), c->opset, VERSION);
 	return 0;

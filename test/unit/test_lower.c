@@ -505,6 +505,35 @@ START_TEST(test_core_ops_model)
 }
 END_TEST
 
+/* A lowering that cannot do its job fails the node with its location. */
+START_TEST(test_lowering_error)
+{
+	static const int64_t d13[] = {1, 3}, d23[] = {2, 3};
+	Mini m;
+	Options o;
+	Diag d = {0};
+	Onnx__ModelProto *mp = NULL;
+	Value *x, *e, *w;
+
+	mini_init(&m);
+	x = mini_input(&m, "x", DT_FLOAT32, 2, d13);
+	e = mini_tensor(&m, "expand", DT_FLOAT32, 2, d23);
+	w = mini_tensor(&m, "add_", DT_FLOAT32, 2, d23);
+	mini_node(&m, "aten.expand.default", e, 2, (const char *[]){"self", "size"},
+	          (Arg[]){tensor_arg(x), ints_arg(&m, 2, d23)});
+	mini_node(&m, "aten.add_.Tensor", w, 2, (const char *[]){"self", "other"},
+	          (Arg[]){tensor_arg(e), (Arg){.kind = ARG_INT, .u.i = 1}});
+	mini_output(&m, w);
+	options_default(&o);
+	ck_assert_int_eq(lower_program(&m.p, &o, &m.a, &mp, &d), DIAG_CONVERT);
+	ck_assert_ptr_null(mp);
+	ck_assert_msg(strstr(d.text, "node 'expand' (aten.expand.default) at model.py:7 in forward: y = f(x): "
+	                             "writing into an expanded tensor is not supported"), "%s", d.text);
+	diag_free(&d);
+	arena_free(&m.a);
+}
+END_TEST
+
 /* ---- writer ---- */
 
 START_TEST(test_external_data_and_determinism)
@@ -583,6 +612,7 @@ make_suite(void)
 	tcase_add_test(tc, test_output_names);
 	tcase_add_test(tc, test_output_edge_cases);
 	tcase_add_test(tc, test_write_through_view);
+	tcase_add_test(tc, test_lowering_error);
 	tcase_add_test(tc, test_core_ops_model);
 	tcase_add_test(tc, test_external_data_and_determinism);
 	tcase_add_test(tc, test_write_error);
