@@ -67,6 +67,7 @@ check: $(B)/yobx-export $(UNIT_BIN)
 	@sh test/run-cli.sh $(B)/yobx-export
 	@sh test/report/run.sh $(B)
 	@sh test/ort/selftest.sh build/test/tiny_add.onnx
+	@sh test/run-ort.sh $(B)/yobx-export
 
 test:
 	$(MAKE) check

@@ -47,7 +47,7 @@ check() {
 	echo "== $name"
 	"$@" >"$out" 2>&1
 	got=$?
-	sed 's/^/   /' "$out"
+	sed -e "s/^/   /" -e "s/passed, \([0-9]*\) failed/passed, \1 failed (inner run)/" "$out"
 	[ "$got" -eq "$want" ]; verdict $((! $?)) "$name: exit status $got, expected $want"
 }
 
