@@ -1,14 +1,14 @@
 #!/bin/sh
 # read.sh: time and peak memory to read a .pt2 (yobx-export --print), for a
 # small fixture and for generated files with more than 1 GiB of weights.
-# Makes the big files with the torch chroot the first time (see make_big.py).
+# Makes the big files with the torch chroot the first time (see make_deep.py).
 # Usage: sh bench/read.sh   (from the repo root, after make)
 set -e
 bin=build/yobx-export
 mkdir -p bench/out
 env_sh=../shared/tools/torch-env.sh
-[ -f bench/out/big-2.14.pt2 ] || bash $env_sh run sid python3 /src/bench/make_big.py /src/bench/out/big-2.14.pt2
-[ -f bench/out/big-2.6.pt2 ] || bash $env_sh run trixie python3 /src/bench/make_big.py /src/bench/out/big-2.6.pt2
+[ -f bench/out/big-2.14.pt2 ] || bash $env_sh run sid python3 /src/bench/make_deep.py /src/bench/out/big-2.14.pt2 16 4096
+[ -f bench/out/big-2.6.pt2 ] || bash $env_sh run trixie python3 /src/bench/make_deep.py /src/bench/out/big-2.6.pt2 16 4096
 printf '%-40s %12s %10s %14s\n' file "file MiB" "time ms" "peak RSS MiB"
 for f in test/models/torch-2.14/mlp.pt2 test/models/torch-2.14/tiny_llama.pt2 bench/out/big-2.14.pt2 bench/out/big-2.6.pt2; do
 	[ -f "$f" ] || continue

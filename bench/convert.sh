@@ -1,0 +1,49 @@
+#!/bin/sh
+# convert.sh: conversion time and peak memory, for the fixtures and for
+# generated models: deep MLPs (1024/4096/8192 Linear+ReLU layers: time must
+# grow linearly with nodes), a 1 GiB Linear stack and a 1 GiB Llama-style
+# decoder (weights written at >= 1 GB/s, memory well under the weights).
+# Makes the generated files with the torch chroot the first time.
+# Usage: sh bench/convert.sh   (from the repo root, after make)
+set -e
+bin=${BIN:-build/yobx-export}
+out=bench/out
+mkdir -p $out
+env_sh=../shared/tools/torch-env.sh
+for n in 1024 4096 8192; do
+	[ -f $out/deep-$n.pt2 ] || bash $env_sh run sid python3 /src/bench/make_deep.py /src/$out/deep-$n.pt2 $n
+done
+[ -f $out/big-2.14.pt2 ] || bash $env_sh run sid python3 /src/bench/make_deep.py /src/$out/big-2.14.pt2 16 4096
+[ -f $out/llama-1g.pt2 ] || bash $env_sh run sid python3 /src/bench/make_llama.py /src/$out/llama-1g.pt2
+
+# best of N runs: prints "ms peakMiB"
+measure() {
+	f=$1 runs=$2 best="" mem=""
+	for i in $(seq "$runs"); do
+		rm -f $out/m.onnx $out/m.onnx.data $out/m.xlsx
+		t0=$(date +%s%N)
+		/usr/bin/time -f '%M' -o $out/time.txt $bin "$f" -o $out/m.onnx --quiet >/dev/null 2>$out/err.txt || \
+		/usr/bin/time -f '%M' -o $out/time.txt $bin "$f" -o $out/m.onnx >/dev/null 2>$out/err.txt || { echo "FAILED"; return; }
+		t=$(( ($(date +%s%N) - t0) / 1000 ))
+		m=$(awk '{printf "%.1f", $1 / 1024}' $out/time.txt)
+		if [ -z "$best" ] || [ "$t" -lt "$best" ]; then best=$t; mem=$m; fi
+	done
+	echo "$(echo "scale=1; $best / 1000" | bc) $mem"
+}
+
+printf '%-44s %8s %10s %12s\n' model nodes "time ms" "peak MiB"
+for f in test/models/torch-2.14/*.pt2; do
+	nodes=$($bin "$f" --print | grep -c ' = ' || true)
+	printf '%-44s %8s %10s %12s\n' "$f" "$nodes" $(measure "$f" 5)
+done
+for n in 1024 4096 8192; do
+	f=$out/deep-$n.pt2
+	printf '%-44s %8s %10s %12s\n' "$f" "$((2 * n))" $(measure "$f" 3)
+done
+for f in $out/big-2.14.pt2 $out/llama-1g.pt2; do
+	r=$(measure "$f" 3)
+	set -- $r
+	bytes=$(stat -c %s "$f")
+	gbs=$(echo "scale=2; $bytes / ($1 * 1000000)" | bc 2>/dev/null || echo "?")
+	printf '%-44s %8s %10s %12s   %s GB/s of input\n' "$f" "-" "$1" "$2" "$gbs"
+done
