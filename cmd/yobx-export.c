@@ -12,6 +12,7 @@
 #include "onnx.h"
 #include "options.h"
 #include "pt2.h"
+#include "zip.h"
 
 #ifndef VERSION
 #define VERSION "0.1.0"
@@ -97,7 +98,8 @@ main(int argc, char **argv)
 	if (!rc && cli.print)
 		ir_print(stdout, &prog);
 	else if (!rc && !(rc = lower_program(&prog, &opt, &arena, &model, &d)))
-		rc = onnx_write(&arena, model, cli.out, opt.external_data_threshold, &d);
+		rc = onnx_write(&arena, model, cli.out, opt.external_data_threshold,
+		                &(OnnxSource){prog.zip->fd, prog.zip->base, prog.zip->len}, &d);
 	if (d.text)
 		fprintf(stderr, "yobx-export: %s", d.text);
 	rc = rc ? (d.code ? d.code : rc) : 0;

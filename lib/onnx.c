@@ -4,9 +4,11 @@
  * through a ProtobufCBuffer whose append() calls fwrite() on a temporary
  * file, which is fsync'ed and renamed over the target, so a reader never
  * sees a half-written model and a failed run leaves nothing new behind. */
+#define _GNU_SOURCE   /* copy_file_range */
 #include "onnx.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -294,57 +296,94 @@ entry(Arena *a, const char *key, const char *val)
 }
 
 /* Moves every inline initializer of at least min bytes to the data file
- * list; returns the number of blobs. */
+ * list (grown by doubling); returns the number of blobs. */
 static size_t
 externalize(Arena *a, Onnx__GraphProto *g, uint64_t min, const char *location,
-            Blob **blobs, size_t nblob, uint64_t *end)
+            Blob **blobs, size_t nblob, size_t *cap, uint64_t *end)
 {
 	for (size_t i = 0; i < g->n_initializer; i++) {
 		OnnxTensor *t = g->initializer[i];
-		Blob *nb;
 		if (!t->has_raw_data || t->raw_data.len < min || t->raw_data.len == 0)
 			continue;
-		nb = ARENA_ARRAY(a, Blob, nblob + 1);
-		if (nblob)
-			memcpy(nb, *blobs, sizeof *nb * nblob);
+		if (nblob == *cap) {
+			Blob *nb = ARENA_ARRAY(a, Blob, *cap ? *cap * 2 : 16);
+			if (nblob)
+				memcpy(nb, *blobs, sizeof *nb * nblob);
+			*blobs = nb;
+			*cap = *cap ? *cap * 2 : 16;
+		}
 		*end = (*end + EXT_ALIGN - 1) / EXT_ALIGN * EXT_ALIGN;
-		nb[nblob] = (Blob){t->raw_data.data, t->raw_data.len, *end};
+		(*blobs)[nblob] = (Blob){t->raw_data.data, t->raw_data.len, *end};
 		*end += t->raw_data.len;
-		*blobs = nb;
 		t->has_raw_data = 0;
 		t->has_data_location = 1;
 		t->data_location = ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL;
 		t->n_external_data = 3;
 		t->external_data = ARENA_ARRAY(a, Onnx__StringStringEntryProto *, 3);
 		t->external_data[0] = entry(a, "location", location);
-		t->external_data[1] = entry(a, "offset", arena_printf(a, "%llu", (unsigned long long)nb[nblob].offset));
+		t->external_data[1] = entry(a, "offset", arena_printf(a, "%llu", (unsigned long long)(*blobs)[nblob].offset));
 		t->external_data[2] = entry(a, "length", arena_printf(a, "%zu", t->raw_data.len));
 		nblob++;
 	}
 	return nblob;
 }
 
+/* Writes len bytes at p to fd.  Bytes inside src's mapping are copied file
+ * to file by the kernel (copy_file_range), so weights never pass through
+ * this process's memory; anything else is written from memory.  Returns 0
+ * or an errno. */
 static int
-write_data(const char *tmp, const Blob *b, size_t n)
+write_bytes(int fd, const uint8_t *p, size_t len, const OnnxSource *src)
+{
+	if (src && src->fd >= 0 && p >= src->base && len <= src->len &&
+	    (size_t)(p - src->base) <= src->len - len) {
+		off_t off = (off_t)(p - src->base);
+		while (len) {
+			ssize_t n = copy_file_range(src->fd, &off, fd, NULL, len, 0);
+			if (n <= 0)
+				break;   /* not supported here: finish with write() */
+			p += n;
+			len -= (size_t)n;
+		}
+	}
+	while (len) {
+		ssize_t n = write(fd, p, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? errno : EIO;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static int
+write_data(const char *tmp, const Blob *b, size_t n, const OnnxSource *src)
 {
 	static const uint8_t zeros[EXT_ALIGN];
-	FILE *f = fopen(tmp, "wb");
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	uint64_t pos = 0;
 	int err = 0;
 
-	if (!f)
+	if (fd < 0)
 		return errno;
 	for (size_t i = 0; i < n && !err; i++) {
 		size_t pad = (size_t)(b[i].offset - pos);
-		if ((pad && fwrite(zeros, 1, pad, f) != pad) || fwrite(b[i].data, 1, b[i].len, f) != b[i].len)
-			err = errno ? errno : EIO;
+		if (!(err = write_bytes(fd, zeros, pad, NULL)))
+			err = write_bytes(fd, b[i].data, b[i].len, src);
 		pos = b[i].offset + b[i].len;
 	}
-	return close_synced(f, err);
+	if (!err && fsync(fd) != 0)
+		err = errno;
+	if (close(fd) != 0 && !err)
+		err = errno;
+	return err;
 }
 
 int
-onnx_write(Arena *a, Onnx__ModelProto *m, const char *path, int64_t ext_threshold, Diag *d)
+onnx_write(Arena *a, Onnx__ModelProto *m, const char *path, int64_t ext_threshold,
+           const OnnxSource *src, Diag *d)
 {
 	const char *slash = strrchr(path, '/');
 	char *data_path = arena_printf(a, "%s.data", path);
@@ -352,18 +391,18 @@ onnx_write(Arena *a, Onnx__ModelProto *m, const char *path, int64_t ext_threshol
 	char *tmp = arena_printf(a, "%s.tmp.%ld", path, (long)getpid());
 	char *data_tmp = arena_printf(a, "%s.tmp.%ld", data_path, (long)getpid());
 	Blob *blobs = NULL;
-	size_t nblob = 0;
+	size_t nblob = 0, cap = 0;
 	uint64_t end = 0;
 	FileBuf fb = {{file_append}, NULL, 0};
 	int err;
 
 	if (ext_threshold >= 0)
-		nblob = externalize(a, m->graph, (uint64_t)ext_threshold, location, &blobs, nblob, &end);
+		nblob = externalize(a, m->graph, (uint64_t)ext_threshold, location, &blobs, nblob, &cap, &end);
 	if (protobuf_c_message_get_packed_size(&m->base) > PROTO_LIMIT)
-		nblob = externalize(a, m->graph, FORCED_MIN, location, &blobs, nblob, &end);
+		nblob = externalize(a, m->graph, FORCED_MIN, location, &blobs, nblob, &cap, &end);
 	if (protobuf_c_message_get_packed_size(&m->base) > PROTO_LIMIT)
 		return diag_error(d, DIAG_INPUT, "%s: the model is larger than 2 GB even with its weights stored outside", path);
-	if (nblob && (err = write_data(data_tmp, blobs, nblob))) {
+	if (nblob && (err = write_data(data_tmp, blobs, nblob, src))) {
 		unlink(data_tmp);
 		return diag_error(d, DIAG_INPUT, "%s: cannot write: %s", data_path, strerror(err));
 	}

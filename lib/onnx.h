@@ -70,12 +70,21 @@ Onnx__GraphProto *onnx_graph_finish(OnnxGraph *g);
 int onnx_ir_version(int opset);
 Onnx__ModelProto *onnx_model(Arena *a, Onnx__GraphProto *g, int opset, const char *producer_version);
 
+/* A file mapped at base (the input .pt2): tensors whose bytes lie inside
+ * it are copied to the external data file by the kernel, file to file. */
+typedef struct OnnxSource {
+	int fd;                 /* open file descriptor, or -1 */
+	const uint8_t *base;    /* where the file is mapped */
+	size_t len;
+} OnnxSource;
+
 /* Writes m to path through path.tmp.<pid> (and path.data when some
  * initializer of at least ext_threshold bytes exists; ext_threshold < 0
- * disables external data unless the file would pass 2 GB).  Marks those
+ * disables external data unless the file would pass 2 GB; src may be NULL).  Marks those
  * initializers as external in m.  Returns 0 or DIAG_INPUT; on error no new
  * file is left behind. */
-int onnx_write(Arena *a, Onnx__ModelProto *m, const char *path, int64_t ext_threshold, Diag *d);
+int onnx_write(Arena *a, Onnx__ModelProto *m, const char *path, int64_t ext_threshold,
+               const OnnxSource *src, Diag *d);
 
 /* 64-bit FNV-1a of n bytes, for golden renderings of initializers. */
 uint64_t onnx_fnv1a(const void *p, size_t n);

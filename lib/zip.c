@@ -298,6 +298,7 @@ zip_open_mem(Zip *z, const char *label, const uint8_t *buf, size_t len, Arena *a
 	int rc;
 
 	memset(z, 0, sizeof *z);
+	z->fd = -1;
 	z->arena = a;
 	z->label = arena_strdup(a, label);
 	z->base = buf;
@@ -316,6 +317,7 @@ zip_open(Zip *z, const char *path, Arena *a, Diag *d)
 	int fd, rc;
 
 	memset(z, 0, sizeof *z);
+	z->fd = -1;
 	z->arena = a;
 	z->label = arena_strdup(a, path);
 	z->root = "";
@@ -340,9 +342,11 @@ zip_open(Zip *z, const char *path, Arena *a, Diag *d)
 	}
 	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 	rc = errno;
-	close(fd);
-	if (map == MAP_FAILED)
+	if (map == MAP_FAILED) {
+		close(fd);
 		return diag_error(d, DIAG_INPUT, "%s: cannot map (%s)", path, strerror(rc));
+	}
+	z->fd = fd;
 	/* Reading touches a few headers scattered over the file; without this
 	 * the kernel's read-around would fault in megabytes around each. */
 	madvise(map, (size_t)st.st_size, MADV_RANDOM);
@@ -361,7 +365,10 @@ zip_close(Zip *z)
 {
 	if (z->mapped)
 		munmap((void *)z->base, z->len);
+	if (z->mapped && z->fd >= 0)
+		close(z->fd);
 	z->mapped = 0;
+	z->fd = -1;
 	z->base = NULL;
 	z->len = 0;
 	z->n = 0;

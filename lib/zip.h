@@ -30,6 +30,7 @@ typedef struct Zip {
 	const uint8_t *base;  /* the bytes of the archive */
 	size_t len;
 	int mapped;           /* 1 when base is our mmap (zip_close unmaps) */
+	int fd;               /* the file behind the map (kept open for copy_file_range), or -1 */
 	const char *root;     /* common root folder with its '/', or "" (arena) */
 	int n;                /* number of entries */
 	ZipEntry *ent;        /* entries in central-directory order (arena) */

@@ -78,7 +78,7 @@ convert(const char *pt2, const char *yaml, const char *out, Diag *d)
 	if (!rc)
 		rc = pt2_load(&p, pt2, d);
 	if (!rc && !(rc = lower_program(&p, &o, &a, &m, d)))
-		rc = onnx_write(&a, m, out, o.external_data_threshold, d);
+		rc = onnx_write(&a, m, out, o.external_data_threshold, NULL, d);
 	pt2_close(&p);
 	arena_free(&a);
 	return rc;
@@ -500,7 +500,7 @@ START_TEST(test_core_ops_model)
 	ck_assert_int_eq(mp->graph->n_output, 7);
 	mkdir("build/test", 0777);
 	mkdir(OUTDIR, 0777);
-	ck_assert_int_eq(onnx_write(&m.a, mp, OUTDIR "/core_ops.onnx", -1, &d), 0);
+	ck_assert_int_eq(onnx_write(&m.a, mp, OUTDIR "/core_ops.onnx", -1, NULL, &d), 0);
 	arena_free(&m.a);
 }
 END_TEST
@@ -584,7 +584,7 @@ START_TEST(test_write_error)
 	mini_mean_gelu(&m);
 	options_default(&o);
 	ck_assert_int_eq(lower_program(&m.p, &o, &m.a, &mp, &d), 0);
-	ck_assert_int_eq(onnx_write(&m.a, mp, "/nonexistent/dir/model.onnx", -1, &d), DIAG_INPUT);
+	ck_assert_int_eq(onnx_write(&m.a, mp, "/nonexistent/dir/model.onnx", -1, NULL, &d), DIAG_INPUT);
 	ck_assert_msg(strstr(d.text, "/nonexistent/dir/model.onnx: cannot write"), "%s", d.text);
 	diag_free(&d);
 	/* writing onto a directory fails at rename and leaves no temporary */
@@ -592,7 +592,7 @@ START_TEST(test_write_error)
 	mkdir(OUTDIR, 0777);
 	mkdir(OUTDIR "/adir.onnx", 0777);
 	memset(&d, 0, sizeof d);
-	ck_assert_int_eq(onnx_write(&m.a, mp, OUTDIR "/adir.onnx", -1, &d), DIAG_INPUT);
+	ck_assert_int_eq(onnx_write(&m.a, mp, OUTDIR "/adir.onnx", -1, NULL, &d), DIAG_INPUT);
 	diag_free(&d);
 	ck_assert_msg(glob(OUTDIR "/*.tmp.*", 0, NULL, &gl) == GLOB_NOMATCH, "left a temporary file behind");
 	arena_free(&m.a);
