@@ -305,6 +305,11 @@ externalize(Arena *a, Onnx__GraphProto *g, uint64_t min, const char *location,
 		OnnxTensor *t = g->initializer[i];
 		if (!t->has_raw_data || t->raw_data.len < min || t->raw_data.len == 0)
 			continue;
+		/* Shape vectors and axes stay inline: onnxruntime reads them while
+		 * inferring shapes at load time, before external data is there. */
+		if (t->data_type == ONNX__TENSOR_PROTO__DATA_TYPE__INT64 && t->n_dims <= 1 &&
+		    t->raw_data.len < FORCED_MIN)
+			continue;
 		if (nblob == *cap) {
 			Blob *nb = ARENA_ARRAY(a, Blob, *cap ? *cap * 2 : 16);
 			if (nblob)

@@ -44,6 +44,21 @@ for f in test/models/torch-*/*.pt2; do
 	fi
 done
 
+# External data: every initializer in OUT.data, copied from the mapped input
+# file by the kernel; onnxruntime must still match torch.
+ext=$dir/ext
+mkdir -p "$ext"
+printf 'external_data_threshold: 0\n' >"$ext/options.yaml"
+for f in test/models/torch-2.14/cnn.pt2 test/models/torch-2.6/cnn.pt2; do
+	rm -f "$ext/cnn.onnx" "$ext/cnn.onnx.data"
+	if "$bin" "$f" -c "$ext/options.yaml" -o "$ext/cnn.onnx" --quiet >"$ext/log" 2>&1 || "$bin" "$f" -c "$ext/options.yaml" -o "$ext/cnn.onnx" >"$ext/log" 2>&1; then
+		[ -s "$ext/cnn.onnx.data" ] && ok || ko "$f: no external data file"
+		node test/ort/run.mjs "$ext/cnn.onnx" "${f%.pt2}.io" >"$ext/ort.log" 2>&1 && ok || { ko "$f with external data: onnxruntime differs"; cat "$ext/ort.log"; }
+	else
+		ko "$f with external data: $(cat "$ext/log")"
+	fi
+done
+
 # Bad inputs: one clear message naming the file, exit 2, no output file.
 bad=$dir/bad
 if python3 test/bad/make_bad.py "$bad"; then
