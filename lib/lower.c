@@ -2,14 +2,19 @@
  *
  * Requires a loaded Program (pt2_load); builds everything in the Program's
  * arena.  Steps, in order:
- *   1. every node whose target has no row is listed, and the run fails once;
- *   2. graph inputs (user inputs) and initializers (parameters, buffers,
+ *   1. every node whose target has no row is listed (subgraphs included),
+ *      and the run fails once;
+ *   2. size symbols get their dim_param names (dimname.h, options
+ *      dynamic_dimensions);
+ *   3. graph inputs (user inputs) and initializers (parameters, buffers,
  *      constants; raw_data points into the mapped file) are declared, and
  *      the final output names reserved;
- *   3. nodes are lowered in order; in-place and view results are tracked
- *      as aliases (functionalization, see lower.h);
- *   4. user outputs become graph outputs; other outputs (buffer and input
- *      mutations) are dropped, since ONNX has no state. */
+ *   4. nodes are lowered in order; in-place and view results are tracked
+ *      as aliases (functionalization, see lower.h); higher-order ops lower
+ *      their subgraphs through lower_graph() (the second half of this file);
+ *   5. user outputs become graph outputs, gated by the kept assertions
+ *      (keep_assertions); other outputs (buffer and input mutations) are
+ *      dropped, since ONNX has no state. */
 #include "lower.h"
 
 #include <stdint.h>
@@ -108,8 +113,13 @@ alias_write(LowerCtx *c, Alias *al, const char *name)
 const char *
 lower_value(LowerCtx *c, const Value *v)
 {
-	Alias *al = v->graph == c->prog->graph ? c->alias[v->id] : NULL;
+	Alias *al = NULL;
 	const char *name;
+
+	/* v belongs to the graph being lowered or to one around it */
+	for (const LowerCtx *k = c; k && !al; k = k->outer)
+		if (k->ir == v->graph)
+			al = k->alias[v->id];
 
 	if (!al)
 		die("value '%s' is read before it is defined", v->name);
@@ -136,6 +146,21 @@ count_uses(int *uses, const Graph *g, const Arg *a)
 	default:
 		break;
 	}
+}
+
+/* Points c at IR graph g: fresh aliases, and how often g's values are
+ * read by its nodes (and by its outputs when outputs is set). */
+static void
+enter_graph(LowerCtx *c, const Graph *g, int outputs)
+{
+	c->ir = g;
+	c->alias = ARENA_ARRAY(c->a, Alias *, g->nvalue + 1);
+	c->uses = ARENA_ARRAY(c->a, int, g->nvalue + 1);
+	for (int i = 0; i < g->nnode; i++)
+		for (int k = 0; k < g->nodes[i]->nin; k++)
+			count_uses(c->uses, g, &g->nodes[i]->in[k].arg);
+	for (int i = 0; outputs && i < g->noutput; i++)
+		count_uses(c->uses, g, &g->outputs[i]);
 }
 
 /* ---- inputs ---- */
@@ -175,9 +200,15 @@ value_info_of(LowerCtx *c, const char *name, const Value *v)
 		                                   : ONNX__TENSOR_PROTO__DATA_TYPE__DOUBLE, 0, NULL, NULL);
 	for (int i = 0; i < v->rank; i++) {
 		dims[i] = v->dims[i].e ? -1 : v->dims[i].v;
-		params[i] = v->dims[i].e ? sym_print(c->a, v->dims[i].e) : NULL;
+		params[i] = v->dims[i].e ? lower_dim_param(c, v->dims[i].e) : NULL;
 	}
 	return onnx_value_info(c->a, name, dtype_onnx(v->dtype), v->rank, dims, params);
+}
+
+const char *
+lower_dim_param(LowerCtx *c, const SymExpr *e)
+{
+	return c->dn ? dimnames_expr(c->dn, e) : sym_print(c->a, e);
 }
 
 static int
@@ -224,6 +255,14 @@ typedef struct OutSlot {
 	const char *cur;        /* the ONNX name holding it after lowering */
 } OutSlot;
 
+/* 1 for an output that is a graph value (tensor or SymInt/SymBool/SymFloat). */
+static int
+is_value_arg(const Arg *g)
+{
+	return g->kind == ARG_TENSOR || g->kind == ARG_SYM_INT || g->kind == ARG_SYM_BOOL ||
+	       g->kind == ARG_SYM_FLOAT;
+}
+
 /* Collects the user outputs and reserves their final names. */
 static int
 plan_outputs(LowerCtx *c, OutSlot **slots, int *nslot)
@@ -248,7 +287,7 @@ plan_outputs(LowerCtx *c, OutSlot **slots, int *nslot)
 				return diag_error(c->d, DIAG_INPUT, "options: output name '%s' is already the name of an input",
 				                  sl->final);
 			strmap_put(c->names, sl->final, (void *)renamed);
-		} else if (s->arg->kind == ARG_TENSOR || s->arg->kind == ARG_SYM_INT) {
+		} else if (is_value_arg(s->arg)) {
 			const Value *v = s->arg->u.v;
 			void *cur = strmap_get(c->names, v->name);
 			for (int j = 0; j < n; j++)    /* an earlier output of the same value */
@@ -305,13 +344,49 @@ drop_value_info(LowerCtx *c, const char *name)
 	strmap_put(c->vinfo, name, NULL);
 }
 
+/* ONNX has no assertion operator: the check is a Reshape of the 1-element
+ * cond to the shape [2 - cond], which the runtime rejects when cond is
+ * false ("cannot reshape"); its result, cond again, gates the outputs. */
+void
+lower_assert(LowerCtx *c, const char *cond, const char *msg)
+{
+	static const int64_t zero = 0, two = 2;
+	const char *one = lower_unsqueeze(c, cond, 1, &zero, NULL), *shape;
+	OnnxNode *check;
+
+	shape = lower_op(c, "Sub", NULL, 2, lower_i64s(c, 1, &two), lower_cast(c, one, DT_BOOL, DT_INT64));
+	lower_op(c, "Reshape", NULL, 2, one, shape);
+	check = c->last;
+	if (msg)
+		check->doc_string = (char *)msg;
+	onnx_vec_push(c->a, &c->asserts, (void *)lower_squeeze(c, check->output[0], 1, &zero, NULL));
+}
+
+/* keep_assertions: a bool 0-d that is true once every kept assertion of
+ * c's graph passed its check, or NULL when there is none. */
+static const char *
+assert_gate(LowerCtx *c)
+{
+	const char *ok;
+
+	if (!c->asserts.n)
+		return NULL;
+	ok = c->asserts.v[0];
+	for (size_t i = 1; i < c->asserts.n; i++)
+		ok = lower_op(c, "And", NULL, 2, ok, (const char *)c->asserts.v[i]);
+	c->asserts.n = 0;
+	return ok;
+}
+
 static int
 emit_outputs(LowerCtx *c, OutSlot *s, int n)
 {
+	const char *ok;
+
 	c->node = NULL;
 	for (int i = 0; i < n; i++) {
 		const Arg *g = s[i].arg;
-		if (g->kind == ARG_TENSOR || g->kind == ARG_SYM_INT)
+		if (is_value_arg(g))
 			s[i].cur = lower_value(c, g->u.v);
 		else if (g->kind == ARG_INT || g->kind == ARG_BOOL)
 			s[i].cur = lower_scalar(c, g->kind == ARG_BOOL ? DT_BOOL : DT_INT64, (double)g->u.i);
@@ -321,6 +396,9 @@ emit_outputs(LowerCtx *c, OutSlot *s, int n)
 			return diag_error(c->d, DIAG_CONVERT, "%s: output %d is a %s, which is not supported yet",
 			                  c->prog->path, i, arg_kind_key[g->kind]);
 	}
+	if ((ok = assert_gate(c)))
+		for (int i = 0; i < n; i++)      /* outputs depend on the check, values unchanged */
+			s[i].cur = lower_op(c, "Where", NULL, 3, ok, s[i].cur, s[i].cur);
 	for (int i = 0; i < n; i++) {
 		const char *cur = s[i].cur, *fin = s[i].final;
 		int shared = 0;
@@ -345,7 +423,7 @@ emit_outputs(LowerCtx *c, OutSlot *s, int n)
 			}
 		}
 		drop_value_info(c, fin);
-		if (s[i].arg->kind == ARG_TENSOR || s[i].arg->kind == ARG_SYM_INT)
+		if (is_value_arg(s[i].arg))
 			onnx_vec_push(c->a, &c->g.outputs, value_info_of(c, fin, s[i].arg->u.v));
 		else
 			onnx_vec_push(c->a, &c->g.outputs, onnx_value_info(c->a, fin,
@@ -354,6 +432,21 @@ emit_outputs(LowerCtx *c, OutSlot *s, int n)
 			              : ONNX__TENSOR_PROTO__DATA_TYPE__INT64, 0, NULL, NULL));
 	}
 	return 0;
+}
+
+/* Marks every name the nodes of g and of its subgraphs read: an If branch
+ * or a Loop body reads outer values without listing them as inputs. */
+static void
+mark_graph_reads(StrMap *live, const Onnx__GraphProto *g)
+{
+	for (size_t i = 0; i < g->n_node; i++) {
+		const OnnxNode *nd = g->node[i];
+		for (size_t j = 0; j < nd->n_input; j++)
+			strmap_put(live, nd->input[j], live);
+		for (size_t j = 0; j < nd->n_attribute; j++)
+			if (nd->attribute[j]->g)
+				mark_graph_reads(live, nd->attribute[j]->g);
+	}
 }
 
 /* Drops nodes whose outputs nothing reads (a view lowered only to locate
@@ -380,6 +473,9 @@ prune(LowerCtx *c)
 		}
 		for (size_t j = 0; j < nd->n_input; j++)
 			strmap_put(live, nd->input[j], live);
+		for (size_t j = 0; j < nd->n_attribute; j++)
+			if (nd->attribute[j]->g)
+				mark_graph_reads(live, nd->attribute[j]->g);
 	}
 	for (size_t i = 0; i < c->g.inits.n; i++) {
 		OnnxTensor *t = c->g.inits.v[i];
@@ -391,16 +487,18 @@ prune(LowerCtx *c)
 
 /* ---- nodes ---- */
 
-/* Lists every node without a usable row; returns DIAG_CONVERT if any. */
+/* Reports every node of g and its subgraphs without a usable row; returns their number. */
 static int
-check_supported(LowerCtx *c)
+count_unsupported(LowerCtx *c, const Graph *g)
 {
-	const Graph *g = c->prog->graph;
 	int bad = 0;
 
 	for (int i = 0; i < g->nnode; i++) {
 		const Node *n = g->nodes[i];
 		const OpRow *row = ops_find(n->op);
+		for (int k = 0; k < n->nin; k++)
+			if (n->in[k].arg.kind == ARG_GRAPH)
+				bad += count_unsupported(c, n->in[k].arg.u.g);
 		if (row && row->opset <= c->opset)
 			continue;
 		bad++;
@@ -409,6 +507,15 @@ check_supported(LowerCtx *c)
 		else
 			lower_fail(c, n, "no ONNX lowering");
 	}
+	return bad;
+}
+
+/* Lists every node without a usable row; returns DIAG_CONVERT if any. */
+static int
+check_supported(LowerCtx *c)
+{
+	int bad = count_unsupported(c, c->prog->graph);
+
 	if (bad)
 		return diag_error(c->d, DIAG_CONVERT, "%s: %d node%s cannot be converted (see docs/ops.md for the supported ops)",
 		                  c->prog->path, bad, bad == 1 ? "" : "s");
@@ -428,7 +535,7 @@ lower_node(LowerCtx *c, const Node *n)
 	c->update = NULL;
 	c->bad_arg = NULL;
 	if ((row->flags & (OPF_VIEW | OPF_INPLACE)) &&
-	    (!self || self->graph != c->prog->graph || !c->alias[self->id]))
+	    (!self || self->graph != c->ir || !c->alias[self->id]))
 		return lower_fail(c, n, "a view or in-place op needs a tensor 'self' of this graph");
 	if ((rc = row->fn(c, n, row)))
 		return rc;
@@ -486,16 +593,16 @@ lower_program(const Program *p, const Options *o, Arena *a, Onnx__ModelProto **o
 	c->consts = strmap_new(a, 64);
 	c->vinfo = strmap_new(a, (size_t)g->nvalue + 64);
 	c->producer = strmap_new(a, (size_t)g->nvalue * 2 + 64);
-	c->alias = ARENA_ARRAY(a, Alias *, g->nvalue + 1);
-	c->uses = ARENA_ARRAY(a, int, g->nvalue + 1);
-	for (int i = 0; i < g->nnode; i++)
-		for (int k = 0; k < g->nodes[i]->nin; k++)
-			count_uses(c->uses, g, &g->nodes[i]->in[k].arg);
+	enter_graph(c, g, 0);
 	for (int i = 0; i < p->noutput_spec; i++)
 		if (p->output_specs[i].kind == OUT_USER_OUTPUT || p->output_specs[i].kind == OUT_LOSS_OUTPUT)
 			count_uses(c->uses, g, p->output_specs[i].arg);
 
-	if ((rc = check_supported(c)) || (rc = declare_inputs(c)) || (rc = plan_outputs(c, &slots, &nslot)))
+	if ((rc = check_supported(c)))
+		return rc;
+	if (!(c->dn = dimnames_build(p, o->dim_requests, o->ndim_request, o->label, a, d)))
+		return DIAG_INPUT;
+	if ((rc = declare_inputs(c)) || (rc = plan_outputs(c, &slots, &nslot)))
 		return rc;
 	for (int i = 0; i < g->nnode; i++)
 		if ((rc = lower_node(c, g->nodes[i])))
@@ -507,4 +614,152 @@ lower_program(const Program *p, const Options *o, Arena *a, Onnx__ModelProto **o
 	prune(c);
 	*out = onnx_model(a, onnx_graph_finish(&c->g), c->opset, VERSION);
 	return 0;
+}
+
+/* ---- subgraphs ---- */
+
+int
+lower_graph(LowerCtx *c, const Graph *g, const char *const *in, const char **out)
+{
+	LowerCtx *up = arena_dup(c->a, c, sizeof *c);   /* the enclosing scope, as it is */
+	const Node *hop = c->node;
+	int rc = 0;
+
+	c->outer = up;
+	enter_graph(c, g, 1);
+	for (int i = 0; i < g->ninput && !rc; i++) {
+		const Arg *a = &g->inputs[i];
+		if (!is_value_arg(a))
+			continue;
+		if (in[i] && in[i][0])
+			c->alias[a->u.v->id] = alias_new(c, NULL, NULL, NULL, in[i]);
+		else if (c->uses[a->u.v->id])
+			rc = lower_fail(c, hop, "subgraph '%s': input '%s' has no value", g->name, a->u.v->name);
+	}
+	for (int i = 0; i < g->nnode && !rc; i++)
+		rc = lower_node(c, g->nodes[i]);
+	for (int i = 0; i < g->noutput && !rc; i++) {
+		const Arg *a = &g->outputs[i];
+		if (is_value_arg(a))
+			out[i] = lower_value(c, a->u.v);
+		else if (a->kind == ARG_INT || a->kind == ARG_BOOL)
+			out[i] = lower_scalar(c, a->kind == ARG_BOOL ? DT_BOOL : DT_INT64, (double)a->u.i);
+		else if (a->kind == ARG_FLOAT)
+			out[i] = lower_scalar(c, DT_FLOAT64, a->u.f);
+		else
+			out[i] = "";
+	}
+	/* back to the enclosing scope, keeping what was emitted */
+	up->g = c->g;
+	up->nconst = c->nconst;
+	up->asserts = c->asserts;
+	up->last = c->last;
+	*c = *up;
+	return rc;
+}
+
+LowerCtx *
+lower_nested(LowerCtx *c, const char *name)
+{
+	LowerCtx *s = arena_dup(c->a, c, sizeof *c);
+
+	memset(&s->g, 0, sizeof s->g);
+	s->g.a = c->a;
+	s->g.name = name;
+	s->consts = strmap_new(c->a, 64);
+	s->vinfo = strmap_new(c->a, 64);
+	s->producer = strmap_new(c->a, 256);
+	memset(&s->asserts, 0, sizeof s->asserts);
+	s->outer = c;
+	return s;
+}
+
+const char *
+lower_graph_input(LowerCtx *s, const char *base, const Value *v)
+{
+	const char *name = lower_name(s, base);
+
+	onnx_vec_push(s->a, &s->g.inputs, value_info_of(s, name, v));
+	return name;
+}
+
+void
+lower_graph_outputs(LowerCtx *s, int n, const char *const *names, const Value *const *types)
+{
+	const char **fin = ARENA_ARRAY(s->a, const char *, n + 1);
+	const char *ok = assert_gate(s);
+
+	for (int i = 0; i < n; i++) {
+		const char *x = ok ? lower_op(s, "Where", NULL, 3, ok, names[i], names[i]) : names[i];
+		int again = 0;
+		for (int j = 0; j < i; j++)
+			again |= strcmp(fin[j], x) == 0;
+		if (again || !strmap_get(s->producer, x))
+			x = lower_op(s, "Identity", NULL, 1, x);
+		fin[i] = x;
+		drop_value_info(s, x);
+		onnx_vec_push(s->a, &s->g.outputs, value_info_of(s, x, types[i]));
+	}
+}
+
+Onnx__GraphProto *
+lower_nested_end(LowerCtx *s)
+{
+	prune(s);
+	s->outer->nconst = s->nconst;
+	return onnx_graph_finish(&s->g);
+}
+
+/* ---- failures as data ---- */
+
+/* Every node of g and of the graphs its nodes hold, in order. */
+static void
+collect_nodes(const Graph *g, const Node ***v, int *n, int *cap, Arena *a)
+{
+	for (int i = 0; i < g->nnode; i++) {
+		const Node *nd = g->nodes[i];
+		if (*n == *cap) {
+			const Node **nv = ARENA_ARRAY(a, const Node *, *cap = *cap ? *cap * 2 : 64);
+			if (*n)
+				memcpy(nv, *v, sizeof *nv * (size_t)*n);
+			*v = nv;
+		}
+		(*v)[(*n)++] = nd;
+		for (int k = 0; k < nd->nin; k++)
+			if (nd->in[k].arg.kind == ARG_GRAPH && nd->in[k].arg.u.g)
+				collect_nodes(nd->in[k].arg.u.g, v, n, cap, a);
+	}
+}
+
+int
+lower_failures(const Program *p, Arena *a, const char *text, LowerFailFn fn, void *ctx)
+{
+	const Node **nodes = NULL;
+	int n = 0, cap = 0, calls = 0;
+
+	if (!text || !p->graph)
+		return 0;
+	collect_nodes(p->graph, &nodes, &n, &cap, a);
+	for (const char *line = text; *line;) {
+		const char *end = strchr(line, '\n');
+		size_t len = end ? (size_t)(end - line) : strlen(line);
+		for (int i = 0; i < n && strncmp(line, "node '", 6) == 0; i++) {
+			/* the prefix lower_fail() writes: ir_where() up to its first newline */
+			size_t k = strlen(nodes[i]->name), w;
+			char *where, *nl;
+			if (len < k + 9 || strncmp(line + 6, nodes[i]->name, k) != 0 || strncmp(line + 6 + k, "' (", 3) != 0)
+				continue;
+			where = ir_where(a, nodes[i]);
+			if ((nl = strchr(where, '\n')))
+				*nl = 0;
+			w = strlen(where);
+			if (w + 2 <= len && strncmp(line, where, w) == 0 && strncmp(line + w, ": ", 2) == 0) {
+				fn(ctx, nodes[i], arena_strndup(a, line + w + 2, len - w - 2));
+				calls++;
+				break;
+			}
+		}
+		line += len + (end != NULL);
+	}
+	return calls;
 }

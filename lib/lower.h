@@ -14,13 +14,23 @@
  * Alias: a base owns its storage; a view remembers its parent and the view
  * node.  Writing into an alias re-lowers the view chain backwards
  * (LowerCtx.update) to rebuild the base; reading a view whose base changed
- * since re-lowers the view forwards. */
+ * since re-lowers the view forwards.
+ *
+ * Subgraphs (cond, while_loop, scan and the wrappers) go through the same
+ * op table and the same LowerCtx: lower_graph() lowers an IR graph's nodes
+ * with its placeholders bound to ONNX names, either into the current ONNX
+ * graph (inlining) or into a nested one made by lower_nested() (an If
+ * branch, a Loop or Scan body).  A nested context is a copy of its parent
+ * sharing the name spaces (so every name is unique in the whole model) with
+ * its own graph, constants, value_info and producers; outer values are read
+ * by name (ONNX outer scope). */
 #ifndef LOWER_H
 #define LOWER_H
 
 #include <stdint.h>
 
 #include "diag.h"
+#include "dimname.h"
 #include "ir.h"
 #include "onnx.h"
 #include "ops.h"
@@ -56,6 +66,10 @@ struct LowerCtx {
 	const char *update;     /* OPF_VIEW lowering run backwards: new contents of the view */
 	const char *bad_arg;    /* set by lower_int & co when an argument is not a constant */
 	OnnxNode *last;         /* the node lower_op() emitted last */
+	const Graph *ir;        /* the IR graph being lowered (alias and uses index its values) */
+	LowerCtx *outer;        /* the scope around ir (enclosing graph), or NULL for the main graph */
+	const DimNames *dn;     /* dim_param names of torch's size symbols */
+	OnnxVec asserts;        /* keep_assertions: bool conditions (names) gating this graph's outputs */
 };
 
 /* Converts p's main graph.  Returns 0 and sets *out, or DIAG_CONVERT /
@@ -151,6 +165,33 @@ int lower_static(const Value *v);
 /* Normalizes a possibly negative axis for rank r. */
 int64_t lower_axis(int64_t axis, int rank);
 
+/* The dim_param for a symbolic dim: its expression in readable names ("2*seq"). */
+const char *lower_dim_param(LowerCtx *c, const SymExpr *e);
+
+/* ---- subgraphs (for higher-order ops) ---- */
+
+/* Lowers IR graph g's nodes into c's current ONNX graph, placeholder i
+ * reading the ONNX name in[i] (a placeholder that is a constant ignores
+ * it); out[i] is set to the ONNX name holding g's output i ("" for None).
+ * With c the HOP's own context this inlines g; with a context from
+ * lower_nested() it fills a subgraph.  Returns 0 or DIAG_CONVERT. */
+int lower_graph(LowerCtx *c, const Graph *g, const char *const *in, const char **out);
+/* A context for a nested ONNX graph named name, inside c (see above). */
+LowerCtx *lower_nested(LowerCtx *c, const char *name);
+/* Declares a formal input of s's graph typed like v; returns its fresh name. */
+const char *lower_graph_input(LowerCtx *s, const char *base, const Value *v);
+/* Declares s's outputs: names[i] typed like types[i].  A name not computed
+ * by a node of s (an input, an outer value, a constant) or given twice is
+ * copied by an Identity first, so every output is s's own. */
+void lower_graph_outputs(LowerCtx *s, int n, const char *const *names, const Value *const *types);
+/* Finishes s: gates its outputs on its kept assertions, drops dead nodes,
+ * returns the GraphProto for an If/Loop/Scan attribute. */
+Onnx__GraphProto *lower_nested_end(LowerCtx *s);
+/* keep_assertions: emits a run-time check that the bool 0-d cond is true
+ * (msg becomes its doc_string); the outputs of c's graph then depend on
+ * it (see keep_assertions in docs/options.md). */
+void lower_assert(LowerCtx *c, const char *cond, const char *msg);
+
 /* Opset-aware helpers. */
 const char *lower_unsqueeze(LowerCtx *c, const char *x, int k, const int64_t *axes, const char *out);
 const char *lower_squeeze(LowerCtx *c, const char *x, int k, const int64_t *axes, const char *out);
@@ -158,5 +199,15 @@ const char *lower_squeeze(LowerCtx *c, const char *x, int k, const int64_t *axes
  * where the opset wants it. */
 const char *lower_reduce(LowerCtx *c, const char *op, const char *x, int k, const int64_t *axes,
                          int keepdims, const char *out);
+
+/* ---- failures as data (the report's `unsupported` sheet) ---- */
+
+/* Reads back what lower_fail() wrote: for each line of text (a Diag's text
+ * after lower_program() failed) reading "node 'x' (aten.y)[ at FRAME]: why",
+ * calls fn with the node it names, looked up in p's graphs (nested ones
+ * included), and "why".  Other lines are skipped.  Returns the number of
+ * calls. */
+typedef void (*LowerFailFn)(void *ctx, const Node *n, const char *reason);
+int lower_failures(const Program *p, Arena *a, const char *text, LowerFailFn fn, void *ctx);
 
 #endif

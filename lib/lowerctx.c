@@ -121,7 +121,7 @@ record_type(LowerCtx *c, const char *name, const Value *v)
 		params = ARENA_ARRAY(c->a, const char *, rank + 1);
 		for (int i = 0; i < rank; i++) {
 			dims[i] = v->dims[i].e ? -1 : v->dims[i].v;
-			params[i] = v->dims[i].e ? sym_print(c->a, v->dims[i].e) : NULL;
+			params[i] = v->dims[i].e ? lower_dim_param(c, v->dims[i].e) : NULL;
 		}
 		break;
 	case VAL_SYM_INT: elem = ONNX__TENSOR_PROTO__DATA_TYPE__INT64; break;

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <yaml.h>
 
 typedef struct OptCtx {
@@ -101,6 +102,85 @@ opt_output_names(OptCtx *c, yaml_node_t *v)
 	return 0;
 }
 
+/* dynamic_dimensions: {input: {axis: name}}.  Only the form is checked
+ * here; whether the input and axis exist is for dimnames_build(), which
+ * reports at the line:col kept in each DimRequest. */
+static int
+opt_dynamic_dimensions(OptCtx *c, yaml_node_t *v)
+{
+	int n = 0;
+
+	if (v->type != YAML_MAPPING_NODE)
+		return opt_err(c, v, "'dynamic_dimensions' needs a mapping of input names to {axis: name}");
+	for (yaml_node_pair_t *p = v->data.mapping.pairs.start; p < v->data.mapping.pairs.top; p++) {
+		yaml_node_t *axes = yaml_document_get_node(c->doc, p->value);
+		if (axes && axes->type == YAML_MAPPING_NODE)
+			n += (int)(axes->data.mapping.pairs.top - axes->data.mapping.pairs.start);
+	}
+	c->o->dim_requests = ARENA_ARRAY(c->a, DimRequest, n + 1);
+	c->o->ndim_request = 0;
+	for (yaml_node_pair_t *p = v->data.mapping.pairs.start; p < v->data.mapping.pairs.top; p++) {
+		yaml_node_t *in = yaml_document_get_node(c->doc, p->key);
+		yaml_node_t *axes = yaml_document_get_node(c->doc, p->value);
+		const char *input = in ? scalar(in) : NULL;
+		if (!input || !*input)
+			return opt_err(c, in ? in : v, "'dynamic_dimensions' keys must be input names");
+		if (!axes || axes->type != YAML_MAPPING_NODE)
+			return opt_err(c, axes ? axes : in, arena_printf(c->a,
+			               "'dynamic_dimensions': input '%s' needs a mapping of axes to names, like {0: batch}", input));
+		for (yaml_node_pair_t *q = axes->data.mapping.pairs.start; q < axes->data.mapping.pairs.top; q++) {
+			yaml_node_t *ax = yaml_document_get_node(c->doc, q->key);
+			yaml_node_t *nm = yaml_document_get_node(c->doc, q->value);
+			const char *name = nm ? scalar(nm) : NULL;
+			DimRequest *r = &c->o->dim_requests[c->o->ndim_request];
+			const char *as = scalar(ax);
+			char *end = NULL;
+			long long axis = as && *as && *as != ' ' ? strtoll(as, &end, 10) : -1;
+			if (!end || *end || axis < 0 || axis > 1 << 20)
+				return opt_err(c, ax, arena_printf(c->a,
+				               "'dynamic_dimensions': the axes of '%s' must be integers >= 0, got '%s'",
+				               input, as ? as : "a collection"));
+			if (!name || !*name)
+				return opt_err(c, nm ? nm : ax, arena_printf(c->a,
+				               "'dynamic_dimensions': axis %lld of '%s' needs a non-empty name", axis, input));
+			for (int j = 0; j < c->o->ndim_request; j++)
+				if (strcmp(c->o->dim_requests[j].input, input) == 0 && c->o->dim_requests[j].axis == axis)
+					return opt_err(c, ax, arena_printf(c->a,
+					               "'dynamic_dimensions': axis %lld of '%s' is named twice", axis, input));
+			r->input = arena_strdup(c->a, input);
+			r->axis = (int)axis;
+			r->name = arena_strdup(c->a, name);
+			r->line = (uint32_t)ax->start_mark.line + 1;
+			r->col = (uint32_t)ax->start_mark.column + 1;
+			c->o->ndim_request++;
+		}
+	}
+	return 0;
+}
+
+/* A YAML boolean: true/false in any case, or yes/no, on/off. */
+static int
+opt_bool(OptCtx *c, yaml_node_t *v, const char *key, int *out)
+{
+	static const char *const yes[] = {"true", "yes", "on"}, *const no[] = {"false", "no", "off"};
+	const char *s = scalar(v);
+
+	for (int i = 0; s && i < 3; i++) {
+		if (strcasecmp(s, yes[i]) == 0)
+			return *out = 1, 0;
+		if (strcasecmp(s, no[i]) == 0)
+			return *out = 0, 0;
+	}
+	return opt_err(c, v, arena_printf(c->a, "'%s' needs true or false%s%s%s", key,
+	                                  s ? ", got '" : "", s ? s : "", s ? "'" : ""));
+}
+
+static int
+opt_keep_assertions(OptCtx *c, yaml_node_t *v)
+{
+	return opt_bool(c, v, "keep_assertions", &c->o->keep_assertions);
+}
+
 static const struct OptKey {
 	const char *key;
 	OptFn fn;
@@ -117,6 +197,7 @@ options_default(Options *o)
 	memset(o, 0, sizeof *o);
 	o->opset = 18;
 	o->external_data_threshold = 1 << 20;
+	o->label = "options";
 }
 
 int
@@ -127,6 +208,8 @@ options_parse(Options *o, Arena *a, const char *label, const char *text, size_t 
 	yaml_node_t *root;
 	OptCtx c = {o, a, &doc, label, d};
 	int rc = 0;
+
+	o->label = arena_strdup(a, label);
 
 	yaml_parser_initialize(&p);
 	yaml_parser_set_input_string(&p, (const unsigned char *)text, len);

@@ -11,6 +11,7 @@
 
 #include "arena.h"
 #include "diag.h"
+#include "dimname.h"
 
 #define OPTIONS_OPSET_MIN 17
 #define OPTIONS_OPSET_MAX 23
@@ -20,9 +21,14 @@ typedef struct Options {
 	int noutput_name;
 	const char **output_names;      /* renames of the user outputs, in order (arena) */
 	int64_t external_data_threshold;/* bytes; initializers this large go to OUT.data */
+	int ndim_request;
+	DimRequest *dim_requests;       /* dynamic_dimensions, in file order (arena) */
+	int keep_assertions;            /* 1: _assert_scalar becomes a run-time check */
+	const char *label;              /* the options file, for messages ("options" when none) */
 } Options;
 
-/* The defaults: opset 18, no renames, 1 MiB threshold. */
+/* The defaults: opset 18, no renames, 1 MiB threshold, no dim names,
+ * assertions dropped. */
 void options_default(Options *o);
 /* Reads the YAML file at path over the defaults already in o.  Returns 0,
  * or DIAG_INPUT with "path:line:col: what" lines. */

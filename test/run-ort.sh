@@ -18,9 +18,11 @@ EXPECTED="
 torch-2.14/mlp torch-2.14/mlp_decomp torch-2.14/cnn torch-2.14/cnn_decomp
 torch-2.14/attention torch-2.14/attention_decomp torch-2.14/inplace torch-2.14/dtypes
 torch-2.14/mlp_dyn torch-2.14/attention_dyn torch-2.14/derived_dyn torch-2.14/tiny_bert
+torch-2.14/cond torch-2.14/while_loop torch-2.14/scan torch-2.14/tiny_llama
 torch-2.6/mlp torch-2.6/mlp_decomp torch-2.6/cnn torch-2.6/cnn_decomp
 torch-2.6/attention torch-2.6/attention_decomp torch-2.6/inplace torch-2.6/dtypes
 torch-2.6/mlp_dyn torch-2.6/attention_dyn torch-2.6/derived_dyn
+torch-2.6/cond torch-2.6/while_loop torch-2.6/scan
 torch-2.8/mlp torch-2.8/cnn torch-2.8/attention torch-2.8/inplace
 "
 
