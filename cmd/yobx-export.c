@@ -1,5 +1,6 @@
 /* yobx-export: the command line.  Parses arguments, runs the pipeline
- * through lib/, prints diagnostics and chooses the exit status:
+ * through lib/ (lib/pipeline.c: read, lower, optimize, write, report),
+ * prints diagnostics and the summary, and chooses the exit status:
  * 0 ok, 1 conversion failed, 2 usage or input error. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,25 +9,23 @@
 #include "arena.h"
 #include "diag.h"
 #include "irprint.h"
-#include "lower.h"
-#include "onnx.h"
-#include "options.h"
-#include "pt2.h"
-#include "zip.h"
+#include "pipeline.h"
 
 #ifndef VERSION
 #define VERSION "0.1.0"
 #endif
 
 static const char usage[] =
-	"usage: yobx-export DUMP [-c OPTIONS.yaml] [-o OUT.onnx] [--print]\n"
+	"usage: yobx-export DUMP [-c OPTIONS.yaml] [-o OUT.onnx] [--quiet] [--print]\n"
 	"       yobx-export --help | --version\n"
 	"\n"
 	"Converts DUMP, a file written by torch.export.save (torch 2.6 to 2.14),\n"
-	"to ONNX.\n"
+	"to ONNX, and writes the conversion report OUT.xlsx beside OUT.onnx\n"
+	"(docs/report.md; the option `report: false` skips it).\n"
 	"\n"
 	"  -c FILE     conversion options (YAML; see docs/options.md)\n"
 	"  -o FILE     the ONNX file to write (default: model.onnx)\n"
+	"  --quiet     no summary on stderr (errors are still printed)\n"
 	"  --print     print the graph as read from DUMP and stop\n"
 	"  --help      show this help\n"
 	"  --version   show the version\n"
@@ -35,7 +34,7 @@ static const char usage[] =
 
 typedef struct Cli {
 	const char *dump, *options, *out;
-	int print;
+	int print, quiet;
 } Cli;
 
 static int
@@ -51,6 +50,8 @@ parse_cli(int argc, char **argv, Cli *cli)
 			exit(0);
 		} else if (strcmp(a, "--print") == 0) {
 			cli->print = 1;
+		} else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {
+			cli->quiet = 1;
 		} else if (strcmp(a, "-c") == 0 || strcmp(a, "-o") == 0) {
 			if (i + 1 >= argc) {
 				fprintf(stderr, "yobx-export: %s needs a file name\n", a);
@@ -76,34 +77,95 @@ parse_cli(int argc, char **argv, Cli *cli)
 	return 0;
 }
 
+/* 1234567 -> "1,234,567" (into buf). */
+static const char *
+grouped(char *buf, size_t size, double v)
+{
+	char digits[32];
+	int n = snprintf(digits, sizeof digits, "%.0f", v), k = 0, neg = digits[0] == '-';
+
+	for (int i = 0; i < n && (size_t)k + 2 < size; i++) {
+		if (i > neg && (n - i) % 3 == 0)
+			buf[k++] = ',';
+		buf[k++] = digits[i];
+	}
+	buf[k] = 0;
+	return buf;
+}
+
+/* The one-screen summary: phases and times, counts, FLOPs, top patterns. */
+static void
+print_summary(FILE *f, const Pipeline *pl, int failed)
+{
+	char b1[32], b2[32];
+	double total = 0;
+	ReportStat top[3];
+	int ntop = pipeline_top_patterns(pl, top, 3);
+
+	if (failed)
+		fprintf(f, "yobx-export: %s: not converted (%lld node%s could not be)\n", pl->input,
+		        (long long)pl->unsupported, pl->unsupported == 1 ? "" : "s");
+	else
+		fprintf(f, "yobx-export: %s -> %s\n", pl->input, pl->out);
+	for (int i = 0; i < PHASE_COUNT; i++) {
+		if (!pl->ran[i])
+			continue;
+		fprintf(f, "  %-9s %10.6f s\n", phase_name[i], pl->seconds[i]);
+		total += pl->seconds[i];
+	}
+	fprintf(f, "  %-9s %10.6f s\n", "total", total);
+	if (failed) {
+		fprintf(f, "  nodes     %lld ATen\n", (long long)pl->aten_nodes);
+	} else {
+		fprintf(f, "  nodes     %lld ATen -> %lld ONNX (opset %d)\n", (long long)pl->aten_nodes,
+		        (long long)pl->onnx_nodes, pl->opt.opset);
+		fprintf(f, "  weights   %lld initializers, %s bytes\n", (long long)pl->initializers,
+		        grouped(b1, sizeof b1, (double)pl->initializer_bytes));
+		if (pl->flops >= 0)
+			fprintf(f, "  flops     %s at the sample input sizes\n", grouped(b1, sizeof b1, pl->flops));
+		else if (pl->opt.report)
+			fprintf(f, "  flops     unknown for %lld node%s (see the report)\n",
+			        (long long)pl->flops_unknown, pl->flops_unknown == 1 ? "" : "s");
+	}
+	if (ntop)
+		fprintf(f, "  top patterns (nodes removed/added):\n");
+	for (int i = 0; i < ntop; i++)
+		fprintf(f, "    %-36s -%s +%s\n", top[i].pattern, grouped(b1, sizeof b1, (double)top[i].removed),
+		        grouped(b2, sizeof b2, (double)top[i].added));
+	if (pl->report_path)
+		fprintf(f, "  report    %s%s\n", pl->report_path, failed ? " (sheet 'unsupported')" : "");
+}
+
 int
 main(int argc, char **argv)
 {
 	Cli cli = {0};
 	Arena arena;
-	Program prog = {0};
+	Pipeline pl = {0};
 	Diag d = {0};
-	Options opt;
-	Onnx__ModelProto *model = NULL;
 	int rc;
 
 	if ((rc = parse_cli(argc, argv, &cli)))
 		return rc;
 	arena_init(&arena);
-	prog.arena = &arena;
-	options_default(&opt);
-	rc = cli.options ? options_load(&opt, &arena, cli.options, &d) : 0;
-	if (!rc)
-		rc = pt2_load(&prog, cli.dump, &d);
-	if (!rc && cli.print)
-		ir_print(stdout, &prog);
-	else if (!rc && !(rc = lower_program(&prog, &opt, &arena, &model, &d)))
-		rc = onnx_write(&arena, model, cli.out, opt.external_data_threshold,
-		                &(OnnxSource){prog.zip->fd, prog.zip->base, prog.zip->len}, &d);
+	pl.input = cli.dump;
+	pl.options = cli.options;
+	pl.out = cli.out;
+	pipeline_init(&pl, &arena);
+	if (cli.print) {
+		if (!(rc = pipeline_read(&pl, &d)))
+			ir_print(stdout, &pl.prog);
+	} else {
+		/* read, lower, optimize, write, report: the optimizer's call goes in
+		 * phase_optimize() in lib/pipeline.c (marked OPTIMIZER). */
+		rc = pipeline_run(&pl, &d);
+	}
 	if (d.text)
 		fprintf(stderr, "yobx-export: %s", d.text);
 	rc = rc ? (d.code ? d.code : rc) : 0;
-	pt2_close(&prog);
+	if (!cli.print && !cli.quiet && rc != DIAG_INPUT)
+		print_summary(stderr, &pl, rc == DIAG_CONVERT);
+	pipeline_close(&pl);
 	arena_free(&arena);
 	diag_free(&d);
 	return rc;

@@ -181,6 +181,18 @@ opt_keep_assertions(OptCtx *c, yaml_node_t *v)
 	return opt_bool(c, v, "keep_assertions", &c->o->keep_assertions);
 }
 
+static int
+opt_report(OptCtx *c, yaml_node_t *v)
+{
+	return opt_bool(c, v, "report", &c->o->report);
+}
+
+static int
+opt_report_timings(OptCtx *c, yaml_node_t *v)
+{
+	return opt_bool(c, v, "report_timings", &c->o->report_timings);
+}
+
 static const struct OptKey {
 	const char *key;
 	OptFn fn;
@@ -197,7 +209,63 @@ options_default(Options *o)
 	memset(o, 0, sizeof *o);
 	o->opset = 18;
 	o->external_data_threshold = 1 << 20;
+	o->report = 1;
+	o->report_timings = 1;
 	o->label = "options";
+}
+
+/* v as text for the report: a scalar as written, collections in flow style. */
+static const char *
+yaml_text(OptCtx *c, yaml_node_t *v, int depth)
+{
+	const char *s;
+
+	if (!v || depth > 16)
+		return "...";
+	if (v->type == YAML_SCALAR_NODE)
+		return scalar(v);
+	if (v->type == YAML_SEQUENCE_NODE) {
+		s = "[";
+		for (yaml_node_item_t *it = v->data.sequence.items.start; it < v->data.sequence.items.top; it++)
+			s = arena_printf(c->a, "%s%s%s", s, it > v->data.sequence.items.start ? ", " : "",
+			                 yaml_text(c, yaml_document_get_node(c->doc, *it), depth + 1));
+		return arena_printf(c->a, "%s]", s);
+	}
+	s = "{";
+	for (yaml_node_pair_t *p = v->data.mapping.pairs.start; p < v->data.mapping.pairs.top; p++)
+		s = arena_printf(c->a, "%s%s%s: %s", s, p > v->data.mapping.pairs.start ? ", " : "",
+		                 yaml_text(c, yaml_document_get_node(c->doc, p->key), depth + 1),
+		                 yaml_text(c, yaml_document_get_node(c->doc, p->value), depth + 1));
+	return arena_printf(c->a, "%s}", s);
+}
+
+/* Remembers how the file wrote key i, for options_value(). */
+static void
+note_given(OptCtx *c, size_t i, yaml_node_t *v)
+{
+	if (!c->o->given)
+		c->o->given = ARENA_ARRAY(c->a, const char *, sizeof keys / sizeof keys[0]);
+	c->o->given[i] = arena_strdup(c->a, yaml_text(c, v, 0));
+}
+
+int
+options_count(void)
+{
+	return (int)(sizeof keys / sizeof keys[0]);
+}
+
+const char *
+options_key(int i)
+{
+	return i >= 0 && i < options_count() ? keys[i].key : NULL;
+}
+
+const char *
+options_value(const Options *o, int i)
+{
+	if (i < 0 || i >= options_count())
+		return NULL;
+	return o->given && o->given[i] ? o->given[i] : keys[i].def;
 }
 
 int
@@ -239,6 +307,8 @@ options_parse(Options *o, Arena *a, const char *label, const char *text, size_t 
 		for (i = 0; !rc && i < sizeof keys / sizeof keys[0]; i++)
 			if (strcmp(keys[i].key, key) == 0) {
 				rc = keys[i].fn(&c, v);
+				if (!rc)
+					note_given(&c, i, v);
 				break;
 			}
 		if (!rc && i == sizeof keys / sizeof keys[0])

@@ -25,6 +25,9 @@ typedef struct Options {
 	DimRequest *dim_requests;       /* dynamic_dimensions, in file order (arena) */
 	int keep_assertions;            /* 1: _assert_scalar becomes a run-time check */
 	const char *label;              /* the options file, for messages ("options" when none) */
+	int report;                     /* 1: write OUT.xlsx */
+	int report_timings;             /* 1: the report holds measured times; 0: zeros */
+	const char **given;             /* by key index: the value as the file wrote it, or NULL (arena) */
 } Options;
 
 /* The defaults: opset 18, no renames, 1 MiB threshold, no dim names,
@@ -35,6 +38,12 @@ void options_default(Options *o);
 int options_load(Options *o, Arena *a, const char *path, Diag *d);
 /* Same, from text in memory; label names it in messages. */
 int options_parse(Options *o, Arena *a, const char *label, const char *text, size_t len, Diag *d);
+/* The keys of the table, in its order: how many, the i-th key, and its
+ * effective value in o as text (the file's value as written, flow style
+ * for lists and mappings, or the table's default). */
+int options_count(void);
+const char *options_key(int i);
+const char *options_value(const Options *o, int i);
 /* Writes docs/options.md from the key table. */
 void options_write_doc(FILE *f);
 
