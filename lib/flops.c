@@ -1,13 +1,11 @@
 /* flops.c: FLOPs of ONNX nodes as polynomials in the dimension names.
  *
- * Three parts.  Poly: sums of terms coef*atom*atom..., where an atom is a
- * dimension expression that is not a sum or product (a name such as "seq",
- * or "Max(a, b)"); kept expanded and sorted so equal counts print alike.
- * Shapes: every value's dims as canonical SymExprs (NULL: unknown), from
- * the graph's declarations first, then from a forward inference for what is
- * left; small int64 tensors (Shape, Concat, constants) are tracked as lists
- * of dims too, so a Reshape or ConstantOfShape fed by them gets its shape.
- * The table: one row per op type, with its count function, a constant the
+ * Two parts.  Shapes: every value's dims as canonical SymExprs (NULL:
+ * unknown), from the graph's declarations first, then from a forward
+ * inference for what is left; small int64 tensors (Shape, Concat,
+ * constants) are tracked as lists of dims too, so a Reshape or
+ * ConstantOfShape fed by them gets its shape.  The table: one row per op
+ * type, with its count function (a Poly, see poly.h), a constant the
  * function reads, and its shape inference (NULL: the op's outputs get no
  * inferred shape).  Counts never fail the conversion: anything not known
  * is "unknown". */
@@ -16,23 +14,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "poly.h"
 #include "strmap.h"
 #include "sym.h"
 
-/* ---- polynomials ---------------------------------------------------------- */
-
-typedef struct Term {
-	int64_t coef;
-	int n;                  /* number of atoms (the degree) */
-	SymExpr **atom;         /* sorted by key; repeats allowed (seq*seq) */
-	const char **key;       /* each atom's sym_print text */
-} Term;
-
-/* NULL stands for "unknown" everywhere; every operation on NULL gives NULL. */
-typedef struct Poly {
-	int n;
-	Term *t;                /* higher degree first, then by keys; no zero, no two alike */
-} Poly;
+/* ---- shapes and tracked values -------------------------------------------- */
 
 typedef struct Shape {
 	int rank;
@@ -63,212 +49,6 @@ struct Flops {
 
 static const char unparsed[] = "";
 
-static SymExpr *
-mk_int(Arena *a, int64_t v)
-{
-	SymExpr *e = ARENA_NEW(a, SymExpr);
-
-	e->op = SYM_INT;
-	e->i = v;
-	return e;
-}
-
-static SymExpr *
-mk_op(Arena *a, SymOp op, int n, SymExpr **args)
-{
-	SymExpr *e = ARENA_NEW(a, SymExpr);
-
-	e->op = op;
-	e->n = n;
-	e->args = args;
-	return e;
-}
-
-static int
-is_int(const SymExpr *e, int64_t *v)
-{
-	if (!e || e->op != SYM_INT)
-		return 0;
-	if (v)
-		*v = e->i;
-	return 1;
-}
-
-static int
-term_cmp(const void *x, const void *y)
-{
-	const Term *a = x, *b = y;
-
-	if (a->n != b->n)
-		return a->n > b->n ? -1 : 1;
-	for (int i = 0; i < a->n; i++) {
-		int c = strcmp(a->key[i], b->key[i]);
-		if (c)
-			return c;
-	}
-	return 0;
-}
-
-/* Sorts t[0..n), merges like terms and drops zeros; NULL on overflow. */
-static Poly *
-poly_norm(Arena *a, Term *t, int n)
-{
-	Poly *p = ARENA_NEW(a, Poly);
-	int k = 0;
-
-	qsort(t, (size_t)n, sizeof *t, term_cmp);
-	for (int i = 0; i < n; i++) {
-		if (k && term_cmp(&t[k - 1], &t[i]) == 0) {
-			if (__builtin_add_overflow(t[k - 1].coef, t[i].coef, &t[k - 1].coef))
-				return NULL;
-		} else {
-			t[k++] = t[i];
-		}
-		if (k && t[k - 1].coef == 0 && (i + 1 == n || term_cmp(&t[k - 1], &t[i + 1]) != 0))
-			k--;
-	}
-	p->n = k;
-	p->t = t;
-	return p;
-}
-
-static Poly *
-poly_int(Arena *a, int64_t v)
-{
-	Term *t = ARENA_NEW(a, Term);
-
-	t->coef = v;
-	return poly_norm(a, t, 1);
-}
-
-static Poly *
-poly_atom(Arena *a, SymExpr *e)
-{
-	Term *t = ARENA_NEW(a, Term);
-
-	t->coef = 1;
-	t->n = 1;
-	t->atom = ARENA_NEW(a, SymExpr *);
-	t->key = ARENA_NEW(a, const char *);
-	t->atom[0] = e;
-	t->key[0] = e->op == SYM_SYMBOL ? e->name : sym_print(a, e);
-	return poly_norm(a, t, 1);
-}
-
-static Poly *
-poly_add(Arena *a, const Poly *p, const Poly *q)
-{
-	Term *t;
-
-	if (!p || !q)
-		return NULL;
-	t = ARENA_ARRAY(a, Term, p->n + q->n + 1);
-	memcpy(t, p->t, sizeof *t * (size_t)p->n);
-	memcpy(t + p->n, q->t, sizeof *t * (size_t)q->n);
-	return poly_norm(a, t, p->n + q->n);
-}
-
-/* One term times another: coefficients multiplied, atoms merged in order. */
-static int
-term_mul(Arena *a, const Term *x, const Term *y, Term *out)
-{
-	int i = 0, j = 0, k = 0;
-
-	if (__builtin_mul_overflow(x->coef, y->coef, &out->coef))
-		return 0;
-	out->n = x->n + y->n;
-	out->atom = ARENA_ARRAY(a, SymExpr *, out->n + 1);
-	out->key = ARENA_ARRAY(a, const char *, out->n + 1);
-	while (i < x->n || j < y->n) {
-		int left = j == y->n || (i < x->n && strcmp(x->key[i], y->key[j]) <= 0);
-		out->atom[k] = left ? x->atom[i] : y->atom[j];
-		out->key[k++] = left ? x->key[i++] : y->key[j++];
-	}
-	return 1;
-}
-
-static Poly *
-poly_mul(Arena *a, const Poly *p, const Poly *q)
-{
-	Term *t;
-	int n = 0;
-
-	if (!p || !q)
-		return NULL;
-	t = ARENA_ARRAY(a, Term, p->n * q->n + 1);
-	for (int i = 0; i < p->n; i++)
-		for (int j = 0; j < q->n; j++)
-			if (!term_mul(a, &p->t[i], &q->t[j], &t[n++]))
-				return NULL;
-	return poly_norm(a, t, n);
-}
-
-static Poly *
-poly_scale(Arena *a, const Poly *p, int64_t k)
-{
-	return poly_mul(a, p, poly_int(a, k));
-}
-
-/* Expands a dimension expression: sums and products are multiplied out,
- * small integer powers too; anything else is an atom. */
-static Poly *
-poly_sym(Arena *a, SymExpr *e)
-{
-	Poly *p;
-	int64_t k;
-
-	if (!e)
-		return NULL;
-	switch (e->op) {
-	case SYM_INT:
-		return poly_int(a, e->i);
-	case SYM_ADD:
-	case SYM_MUL:
-		p = poly_int(a, e->op == SYM_ADD ? 0 : 1);
-		for (int i = 0; i < e->n && p; i++)
-			p = e->op == SYM_ADD ? poly_add(a, p, poly_sym(a, e->args[i]))
-			                     : poly_mul(a, p, poly_sym(a, e->args[i]));
-		return p;
-	case SYM_POW:
-	case SYM_POWBYNATURAL:
-		if (e->n == 2 && is_int(e->args[1], &k) && k >= 0 && k <= 8) {
-			Poly *b = poly_sym(a, e->args[0]);
-			p = poly_int(a, 1);
-			while (k-- > 0)
-				p = poly_mul(a, p, b);
-			return p;
-		}
-		return poly_atom(a, e);
-	default:
-		return poly_atom(a, e);
-	}
-}
-
-/* The polynomial as an expression tree that sym_print prints as
- * "128*batch*seq + 16*seq" (coefficient first, atoms in key order). */
-static SymExpr *
-poly_expr(Arena *a, const Poly *p)
-{
-	SymExpr **terms;
-
-	if (!p)
-		return NULL;
-	if (p->n == 0)
-		return mk_int(a, 0);
-	terms = ARENA_ARRAY(a, SymExpr *, p->n);
-	for (int i = 0; i < p->n; i++) {
-		const Term *t = &p->t[i];
-		int one = t->coef == 1 && t->n > 0, m = t->n + !one;
-		SymExpr **f = ARENA_ARRAY(a, SymExpr *, m);
-		if (!one)
-			f[0] = mk_int(a, t->coef);
-		if (t->n)
-			memcpy(f + !one, t->atom, sizeof *f * (size_t)t->n);
-		terms[i] = m == 1 ? f[0] : mk_op(a, SYM_MUL, m, f);
-	}
-	return p->n == 1 ? terms[0] : mk_op(a, SYM_ADD, p->n, terms);
-}
-
 static int
 lookup_size(void *ctx, const char *name, int64_t *v)
 {
@@ -278,40 +58,6 @@ lookup_size(void *ctx, const char *name, int64_t *v)
 		*v = *p;
 	return p != NULL;
 }
-
-/* The value at the bound sizes: atoms through sym_eval, the sum of
- * products in double (a count may pass int64).  0 when something is unbound. */
-static int
-poly_value(Flops *f, const Poly *p, double *out)
-{
-	double sum = 0;
-
-	if (!p)
-		return 0;
-	for (int i = 0; i < p->n; i++) {
-		double x = (double)p->t[i].coef;
-		for (int k = 0; k < p->t[i].n; k++) {
-			int64_t v;
-			if (!sym_eval(p->t[i].atom[k], lookup_size, f, &v))
-				return 0;
-			x *= (double)v;
-		}
-		sum += x;
-	}
-	*out = sum;
-	return 1;
-}
-
-/* The canonical form of a dimension: "s0*2" and "2*s0" become the same tree. */
-static SymExpr *
-canon(Arena *a, SymExpr *e)
-{
-	if (!e || e->op == SYM_INT || e->op == SYM_SYMBOL)
-		return e;
-	return poly_expr(a, poly_sym(a, e));
-}
-
-/* ---- shapes and tracked values -------------------------------------------- */
 
 static Shape *
 shape_new(Arena *a, int rank)
@@ -409,7 +155,7 @@ param_expr(Flops *f, const char *text)
 
 	if (got)
 		return got == unparsed ? NULL : got;
-	e = canon(f->a, sym_parse_infix(f->a, "dim_param", text, strlen(text), &d));
+	e = poly_canon(f->a, sym_parse_infix(f->a, "dim_param", text, strlen(text), &d));
 	diag_free(&d);
 	strmap_put(f->param, text, e ? (void *)e : (void *)unparsed);
 	return e;
@@ -429,7 +175,7 @@ shape_of_type(Flops *f, const Onnx__ValueInfoProto *vi)
 	for (size_t i = 0; i < ts->n_dim; i++) {
 		const Onnx__TensorShapeProto__Dimension *d = ts->dim[i];
 		if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE)
-			s->d[i] = mk_int(f->a, d->dim_value);
+			s->d[i] = poly_num(f->a, d->dim_value);
 		else if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM && d->dim_param)
 			s->d[i] = param_expr(f, d->dim_param);
 	}
@@ -470,7 +216,7 @@ tensor_vals(Arena *a, const OnnxTensor *t)
 		} else {
 			return NULL;
 		}
-		v->v[i] = mk_int(a, x);
+		v->v[i] = poly_num(a, x);
 	}
 	return v;
 }
@@ -481,7 +227,7 @@ tensor_shape(Arena *a, const OnnxTensor *t)
 	Shape *s = shape_new(a, (int)t->n_dims);
 
 	for (size_t i = 0; i < t->n_dims; i++)
-		s->d[i] = mk_int(a, t->dims[i]);
+		s->d[i] = poly_num(a, t->dims[i]);
 	return s;
 }
 
@@ -612,7 +358,7 @@ int_list(const Flops *f, const OnnxNode *n, const char *name, int input, int *k)
 	}
 	out = ARENA_ARRAY(f->a, int64_t, v->n + 1);
 	for (int i = 0; i < v->n; i++)
-		if (!is_int(v->v[i], &out[i])) {
+		if (!poly_is_num(v->v[i], &out[i])) {
 			*k = -2;
 			return NULL;
 		}
@@ -644,7 +390,7 @@ static SymExpr *
 bcast_dim(SymExpr *x, SymExpr *y)
 {
 	int64_t a, b;
-	int xs = is_int(x, &a), ys = is_int(y, &b);
+	int xs = poly_is_num(x, &a), ys = poly_is_num(y, &b);
 
 	if (xs && a == 1)
 		return y;
@@ -666,8 +412,8 @@ bcast(Arena *a, const Shape *x, const Shape *y)
 		return NULL;
 	s = shape_new(a, x->rank > y->rank ? x->rank : y->rank);
 	for (int i = 1; i <= s->rank; i++) {
-		SymExpr *dx = i <= x->rank ? x->d[x->rank - i] : mk_int(a, 1);
-		SymExpr *dy = i <= y->rank ? y->d[y->rank - i] : mk_int(a, 1);
+		SymExpr *dx = i <= x->rank ? x->d[x->rank - i] : poly_num(a, 1);
+		SymExpr *dy = i <= y->rank ? y->d[y->rank - i] : poly_num(a, 1);
 		s->d[s->rank - i] = bcast_dim(dx, dy);
 	}
 	return s;
@@ -713,13 +459,13 @@ in_arith(Flops *f, const OnnxNode *n)
 			r->v[i] = poly_expr(f->a, poly_add(f->a, pa, poly_scale(f->a, pb, -1)));
 		else if (op == 'M')
 			r->v[i] = poly_expr(f->a, poly_mul(f->a, pa, pb));
-		else if (is_int(a, &ia) && is_int(b, &ib))
-			r->v[i] = ib && !(ia == INT64_MIN && ib == -1) ? mk_int(f->a, ia / ib) : NULL;
+		else if (poly_is_num(a, &ia) && poly_is_num(b, &ib))
+			r->v[i] = ib && !(ia == INT64_MIN && ib == -1) ? poly_num(f->a, ia / ib) : NULL;
 		else {
 			ab = ARENA_ARRAY(f->a, SymExpr *, 2);
 			ab[0] = a;
 			ab[1] = b;
-			r->v[i] = mk_op(f->a, SYM_FLOORDIV, 2, ab);
+			r->v[i] = poly_call(f->a, SYM_FLOORDIV, 2, ab);
 		}
 	}
 	put_vals(f, out_name(n, 0), r);
@@ -806,7 +552,7 @@ in_shape(Flops *f, const OnnxNode *n)
 	start = start < 0 ? 0 : start > x->rank ? x->rank : start;
 	end = end < start ? start : end > x->rank ? x->rank : end;
 	s = shape_new(f->a, 1);
-	s->d[0] = mk_int(f->a, end - start);
+	s->d[0] = poly_num(f->a, end - start);
 	v = vals_new(f->a, (int)(end - start), 0);
 	memcpy(v->v, x->d + start, sizeof *v->v * (size_t)(end - start));
 	put_shape(f, out_name(n, 0), s);
@@ -871,7 +617,7 @@ in_unsqueeze(Flops *f, const OnnxNode *n)
 		mark[ax] = 1;
 	}
 	for (int i = 0, j = 0; i < r; i++)
-		s->d[i] = mark[i] ? mk_int(f->a, 1) : x->d[j++];
+		s->d[i] = mark[i] ? poly_num(f->a, 1) : x->d[j++];
 	put_shape(f, out_name(n, 0), s);
 	if (xv && x->rank == 0 && r == 1) {
 		Vals *v = vals_new(f->a, 1, 0);
@@ -893,9 +639,9 @@ in_squeeze(Flops *f, const OnnxNode *n)
 		return;
 	drop = arena_alloc(f->a, (size_t)x->rank + 1);
 	for (int i = 0; i < x->rank; i++) {
-		if (k < 0 && !is_int(x->d[i], NULL))
+		if (k < 0 && !poly_is_num(x->d[i], NULL))
 			return;     /* which dims are 1 is not known */
-		drop[i] = k < 0 && is_int(x->d[i], &one) && one == 1;
+		drop[i] = k < 0 && poly_is_num(x->d[i], &one) && one == 1;
 	}
 	for (int i = 0; i < k; i++) {
 		int ax = norm_axis(axes[i], x->rank);
@@ -916,34 +662,6 @@ in_squeeze(Flops *f, const OnnxNode *n)
 	}
 }
 
-/* p / q when both are one term and q's atoms are among p's; else NULL. */
-static Poly *
-poly_div_term(Arena *a, const Poly *p, const Poly *q)
-{
-	Term *t;
-	const Term *x, *y;
-	int j = 0;
-
-	if (!p || !q || p->n != 1 || q->n != 1 || q->t[0].coef == 0 ||
-	    p->t[0].coef % q->t[0].coef != 0)
-		return NULL;
-	x = &p->t[0];
-	y = &q->t[0];
-	t = ARENA_NEW(a, Term);
-	t->coef = x->coef / y->coef;
-	t->atom = ARENA_ARRAY(a, SymExpr *, x->n + 1);
-	t->key = ARENA_ARRAY(a, const char *, x->n + 1);
-	for (int i = 0; i < x->n; i++) {
-		if (j < y->n && strcmp(x->key[i], y->key[j]) == 0) {
-			j++;
-			continue;
-		}
-		t->atom[t->n] = x->atom[i];
-		t->key[t->n++] = x->key[i];
-	}
-	return j == y->n ? poly_norm(a, t, 1) : NULL;
-}
-
 static void
 in_reshape(Flops *f, const OnnxNode *n)
 {
@@ -958,9 +676,9 @@ in_reshape(Flops *f, const OnnxNode *n)
 	known = poly_int(f->a, 1);
 	for (int i = 0; i < t->n; i++) {
 		int64_t v;
-		if (is_int(t->v[i], &v) && v == -1)
+		if (poly_is_num(t->v[i], &v) && v == -1)
 			infer = i;
-		else if (is_int(t->v[i], &v) && v == 0 && !allowzero)
+		else if (poly_is_num(t->v[i], &v) && v == 0 && !allowzero)
 			s->d[i] = x && i < x->rank ? x->d[i] : NULL;
 		else
 			s->d[i] = t->v[i];
@@ -1014,15 +732,15 @@ in_constant(Flops *f, const OnnxNode *n)
 		put_vals(f, out_name(n, 0), tensor_vals(f->a, at->t));
 	} else if ((at = attr(n, "value_int"))) {
 		v = vals_new(f->a, 1, 1);
-		v->v[0] = mk_int(f->a, at->i);
+		v->v[0] = poly_num(f->a, at->i);
 		put_shape(f, out_name(n, 0), shape_new(f->a, 0));
 		put_vals(f, out_name(n, 0), v);
 	} else if (ints) {
 		Shape *s = shape_new(f->a, 1);
-		s->d[0] = mk_int(f->a, k);
+		s->d[0] = poly_num(f->a, k);
 		v = vals_new(f->a, k, 0);
 		for (int i = 0; i < k; i++)
-			v->v[i] = mk_int(f->a, ints[i]);
+			v->v[i] = poly_num(f->a, ints[i]);
 		put_shape(f, out_name(n, 0), s);
 		put_vals(f, out_name(n, 0), v);
 	}
@@ -1046,7 +764,7 @@ in_gather(Flops *f, const OnnxNode *n)
 		Vals *v = vals_new(f->a, iv->n, iv->scalar);
 		for (int i = 0; i < iv->n; i++) {
 			int64_t k;
-			if (!is_int(iv->v[i], &k) || (k < 0 ? k + xv->n : k) < 0 || (k < 0 ? k + xv->n : k) >= xv->n)
+			if (!poly_is_num(iv->v[i], &k) || (k < 0 ? k + xv->n : k) < 0 || (k < 0 ? k + xv->n : k) >= xv->n)
 				return;
 			v->v[i] = xv->v[k < 0 ? k + xv->n : k];
 		}
@@ -1091,7 +809,7 @@ in_reduce(Flops *f, const OnnxNode *n)
 		if (!red[i])
 			s->d[r++] = x->d[i];
 		else if (keep)
-			s->d[r++] = mk_int(f->a, 1);
+			s->d[r++] = poly_num(f->a, 1);
 	s->rank = r;
 	put_shape(f, out_name(n, 0), s);
 }
@@ -1120,13 +838,13 @@ window_out(Arena *a, SymExpr *in, int64_t k, int64_t stride, int64_t dil, int64_
 
 	if (stride < 1)
 		return NULL;
-	if (is_int(in, &i)) {
+	if (poly_is_num(in, &i)) {
 		if (same)
-			return mk_int(a, (i + stride - 1) / stride);
+			return poly_num(a, (i + stride - 1) / stride);
 		i += pads - span;
 		if (i < 0)
 			return NULL;
-		return mk_int(a, (ceil_mode ? (i + stride - 1) / stride : i / stride) + 1);
+		return poly_num(a, (ceil_mode ? (i + stride - 1) / stride : i / stride) + 1);
 	}
 	if (stride != 1)
 		return NULL;
@@ -1157,7 +875,7 @@ in_window(Flops *f, const OnnxNode *n)
 		int64_t k;
 		if (kern)
 			k = kern[i];
-		else if (!is_int(w->d[2 + i], &k))
+		else if (!poly_is_num(w->d[2 + i], &k))
 			return;
 		s->d[2 + i] = window_out(f->a, x->d[2 + i], k, st ? st[i] : 1, dil ? dil[i] : 1,
 		                         pads ? pads[i] + pads[i + sp] : 0, same, ceil_mode);
@@ -1176,7 +894,7 @@ in_global(Flops *f, const OnnxNode *n)
 	s->d[0] = x->d[0];
 	s->d[1] = x->d[1];
 	for (int i = 2; i < x->rank; i++)
-		s->d[i] = mk_int(f->a, 1);
+		s->d[i] = poly_num(f->a, 1);
 	put_shape(f, out_name(n, 0), s);
 }
 
@@ -1213,11 +931,11 @@ in_slice(Flops *f, const OnnxNode *n)
 		int64_t d, k = step ? step[i] : 1;
 		if (a < 0 || k == 0)
 			return;
-		if (is_int(x->d[a], &d))
-			s->d[a] = mk_int(f->a, slice_len(d, st[i], en[i], k));
+		if (poly_is_num(x->d[a], &d))
+			s->d[a] = poly_num(f->a, slice_len(d, st[i], en[i], k));
 		else if (!(st[i] == 0 && en[i] >= INT32_MAX && k == 1))
 			s->d[a] = NULL;
-		if (a == 0 && xv && !xv->scalar && x->rank == 1 && is_int(s->d[0], &d)) {
+		if (a == 0 && xv && !xv->scalar && x->rank == 1 && poly_is_num(s->d[0], &d)) {
 			Vals *v = vals_new(f->a, (int)d, 0);
 			int64_t from = st[i] < 0 ? st[i] + xv->n : st[i] > xv->n ? xv->n : st[i];
 			for (int j = 0; j < d; j++) {
@@ -1405,27 +1123,6 @@ count_graph(Flops *f, const Onnx__GraphProto *g)
 	return p;
 }
 
-/* 1 and *v when p is a number. */
-static int
-poly_const(const Poly *p, int64_t *v)
-{
-	if (!p || p->n > 1 || (p->n == 1 && p->t[0].n > 0))
-		return 0;
-	*v = p->n ? p->t[0].coef : 0;
-	return 1;
-}
-
-static int
-poly_equal(const Poly *p, const Poly *q)
-{
-	if (p->n != q->n)
-		return 0;
-	for (int i = 0; i < p->n; i++)
-		if (p->t[i].coef != q->t[i].coef || term_cmp(&p->t[i], &q->t[i]) != 0)
-			return 0;
-	return 1;
-}
-
 /* If: the larger branch; Max(then, else) when that depends on the sizes. */
 static Poly *
 fl_if(Flops *f, const OnnxNode *n, int k)
@@ -1445,7 +1142,7 @@ fl_if(Flops *f, const OnnxNode *n, int k)
 	args = ARENA_ARRAY(f->a, SymExpr *, 2);
 	args[0] = poly_expr(f->a, t);
 	args[1] = poly_expr(f->a, e);
-	return poly_atom(f->a, mk_op(f->a, SYM_MAX, 2, args));
+	return poly_atom(f->a, poly_call(f->a, SYM_MAX, 2, args));
 }
 
 /* Loop: the body times the trip count, when input 0 is a known constant. */
@@ -1646,7 +1343,7 @@ flops_graph(Flops *f, const Onnx__GraphProto *g)
 		r->node = n;
 		r->op_type = op_key(f->a, n);
 		r->expr = p ? sym_print(f->a, poly_expr(f->a, p)) : NULL;
-		if (!poly_value(f, p, &r->value))
+		if (!poly_value(p, lookup_size, f, &r->value))
 			r->value = -1;
 	}
 	f->sc = saved;
