@@ -344,22 +344,25 @@ drop_value_info(LowerCtx *c, const char *name)
 	strmap_put(c->vinfo, name, NULL);
 }
 
-/* ONNX has no assertion operator: the check is a Reshape of the 1-element
- * cond to the shape [2 - cond], which the runtime rejects when cond is
- * false ("cannot reshape"); its result, cond again, gates the outputs. */
+/* ONNX has no assertion operator: the check is a Reshape of the int64
+ * [0] to the shape [2 - cond], which the runtime rejects when cond is false
+ * ("cannot reshape"); its result compared with [0] gates the outputs.
+ * (Reshaping cond itself, after an Unsqueeze, trips an onnxruntime graph
+ * optimizer, hence the constant.) */
 void
 lower_assert(LowerCtx *c, const char *cond, const char *msg)
 {
 	static const int64_t zero = 0, two = 2;
-	const char *one = lower_unsqueeze(c, cond, 1, &zero, NULL), *shape;
+	const char *shape, *zero1 = lower_i64s(c, 1, &zero);
 	OnnxNode *check;
 
-	shape = lower_op(c, "Sub", NULL, 2, lower_i64s(c, 1, &two), lower_cast(c, one, DT_BOOL, DT_INT64));
-	lower_op(c, "Reshape", NULL, 2, one, shape);
+	shape = lower_op(c, "Sub", NULL, 2, lower_i64s(c, 1, &two), lower_cast(c, cond, DT_BOOL, DT_INT64));
+	lower_op(c, "Reshape", NULL, 2, zero1, shape);
 	check = c->last;
 	if (msg)
 		check->doc_string = (char *)msg;
-	onnx_vec_push(c->a, &c->asserts, (void *)lower_squeeze(c, check->output[0], 1, &zero, NULL));
+	lower_op(c, "Equal", NULL, 2, check->output[0], zero1);
+	onnx_vec_push(c->a, &c->asserts, (void *)lower_squeeze(c, c->last->output[0], 1, &zero, NULL));
 }
 
 /* keep_assertions: a bool 0-d that is true once every kept assertion of

@@ -36,6 +36,21 @@ out_dtype(const Node *n)
 	     : v->kind == VAL_SYM_FLOAT ? DT_FLOAT64 : v->dtype;
 }
 
+/* Binds x (of dtype from) as n's result, cast to the result's dtype.
+ * (lower_finish() reads Value.dtype, which only tensors have.) */
+static void
+finish(LowerCtx *c, const Node *n, const char *x, DType from)
+{
+	DType to = out_dtype(n);
+
+	if (from == to) {
+		lower_bind(c, n, 0, x);
+		return;
+	}
+	lower_op(c, "Cast", lower_out(c, n, 0), 1, x);
+	onnx_attr_int(c->a, c->last, "to", dtype_onnx(to));
+}
+
 /* Operand k of n as an ONNX value of dtype t (NULL when absent). */
 static const char *
 opnd(LowerCtx *c, const Node *n, int k, DType t)
@@ -109,7 +124,7 @@ lower_sym_truediv(LowerCtx *c, const Node *n, const OpRow *row)
 	if (!a || !b)
 		return lower_fail(c, n, "needs two operands");
 	lower_op(c, row->onnx, NULL, 2, a, b);
-	lower_finish(c, n, 0, c->last->output[0], DT_FLOAT64);
+	finish(c, n, c->last->output[0], DT_FLOAT64);
 	return 0;
 }
 
@@ -206,7 +221,7 @@ lower_sym_cast(LowerCtx *c, const Node *n, const OpRow *row)
 		return lower_fail(c, n, "needs an operand");
 	if (strcmp(row->onnx, "Cast") != 0 && lower_is_float(from))
 		a = lower_op(c, row->onnx, NULL, 1, a);
-	lower_finish(c, n, 0, a, from);
+	finish(c, n, a, from);
 	return 0;
 }
 
@@ -260,7 +275,7 @@ lower_item(LowerCtx *c, const Node *n, const OpRow *row)
 	x = lower_input(c, n, "self");
 	if (sv->rank > 0)
 		x = lower_op(c, row->onnx, NULL, 1, x);      /* every dim is 1 */
-	lower_finish(c, n, 0, x, sv->dtype);
+	finish(c, n, x, sv->dtype);
 	return 0;
 }
 

@@ -279,6 +279,8 @@ check_names(const Onnx__GraphProto *g, StrMap *seen, int nested)
 	arena_free(&a);
 }
 
+static void check_casts(const Onnx__GraphProto *g);
+
 static const Onnx__NodeProto *
 find_op(const Onnx__GraphProto *g, const char *op)
 {
@@ -323,6 +325,7 @@ check_hop_fixture(const char *pt2)
 
 	ck_assert_msg(convert(&a, &p, pt2, "", &m, &d) == 0, "%s: %s", pt2, d.text ? d.text : "");
 	g = m->graph;
+	check_casts(g);
 	arena_init(&sa);
 	check_names(g, strmap_new(&sa, 256), 0);
 	arena_free(&sa);
@@ -501,6 +504,23 @@ node(Mini *m, Graph *g, const char *op, Value *out, int nin, const char *const *
 	return n;
 }
 
+/* Every Cast of g and its subgraphs names an ONNX type (a SymInt has no
+ * Value.dtype to take one from). */
+static void
+check_casts(const Onnx__GraphProto *g)
+{
+	for (size_t i = 0; i < g->n_node; i++) {
+		const Onnx__NodeProto *n = g->node[i];
+		for (size_t k = 0; k < n->n_attribute; k++) {
+			if (n->attribute[k]->g)
+				check_casts(n->attribute[k]->g);
+			if (strcmp(n->op_type, "Cast") == 0 && strcmp(n->attribute[k]->name, "to") == 0)
+				ck_assert_msg(n->attribute[k]->i > 0, "Cast '%s' to type %lld", n->name,
+				              (long long)n->attribute[k]->i);
+		}
+	}
+}
+
 static Onnx__ModelProto *
 mini_lower(Mini *m, int keep_assertions, Diag *d)
 {
@@ -510,6 +530,7 @@ mini_lower(Mini *m, int keep_assertions, Diag *d)
 	options_default(&o);
 	o.keep_assertions = keep_assertions;
 	ck_assert_msg(lower_program(&m->p, &o, &m->a, &mp, d) == 0, "%s", d->text ? d->text : "");
+	check_casts(mp->graph);
 	return mp;
 }
 
