@@ -11,6 +11,9 @@ Usage (run inside a torch chroot, see test/models/README.md):
                                                torch 2.8 layout in DST (default names:
                                                mlp cnn inplace attention)
     make_fixtures.py --list                    list the fixtures
+    make_fixtures.py --ops-used [DIR...]       write ops-used.txt: every ATen target of the
+                                               fixtures of DIR (default: all torch-* folders),
+                                               "target folder/fixture ..." per line
 
 For every fixture NAME the generator writes:
 
@@ -441,6 +444,997 @@ def fx_tiny_llama():
     return f
 
 
+# --------------------------------------------------------------------------------------
+# Op-coverage fixtures: helpers
+#
+# The fixtures below exist to put every ATen op the converter has to cover into a graph
+# that onnxruntime can check. They are SlimFixtures (no debugging metadata, see README),
+# and most of them have a _decomp twin (core ATen, ep.run_decompositions()).
+# --------------------------------------------------------------------------------------
+
+class SlimFixture(Fixture):
+    """A Fixture saved without debugging node metadata (strip_metadata: it is a third to
+    a half of the JSON of the bigger fixtures, see README "Size"). fallback: (note,
+    builder) tried when this fixture does not export; the note and the error go to the
+    manifest's "notes"."""
+
+    def __init__(self, model, args, fallback=None, **kw):
+        super().__init__(model, args, **kw)
+        self.slim = True
+        self.fallback = fallback
+
+
+def liven(model):
+    """Re-initialize the weights of linear and conv layers with randn / sqrt(fan_in)
+    (the models' own inits, e.g. std 0.01 classifier heads, leave outputs that hardly
+    depend on the input), and replace the constant initializations that would hide
+    mistakes (zero biases and heads, unit norm weights, tiny layer scales, BatchNorm
+    running stats 0/1) by seeded random values, so that every parameter and buffer
+    affects the outputs."""
+    convs = (nn.Linear, nn.Conv1d, nn.Conv2d, nn.Conv3d, nn.ConvTranspose1d,
+             nn.ConvTranspose2d, nn.ConvTranspose3d)
+    with torch.no_grad():
+        for m in model.modules():
+            if isinstance(m, convs):
+                m.weight.copy_(torch.randn(m.weight.shape) * max(1, m.weight[0].numel()) ** -0.5)
+        for _, p in model.named_parameters():
+            if not p.is_floating_point() or p.numel() == 0:
+                continue
+            flat = p.detach().reshape(-1)
+            if p.numel() > 1 and not bool((flat == flat[0]).all()):
+                continue
+            v = float(flat[0])
+            if v == 0.0:
+                if p.dim() >= 2:
+                    p.copy_(torch.randn(p.shape) * max(1, p[0].numel()) ** -0.5)
+                else:
+                    p.copy_(0.1 * torch.randn(p.shape))
+            elif abs(v) < 1e-3:                                   # layer scale 1e-6
+                p.copy_(0.5 + 0.2 * torch.randn(p.shape))
+            else:
+                p.copy_(v * (1.0 + 0.2 * torch.randn(p.shape)))
+        for m in model.modules():
+            if isinstance(m, nn.modules.batchnorm._BatchNorm) and m.running_mean is not None:
+                m.running_mean.copy_(0.1 * torch.randn(m.running_mean.shape))
+                m.running_var.copy_(0.5 + torch.rand(m.running_var.shape))
+    return model
+
+
+def decomposed(builder):
+    """The _decomp twin of a fixture builder (fallbacks decomposed too)."""
+    def build():
+        fx = builder()
+        fx.decompose = True
+        if getattr(fx, "fallback", None) is not None:
+            note, fb = fx.fallback
+            fx.fallback = (note, decomposed(fb))
+        return fx
+    return build
+
+
+def flat_cat(*ts):
+    """All tensors flattened and concatenated: one output instead of many (every output
+    file costs a 4 KB block); the order of the pieces is documented at each use."""
+    return torch.cat([t.reshape(-1) for t in ts])
+
+
+def _tvm(mod):
+    try:
+        return importlib.import_module("torchvision.models." + mod)
+    except ImportError as e:
+        raise Skip("torchvision is not installed (%s)" % e)
+
+
+def _tv_fixture(model, size=16):
+    return SlimFixture(liven(model).eval(), (r(2, 3, size, size),))
+
+
+# --------------------------------------------------------------------------------------
+# torchvision classification (tiny widths, torchvision's own classes and blocks)
+# --------------------------------------------------------------------------------------
+
+def _tiny_resnet(layers):
+    """torchvision ResNet (its _make_layer and forward) with small widths. layers: one
+    (block class name, planes, stride, groups) per stage; the unused stages (of 4) are
+    identities."""
+    resnet = _tvm("resnet")
+
+    class TinyResNet(resnet.ResNet):
+        def __init__(self):
+            nn.Module.__init__(self)
+            self._norm_layer = nn.BatchNorm2d
+            self.inplanes = 4
+            self.dilation = 1
+            self.base_width = 64
+            self.conv1 = nn.Conv2d(3, 4, kernel_size=7, stride=2, padding=3, bias=False)
+            self.bn1 = nn.BatchNorm2d(4)
+            self.relu = nn.ReLU(inplace=True)
+            self.maxpool = nn.MaxPool2d(kernel_size=3, stride=2, padding=1)
+            for i in range(4):
+                if i < len(layers):
+                    block, planes, stride, groups = layers[i]
+                    self.groups = groups
+                    layer = self._make_layer(getattr(resnet, block), planes, 1, stride=stride)
+                else:
+                    layer = nn.Identity()
+                setattr(self, "layer%d" % (i + 1), layer)
+            self.avgpool = nn.AdaptiveAvgPool2d((1, 1))
+            self.fc = nn.Linear(self.inplanes, 10)
+
+    return TinyResNet()
+
+
+def fx_tv_resnet():
+    # a BasicBlock, then a ResNeXt-style Bottleneck (groups=2 in its 3x3 conv) with a
+    # strided downsample; layer3 and layer4 are identities
+    return _tv_fixture(_tiny_resnet([("BasicBlock", 4, 1, 1), ("Bottleneck", 4, 2, 2)]), 16)
+
+
+def fx_tv_mobilenet_v2():
+    mv2 = _tvm("mobilenetv2")
+    misc = importlib.import_module("torchvision.ops.misc")
+    # one inverted residual block: expansion 6, depthwise, residual connection
+    m = mv2.MobileNetV2(num_classes=10, width_mult=0.25, round_nearest=4,
+                        inverted_residual_setting=[[6, 32, 1, 1]])
+    # the last 1x1 conv is 1280 wide whatever width_mult is: make it 16
+    m.features[-1] = misc.Conv2dNormActivation(8, 16, kernel_size=1, norm_layer=nn.BatchNorm2d,
+                                               activation_layer=nn.ReLU6)
+    m.classifier[1] = nn.Linear(16, 10)
+    m.last_channel = 16
+    return _tv_fixture(m, 16)
+
+
+def fx_tv_mobilenet_v3():
+    mv3 = _tvm("mobilenetv3")
+    C = mv3.InvertedResidualConfig
+    setting = [C(8, 3, 8, 8, True, "RE", 2, 1, 1.0),      # SE, ReLU, no expansion, stride 2
+               C(8, 5, 16, 8, True, "HS", 1, 2, 1.0)]     # hardswish, SE, dilation 2, residual
+    return _tv_fixture(mv3.MobileNetV3(setting, last_channel=32, num_classes=10), 16)
+
+
+def fx_tv_efficientnet():
+    ef = _tvm("efficientnet")
+    import functools
+    # FusedMBConv with expansion and residual (stochastic depth), MBConv 5x5 stride 2
+    # with SE; SiLU everywhere
+    setting = [ef.FusedMBConvConfig(2, 3, 1, 8, 8, 1), ef.MBConvConfig(2, 5, 2, 8, 16, 1)]
+    m = ef.EfficientNet(setting, dropout=0.2, stochastic_depth_prob=0.2, num_classes=10,
+                        norm_layer=functools.partial(nn.BatchNorm2d, eps=1e-3), last_channel=32)
+    return _tv_fixture(m, 16)
+
+
+def fx_tv_regnet():
+    rg = _tvm("regnet")
+    # one RegNetY block: grouped 3x3 conv, SE, strided projection shortcut
+    bp = rg.BlockParams(depths=[1], widths=[8], group_widths=[4],
+                        bottleneck_multipliers=[1.0], strides=[2], se_ratio=0.25)
+    return _tv_fixture(rg.RegNet(bp, num_classes=10, stem_width=8), 16)
+
+
+def fx_tv_shufflenet():
+    sh = _tvm("shufflenetv2")
+    # stage2 = a stride-2 unit and a stride-1 unit (chunk + channel_shuffle); stage3 and
+    # stage4 are identities
+    m = sh.ShuffleNetV2([2, 1, 1], [8, 16, 16, 16, 16], num_classes=10)
+    m.stage3 = nn.Identity()
+    m.stage4 = nn.Identity()
+    return _tv_fixture(m, 16)
+
+
+def fx_tv_squeezenet():
+    sq = _tvm("squeezenet")
+    m = sq.SqueezeNet(version="1_1", num_classes=10)   # its forward, small Fire modules
+    m.features = nn.Sequential(
+        nn.Conv2d(3, 8, kernel_size=3, stride=2, padding=1), nn.ReLU(inplace=True),
+        nn.MaxPool2d(kernel_size=3, stride=2, ceil_mode=True),
+        sq.Fire(8, 4, 8, 8), sq.Fire(16, 4, 8, 8),
+        nn.MaxPool2d(kernel_size=3, stride=2, ceil_mode=True),
+        sq.Fire(16, 4, 8, 8))
+    m.classifier = nn.Sequential(nn.Dropout(p=0.5), nn.Conv2d(16, 10, kernel_size=1),
+                                 nn.ReLU(inplace=True), nn.AdaptiveAvgPool2d((1, 1)))
+    return _tv_fixture(m, 16)
+
+
+def fx_tv_densenet():
+    dn = _tvm("densenet")
+    return _tv_fixture(dn.DenseNet(growth_rate=4, block_config=(1, 1), num_init_features=8,
+                                   bn_size=2, num_classes=10), 16)
+
+
+def fx_tv_googlenet():
+    gn = _tvm("googlenet")
+    C, I = gn.BasicConv2d, gn.Inception
+
+    class TinyGoogLeNet(gn.GoogLeNet):
+        """torchvision GoogLeNet's forward (transform_input, eval, no aux heads) over
+        small BasicConv2d blocks and one Inception block; the other Inception blocks are
+        identities, the max pools are all there."""
+
+        def __init__(self):
+            nn.Module.__init__(self)
+            self.aux_logits = False
+            self.transform_input = True
+            self.conv1 = C(3, 8, kernel_size=7, stride=2, padding=3)
+            self.maxpool1 = nn.MaxPool2d(3, stride=2, ceil_mode=True)
+            self.conv2 = C(8, 8, kernel_size=1)
+            self.conv3 = C(8, 12, kernel_size=3, padding=1)
+            self.maxpool2 = nn.MaxPool2d(3, stride=2, ceil_mode=True)
+            self.inception3a = I(12, 4, 4, 6, 2, 3, 3)
+            self.inception3b = nn.Identity()
+            self.maxpool3 = nn.MaxPool2d(3, stride=2, ceil_mode=True)
+            self.inception4a = nn.Identity()
+            self.inception4b = nn.Identity()
+            self.inception4c = nn.Identity()
+            self.inception4d = nn.Identity()
+            self.inception4e = nn.Identity()
+            self.maxpool4 = nn.MaxPool2d(2, stride=2, ceil_mode=True)
+            self.inception5a = nn.Identity()
+            self.inception5b = nn.Identity()
+            self.aux1 = None
+            self.aux2 = None
+            self.avgpool = nn.AdaptiveAvgPool2d((1, 1))
+            self.dropout = nn.Dropout(p=0.2)
+            self.fc = nn.Linear(16, 10)
+
+    return _tv_fixture(TinyGoogLeNet(), 24)
+
+
+def fx_tv_vit():
+    vt = _tvm("vision_transformer")
+    m = vt.VisionTransformer(image_size=16, patch_size=4, num_layers=1, num_heads=2,
+                             hidden_dim=16, mlp_dim=32, num_classes=10)
+    return _tv_fixture(m, 16)
+
+
+def fx_tv_convnext():
+    cn = _tvm("convnext")
+    m = cn.ConvNeXt([cn.CNBlockConfig(8, 16, 1), cn.CNBlockConfig(16, None, 1)],
+                    stochastic_depth_prob=0.1, layer_scale=0.5, num_classes=10)
+    return _tv_fixture(m, 16)
+
+
+def _tiny_swin(v2, depths, heads):
+    sw = _tvm("swin_transformer")
+    kw = {}
+    if v2:
+        kw = dict(block=sw.SwinTransformerBlockV2, downsample_layer=sw.PatchMergingV2)
+    return sw.SwinTransformer(patch_size=[2, 2], embed_dim=8, depths=depths, num_heads=heads,
+                              window_size=[4, 4], stochastic_depth_prob=0.1, num_classes=10, **kw)
+
+
+def fx_tv_swin():
+    # 16x16 image, patch 2: 8x8 tokens in 4 windows of 4x4; the second block shifts the
+    # windows (roll + attention mask). One stage: patch merging is in tv_swin_v2.
+    return _tv_fixture(_tiny_swin(False, [2], [2]), 16)
+
+
+def fx_tv_swin_v2():
+    # one block per stage (the shifted windows are in tv_swin), PatchMergingV2 between
+    return _tv_fixture(_tiny_swin(True, [1, 1], [1, 2]), 16)
+
+
+class TinySegHead(nn.Module):
+    """Conv backbone (stride 4), torchvision's DeepLabV3 ASPP (rates 1 and 2; its pooling
+    branch is adaptive_avg_pool2d(1) + bilinear upsampling) and FCNHead, then upsampling
+    back to the input size like the segmentation models do."""
+
+    def __init__(self):
+        super().__init__()
+        dl = _tvm("segmentation.deeplabv3")
+        fcn = _tvm("segmentation.fcn")
+        self.backbone = nn.Sequential(
+            nn.Conv2d(3, 8, 3, stride=2, padding=1, bias=False), nn.BatchNorm2d(8), nn.ReLU(),
+            nn.Conv2d(8, 8, 3, stride=2, padding=1), nn.ReLU())
+        self.aspp = dl.ASPP(8, [1, 2], out_channels=8)
+        self.head = fcn.FCNHead(8, 2)
+
+    def forward(self, x):
+        size = x.shape[-2:]
+        y = self.head(self.aspp(self.backbone(x)))                    # (B, 2, H/4, W/4)
+        up = torch.stack([F.interpolate(y, size=size, mode="bilinear", align_corners=False),
+                          F.interpolate(y, size=size, mode="bilinear", align_corners=True),
+                          F.interpolate(y, size=size, mode="nearest")])
+        # by scale factor: bilinear x2 and nearest x2, concatenated on channels
+        sc = torch.cat([F.interpolate(y, scale_factor=2.0, mode="bilinear", align_corners=False),
+                        F.interpolate(y, scale_factor=2.0, mode="nearest")], dim=1)
+        return up, sc
+
+
+def fx_tv_seghead():
+    _tvm("segmentation.deeplabv3")
+    return _tv_fixture(TinySegHead(), 16)
+
+
+TV_FIXTURES = ["tv_resnet", "tv_mobilenet_v2", "tv_mobilenet_v3",
+               "tv_efficientnet", "tv_regnet", "tv_shufflenet", "tv_squeezenet", "tv_densenet",
+               "tv_googlenet", "tv_vit", "tv_convnext", "tv_swin", "tv_swin_v2", "tv_seghead"]
+
+
+# --------------------------------------------------------------------------------------
+# transformers (tiny configs; torch 2.14 only: the trixie chroot has no transformers)
+# --------------------------------------------------------------------------------------
+
+class _HFWrapper(nn.Module):
+    """Calls the model with keyword arguments named `keys` (plus fixed `extra` ones) and
+    returns its tensor outputs as a tuple (return_dict=False, no cache)."""
+
+    def __init__(self, m, keys, **extra):
+        super().__init__()
+        self.m = m
+        self.keys = tuple(keys)
+        self.extra = extra
+
+    def forward(self, *args):
+        out = self.m(**dict(zip(self.keys, args)), **self.extra)
+        if isinstance(out, torch.Tensor):
+            return out
+        return tuple(o for o in out if isinstance(o, torch.Tensor))
+
+
+def _hf(config_cls, attn, **kw):
+    transformers = _require_transformers()
+    cfg = getattr(transformers, config_cls)(**kw)
+    cfg._attn_implementation = attn
+    return transformers, cfg
+
+
+def _hf_fixture(transformers, model, keys, args, attn, extra_cases=(), **extra):
+    model = liven(model).eval()
+    got = getattr(model.config, "_attn_implementation", None)
+    if got != attn:
+        raise Skip("attn_implementation %r was asked, the model uses %r" % (attn, got))
+    f = SlimFixture(_HFWrapper(model, keys, **extra).eval(), args, cases=list(extra_cases))
+    f.notes.append("transformers %s, %s, attn_implementation=%s" % (
+        transformers.__version__, type(model).__name__, attn))
+    return f
+
+
+def _ids(vocab, b=2, t=8, low=0, pad=None):
+    """input_ids (b, t) and an attention mask whose second row is right-padded by 3
+    (the padded positions get token `pad` when given)."""
+    ids, mask = _token_inputs(vocab, b, t)
+    if low:
+        ids = ids % (vocab - low) + low
+    if pad is not None:
+        ids[mask == 0] = pad
+    return ids, mask
+
+
+# One layer: the layers of a model are identical graphs, and every layer costs ~40 KB.
+HF_LAYERS = 1
+HF_COMMON = dict(vocab_size=100, initializer_range=0.1, use_cache=False)
+
+
+def fx_hf_distilbert(attn="eager"):
+    transformers, cfg = _hf("DistilBertConfig", attn, vocab_size=100, dim=16, n_layers=HF_LAYERS,
+                            n_heads=2, hidden_dim=32, max_position_embeddings=32, dropout=0.0,
+                            attention_dropout=0.0, initializer_range=0.1)
+    ids, mask = _ids(100)
+    return _hf_fixture(transformers, transformers.DistilBertModel(cfg), ("input_ids", "attention_mask"),
+                       (ids, mask), attn, return_dict=False)
+
+
+def fx_hf_roberta(attn="eager"):
+    # pad_token_id=1: position ids come from input_ids.ne(1).cumsum() (padded ids are 1)
+    transformers, cfg = _hf("RobertaConfig", attn, vocab_size=100, hidden_size=16,
+                            num_hidden_layers=HF_LAYERS, num_attention_heads=2, intermediate_size=32,
+                            max_position_embeddings=40, type_vocab_size=1, pad_token_id=1,
+                            hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0,
+                            initializer_range=0.1)
+    ids, mask = _ids(100, low=3, pad=1)
+    return _hf_fixture(transformers, transformers.RobertaModel(cfg), ("input_ids", "attention_mask"),
+                       (ids, mask), attn, return_dict=False)
+
+
+def fx_hf_gpt2(attn="eager"):
+    transformers, cfg = _hf("GPT2Config", attn, vocab_size=100, n_embd=16, n_layer=HF_LAYERS, n_head=2,
+                            n_positions=32, n_inner=32, resid_pdrop=0.0, embd_pdrop=0.0,
+                            attn_pdrop=0.0, bos_token_id=0, eos_token_id=0,
+                            initializer_range=0.1, use_cache=False)
+    ids, mask = _ids(100)
+    return _hf_fixture(transformers, transformers.GPT2LMHeadModel(cfg), ("input_ids", "attention_mask"),
+                       (ids, mask), attn, use_cache=False, return_dict=False)
+
+
+def _causal_lm(config_cls, model_cls, attn, **kw):
+    transformers, cfg = _hf(config_cls, attn, hidden_size=16, intermediate_size=32,
+                            num_hidden_layers=HF_LAYERS, max_position_embeddings=32,
+                            tie_word_embeddings=False, bos_token_id=1, eos_token_id=2,
+                            pad_token_id=0, **HF_COMMON, **kw)
+    ids, mask = _ids(100)
+    mask[1, :] = 1                          # causal LM: no padding
+    return _hf_fixture(transformers, getattr(transformers, model_cls)(cfg),
+                       ("input_ids", "attention_mask"), (ids, mask), attn,
+                       use_cache=False, return_dict=False)
+
+
+def fx_hf_mistral(attn="eager"):
+    # GQA (4 heads, 2 KV heads) and a sliding window of 4 over 8 tokens
+    def no_window():
+        return _causal_lm("MistralConfig", "MistralForCausalLM", attn, num_attention_heads=4,
+                          num_key_value_heads=2, sliding_window=None)
+    f = _causal_lm("MistralConfig", "MistralForCausalLM", attn, num_attention_heads=4,
+                   num_key_value_heads=2, sliding_window=4)
+    f.fallback = ("exported without sliding window", no_window)
+    return f
+
+
+def fx_hf_qwen2(attn="eager"):
+    return _causal_lm("Qwen2Config", "Qwen2ForCausalLM", attn, num_attention_heads=4,
+                      num_key_value_heads=2)
+
+
+def fx_hf_phi3(attn="eager"):
+    return _causal_lm("Phi3Config", "Phi3ForCausalLM", attn, num_attention_heads=2,
+                      num_key_value_heads=2, original_max_position_embeddings=32,
+                      resid_pdrop=0.0, embd_pdrop=0.0, attention_dropout=0.0)
+
+
+def _t5_config(attn, ff):
+    return _hf("T5Config", attn, vocab_size=100, d_model=16, d_kv=8, d_ff=32, num_layers=HF_LAYERS,
+               num_decoder_layers=HF_LAYERS, num_heads=2, relative_attention_num_buckets=8,
+               relative_attention_max_distance=16, dropout_rate=0.0, feed_forward_proj=ff,
+               use_cache=False)
+
+
+def fx_hf_t5_encoder(attn="eager"):
+    transformers, cfg = _t5_config(attn, "gated-gelu")   # T5 v1.1 feed-forward
+    ids, mask = _ids(100)
+    return _hf_fixture(transformers, transformers.T5EncoderModel(cfg),
+                       ("input_ids", "attention_mask"), (ids, mask), attn, return_dict=False)
+
+
+def fx_hf_t5_decoder(attn="eager"):
+    transformers, cfg = _t5_config(attn, "relu")        # original T5 feed-forward
+    decoder = transformers.T5Model(cfg).decoder          # T5Stack, is_decoder=True
+    ids, _ = _ids(100, t=6)
+    enc = r(2, 8, 16)
+    _, enc_mask = _ids(100)
+    f = _hf_fixture(transformers, decoder,
+                    ("input_ids", "encoder_hidden_states", "encoder_attention_mask"),
+                    (ids, enc, enc_mask), attn, use_cache=False, return_dict=False)
+    f.notes.append("T5Model(cfg).decoder: decoder stack with causal self-attention and "
+                   "cross-attention over encoder_hidden_states (2, 8, 16)")
+    return f
+
+
+def fx_hf_whisper_encoder(attn="eager"):
+    transformers, cfg = _hf("WhisperConfig", attn, vocab_size=100, num_mel_bins=8, d_model=16,
+                            encoder_layers=HF_LAYERS, encoder_attention_heads=2, encoder_ffn_dim=32,
+                            decoder_layers=1, decoder_attention_heads=2, decoder_ffn_dim=32,
+                            max_source_positions=8, max_target_positions=8, dropout=0.0,
+                            attention_dropout=0.0, activation_dropout=0.0, init_std=0.1,
+                            use_cache=False)
+    wm = importlib.import_module("transformers.models.whisper.modeling_whisper")
+    feats = r(2, 8, 16)                     # (batch, num_mel_bins, 2 * max_source_positions)
+    return _hf_fixture(transformers, wm.WhisperEncoder(cfg), ("input_features",), (feats,), attn,
+                       return_dict=False)
+
+
+def sdpa(builder):
+    return lambda: builder("sdpa")
+
+
+HF_FIXTURES = ["hf_distilbert", "hf_roberta", "hf_gpt2", "hf_mistral", "hf_qwen2", "hf_phi3",
+               "hf_t5_encoder", "hf_t5_decoder", "hf_whisper_encoder"]
+
+
+# --------------------------------------------------------------------------------------
+# Op families (tiny modules; outputs concatenated with flat_cat or stacked, in the order
+# written in each forward)
+# --------------------------------------------------------------------------------------
+
+class OpRNN(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lstm1 = nn.LSTM(4, 5, batch_first=True)
+        self.lstm2 = nn.LSTM(4, 3, num_layers=2, bidirectional=True)
+        self.gru1 = nn.GRU(4, 5)
+        self.gru2 = nn.GRU(4, 3, num_layers=2, bidirectional=True, batch_first=True)
+
+    def forward(self, x, hc):
+        # x (2, 5, 4) batch-first; hc (2, 4, 2, 3) = initial h and c, each
+        # (layers * directions, batch, hidden)
+        h0, c0 = hc[0], hc[1]
+        xt = x.transpose(0, 1)                               # (5, 2, 4) seq-first
+        y1, (h1, c1) = self.lstm1(x)                          # 1 layer, zero state
+        y2, (h2, c2) = self.lstm2(xt, (h0, c0))               # 2 layers, bidirectional
+        y3, h3 = self.gru1(xt)                                # 1 layer, seq-first
+        y4, h4 = self.gru2(x, h0)                             # 2 layers, bidirectional
+        return flat_cat(y1, h1, c1, y2, h2, c2, y3, h3, y4, h4)
+
+
+def fx_op_rnn():
+    return SlimFixture(liven(OpRNN()).eval(), (r(2, 5, 4), r(2, 4, 2, 3)))
+
+
+class OpRNNSmall(nn.Module):
+    """The decomposition unrolls every time step of every layer and direction, so the
+    _decomp fixture has a smaller RNN: 2 steps, one bidirectional LSTM, one GRU layer."""
+
+    def __init__(self):
+        super().__init__()
+        self.lstm = nn.LSTM(4, 3, bidirectional=True, batch_first=True)
+        self.gru = nn.GRU(4, 3)
+
+    def forward(self, x, hc):
+        # x (2, 2, 4) batch-first; hc (2, 2, 2, 3) = initial h and c
+        h0, c0 = hc[0], hc[1]
+        y1, (h1, c1) = self.lstm(x, (h0, c0))
+        y2, h2 = self.gru(x.transpose(0, 1), h0[:1])
+        return flat_cat(y1, h1, c1, y2, h2)
+
+
+def fx_op_rnn_small():
+    return SlimFixture(liven(OpRNNSmall()).eval(), (r(2, 2, 4), r(2, 2, 2, 3)))
+
+
+class OpConvTranspose(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.t1 = nn.ConvTranspose1d(4, 6, 3, stride=2, padding=1, output_padding=1, groups=2)
+        self.t1b = nn.ConvTranspose1d(4, 3, 2, dilation=2, bias=False)
+        self.t2 = nn.ConvTranspose2d(4, 6, (3, 2), stride=(2, 3), padding=(1, 0),
+                                     output_padding=(1, 2), groups=2)
+        self.t2b = nn.ConvTranspose2d(4, 2, 3, stride=2, padding=2, dilation=2, bias=False)
+        self.t3 = nn.ConvTranspose3d(2, 2, 2, stride=2, padding=(0, 1, 0))
+
+    def forward(self, x2, x3):
+        # x2 (2, 4, 4, 5), x3 (2, 2, 2, 3, 3); x1 (2, 4, 5) is a row of x2
+        x1 = x2[:, :, 1]
+        return flat_cat(self.t1(x1), self.t1b(x1), self.t2(x2), self.t2b(x2), self.t3(x3))
+
+
+def fx_op_convtranspose():
+    return SlimFixture(liven(OpConvTranspose()).eval(), (r(2, 4, 4, 5), r(2, 2, 2, 3, 3)))
+
+
+class OpConvVariants(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.c1 = nn.Conv1d(4, 6, 3, padding="same", dilation=2, groups=2)
+        self.c1b = nn.Conv1d(4, 4, 3, stride=2, groups=4, bias=False)          # depthwise
+        self.c2 = nn.Conv2d(4, 6, 3, padding="same", dilation=2, bias=False)
+        self.c2b = nn.Conv2d(4, 4, 3, stride=2, padding=1, groups=4)            # depthwise
+        self.c2c = nn.Conv2d(4, 2, (2, 4), padding="same")                       # even kernel
+        self.c2d = nn.Conv2d(4, 2, (1, 3), padding=(0, 1), padding_mode="reflect")
+        self.c2e = nn.Conv2d(4, 2, 3, stride=(1, 2), padding=(2, 0), padding_mode="zeros")
+        self.c3 = nn.Conv3d(2, 4, 3, stride=(1, 2, 2), padding=1)
+        self.c3b = nn.Conv3d(2, 2, (1, 2, 2), groups=2, bias=False)
+
+    def forward(self, x2, x3):
+        # x2 (2, 4, 6, 6), x3 (2, 2, 3, 4, 4); x1 (2, 4, 7) from x2
+        x1 = x2.flatten(2)[:, :, 3:10]
+        return flat_cat(self.c1(x1), self.c1b(x1), self.c2(x2), self.c2b(x2), self.c2c(x2),
+                        self.c2d(x2), self.c2e(x2), self.c3(x3), self.c3b(x3))
+
+
+def fx_op_conv_variants():
+    return SlimFixture(liven(OpConvVariants()).eval(), (r(2, 4, 6, 6), r(2, 2, 3, 4, 4)))
+
+
+class OpPool(nn.Module):
+    def forward(self, x2, x3):
+        # x2 (2, 3, 7, 7), x3 (2, 2, 5, 5, 5); x1 (2, 3, 9) from x2
+        x1 = x2.flatten(2)[:, :, 20:29]
+        m2, i2 = F.max_pool2d(x2, 3, stride=2, padding=1, ceil_mode=True, return_indices=True)
+        return flat_cat(
+            F.max_pool1d(x1, 3, stride=2, ceil_mode=True),
+            F.avg_pool1d(x1, 3, stride=2, padding=1, ceil_mode=True, count_include_pad=False),
+            m2,
+            F.max_pool2d(x2, 2, stride=1, dilation=2),
+            F.avg_pool2d(x2, 3, stride=2, padding=1, count_include_pad=False),
+            F.avg_pool2d(x2, 2, stride=2, ceil_mode=True),
+            F.avg_pool2d(x2, 3, stride=1, padding=1, divisor_override=4),
+            F.max_pool3d(x3, 2, stride=2, ceil_mode=True),
+            F.avg_pool3d(x3, 3, stride=2, padding=1, count_include_pad=False),
+            F.adaptive_avg_pool1d(x1, 4),
+            F.adaptive_max_pool1d(x1, 4),
+            F.adaptive_avg_pool2d(x2, (3, 2)),
+            F.adaptive_max_pool2d(x2, (2, 3)),
+            F.adaptive_avg_pool3d(x3, (2, 3, 2)),
+            F.adaptive_avg_pool2d(x2, 1)), i2
+
+
+def fx_op_pool():
+    return SlimFixture(OpPool().eval(), (r(2, 3, 7, 7), r(2, 2, 5, 5, 5)))
+
+
+class OpEmbedding(nn.Module):
+    def __init__(self, bag=True):
+        super().__init__()
+        self.emb = nn.Embedding(20, 4, padding_idx=0)
+        self.emb2 = nn.Embedding(10, 3)
+        self.bag = nn.EmbeddingBag(20, 4, mode="mean") if bag else None
+        self.bag_sum = nn.EmbeddingBag(20, 4, mode="sum") if bag else None
+        self.bag_max = nn.EmbeddingBag(20, 4, mode="max") if bag else None
+
+    def forward(self, ids, w):
+        # ids (2, 5) int64 in [0, 10) with zeros (padding_idx); w (2, 5) per-sample weights
+        outs = [self.emb(ids), self.emb2(ids), F.embedding(ids + 3, self.emb.weight)]
+        if self.bag is not None:
+            outs += [self.bag(ids), self.bag_sum(ids, per_sample_weights=w), self.bag_max(ids)]
+        return flat_cat(*outs)
+
+
+def fx_op_embedding(bag=True):
+    ids = torch.randint(0, 10, (2, 5))
+    ids[0, 1] = ids[1, 4] = 0
+    f = SlimFixture(liven(OpEmbedding(bag)).eval(), (ids, torch.rand(2, 5)))
+    if bag:
+        f.fallback = ("exported without EmbeddingBag", lambda: fx_op_embedding(False))
+    return f
+
+
+class OpSDPA(nn.Module):
+    def __init__(self, gqa=True):
+        super().__init__()
+        self.gqa = gqa
+
+    def forward(self, qkv, kv2, bmask):
+        # qkv (2, 4, 5, 24) = q|k|v, 4 heads; kv2 (2, 2, 7, 16) = k|v: 2 KV heads, 7 keys;
+        # bmask (2, 1, 5, 5) bool (True = attend); the additive float mask (5, 5) is a
+        # slice of kv2
+        q, k, v = qkv[..., :8], qkv[..., 8:16], qkv[..., 16:]
+        k2, v2 = kv2[..., :8], kv2[..., 8:]
+        fmask = kv2[0, 0, :5, :5]
+        outs = [F.scaled_dot_product_attention(q, k, v),
+                F.scaled_dot_product_attention(q, k, v, is_causal=True),
+                F.scaled_dot_product_attention(q, k, v, attn_mask=fmask),
+                F.scaled_dot_product_attention(q, k, v, attn_mask=bmask),
+                F.scaled_dot_product_attention(q, k, v, scale=0.3),
+                F.scaled_dot_product_attention(q, k2.repeat_interleave(2, dim=1),
+                                               v2.repeat_interleave(2, dim=1), scale=0.5)]
+        if self.gqa:
+            outs.append(F.scaled_dot_product_attention(q, k2, v2, enable_gqa=True))
+        return flat_cat(*outs)
+
+
+def fx_op_sdpa(gqa=True):
+    bmask = torch.rand(2, 1, 5, 5) < 0.6
+    bmask[..., 0] = True                    # every query sees at least one key
+    f = SlimFixture(OpSDPA(gqa).eval(), (r(2, 4, 5, 24), r(2, 2, 7, 16), bmask))
+    if gqa:
+        f.fallback = ("exported without enable_gqa=True (grouped-query attention only via "
+                      "repeat_interleave)", lambda: fx_op_sdpa(False))
+    return f
+
+
+class OpNorms(nn.Module):
+    def __init__(self, rms=True):
+        super().__init__()
+        self.ln = nn.LayerNorm(6, elementwise_affine=False)
+        self.ln2 = nn.LayerNorm([5, 6], eps=1e-3)
+        self.gn = nn.GroupNorm(2, 4)
+        self.bn = nn.BatchNorm2d(4)
+        self.bn_noaffine = nn.BatchNorm1d(4, affine=False)
+        self.inorm = nn.InstanceNorm2d(4)
+        self.inorm_affine = nn.InstanceNorm1d(4, affine=True)
+        self.rms = nn.RMSNorm(6) if rms else None
+        self.rms_noaffine = nn.RMSNorm([5, 6], eps=None, elementwise_affine=False) if rms else None
+
+    def forward(self, x):
+        # x (2, 4, 5, 6)
+        x1 = x.flatten(2)                                  # (2, 4, 30)
+        outs = [self.ln(x), self.ln2(x), self.gn(x), self.bn(x), self.bn_noaffine(x1),
+                self.inorm(x), self.inorm_affine(x1),
+                F.normalize(x, dim=1), F.normalize(x, p=1.0, dim=-1),
+                F.batch_norm(x, self.bn.running_mean, self.bn.running_var, training=False)]
+        if self.rms is not None:
+            outs += [self.rms(x), self.rms_noaffine(x)]
+        return flat_cat(*outs)
+
+
+def fx_op_norms():
+    if not hasattr(nn, "RMSNorm"):
+        raise Skip("torch.nn.RMSNorm needs torch 2.4")
+    return SlimFixture(liven(OpNorms()).eval(), (r(2, 4, 5, 6) * 2 + 0.5,))
+
+
+class OpActivations(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.prelu = nn.PReLU(3)
+
+    def forward(self, x):
+        # x (2, 3, 8); the rows of the first output are the activations in this order
+        same = [F.gelu(x), F.gelu(x, approximate="tanh"), F.silu(x), F.mish(x),
+                F.elu(x, alpha=0.7), F.selu(x), F.celu(x, alpha=1.3), F.leaky_relu(x, 0.1),
+                F.hardtanh(x, -0.5, 1.5), F.relu6(x), F.softplus(x, beta=2.0, threshold=3.0),
+                torch.sigmoid(x), torch.tanh(x), F.log_softmax(x, dim=-1), F.log_softmax(x, dim=1),
+                F.softmax(x, dim=0), F.softmax(x, dim=-1), self.prelu(x), F.logsigmoid(x),
+                F.hardswish(x), F.hardsigmoid(x), F.softsign(x), F.tanhshrink(x),
+                F.hardshrink(x, 0.5), F.softshrink(x, 0.5), F.threshold(x, 0.2, -1.0), F.relu(x),
+                # in-place forms (nn.ReLU6(inplace=True), ... in torchvision models)
+                F.relu(x.clone(), inplace=True), F.relu6(x.clone(), inplace=True),
+                F.hardswish(x.clone(), inplace=True), F.silu(x.clone(), inplace=True),
+                F.hardsigmoid(x.clone(), inplace=True), F.elu(x.clone(), inplace=True),
+                F.leaky_relu(x.clone(), 0.2, inplace=True),
+                F.dropout(x.clone(), 0.3, training=False, inplace=True), F.dropout(x, 0.3, training=False)]
+        return torch.stack(same), F.glu(x, dim=-1)
+
+
+def fx_op_activations():
+    return SlimFixture(liven(OpActivations()).eval(), (r(2, 3, 8) * 3,))
+
+
+class OpElementwise(nn.Module):
+    def forward(self, xyp):
+        # xyp (3, 3, 4) = x, y, p: x, y float with |y| >= 0.5, p positive
+        x, y, p = xyp.unbind(0)
+        xr, yr = x.round(), y.round()
+        lg = torch.log(x)                                   # NaN where x < 0
+        f = [torch.add(x, y, alpha=2), torch.sub(x, y, alpha=0.5), x * y, x / y,
+             torch.div(x, y, rounding_mode="floor"), torch.div(x, y, rounding_mode="trunc"),
+             x + 1.5, 2 - x, x * 3, x / 4, torch.pow(p, y), x ** 2, torch.pow(2.0, x), p ** 0.5,
+             torch.sqrt(p), torch.rsqrt(p), torch.exp(x), torch.log(p), torch.log1p(p),
+             torch.log2(p), torch.abs(x), -x, torch.sign(x), torch.floor(x), torch.ceil(x),
+             torch.round(x), torch.round(x, decimals=1), torch.trunc(x), torch.frac(x),
+             torch.clamp(x, -1.0, 1.0), torch.clamp(x, min=-y.abs(), max=y.abs()),
+             torch.clamp_min(x, 0.2), torch.clamp_max(x, 0.3), torch.clamp(x, min=0.1),
+             torch.maximum(x, y), torch.minimum(x, y), torch.fmod(x, y), torch.fmod(x, 1.5),
+             torch.remainder(x, y), torch.remainder(x, 1.5), torch.reciprocal(p), torch.erf(x),
+             torch.sin(x), torch.cos(x), torch.tan(torch.tanh(x)), torch.atan2(x, y),
+             torch.atan(x), torch.asin(torch.tanh(x)), torch.acos(torch.tanh(x)),
+             torch.sinh(x), torch.cosh(x), torch.asinh(x), torch.expm1(x), torch.square(x),
+             torch.where(x > y, x, y), torch.where(x > 0, x, 0.0),
+             torch.nan_to_num(lg, nan=0.0, posinf=5.0, neginf=-5.0),
+             torch.nan_to_num(x / (xr * 0.0)), torch.lerp(x, y, 0.3), torch.lerp(x, y, p / 5),
+             torch.addcmul(x, y, p, value=0.5), torch.addcdiv(x, y, p, value=2.0),
+             torch.hypot(x, y), torch.logit(p / 7), torch.copysign(p, x), torch.min(x, y),
+             torch.max(x, y), xr.type_as(p)]
+        a, b = x > 0, y > 0
+        bl = [xr == 1.0, xr == yr, xr != 0.0, xr != yr, x < 0.5, x < y, x <= 0.5, xr <= yr,
+              x > -0.5, x > y, x >= 0.5, xr >= yr, a & b, a | b, a ^ b, ~a,
+              torch.bitwise_and(a, b), torch.bitwise_or(a, b), torch.bitwise_xor(a, b),
+              torch.bitwise_not(a),
+              torch.logical_and(a, b), torch.logical_or(a, b), torch.logical_xor(a, b),
+              torch.logical_not(a), torch.logical_and(x, yr), torch.isnan(lg),
+              torch.isinf(x / xr), torch.isfinite(x / xr), torch.eq(xr, 0), torch.ne(x, y)]
+        return torch.stack(f), torch.stack(bl)
+
+
+def fx_op_elementwise():
+    x = r(3, 4) * 2
+    x[0, :2] = torch.tensor([0.5, -2.5])       # ties for round and exact values for floor
+    y = torch.sign(r(3, 4)) * (0.5 + 2 * torch.rand(3, 4))
+    return SlimFixture(OpElementwise().eval(), (torch.stack([x, y, 0.1 + 3 * torch.rand(3, 4)]),))
+
+
+class OpReduce(nn.Module):
+    def forward(self, x, b):
+        # x (2, 3, 4) float, b (2, 3, 4) bool
+        mx, imx = x.max(dim=1)
+        mn, imn = x.min(dim=2, keepdim=True)
+        f = flat_cat(
+            x.sum(), x.sum(dim=1), x.sum(dim=(0, 2), keepdim=True), x.mean(), x.mean(dim=-1),
+            x.mean(dim=(1, 2), keepdim=True), x.amax(dim=-1), x.amin(dim=(1, 2), keepdim=True),
+            x.amax(), mx, mn, x.max(), x.min(), x.prod(dim=1), x.prod(),
+            x.var(dim=1, correction=0), x.var(dim=(1, 2), keepdim=True), x.var(),
+            x.std(dim=-1), x.std(dim=0, correction=0, keepdim=True),
+            torch.logsumexp(x, dim=2), torch.logsumexp(x, dim=(0, 1), keepdim=True),
+            x.norm(), x.norm(p=1, dim=-1), torch.linalg.vector_norm(x, ord=2, dim=(1, 2)),
+            torch.linalg.vector_norm(x, ord=float("inf"), dim=1), x.sum(dim=-1, dtype=torch.float64).float(),
+            torch.nansum(x, dim=0), x.abs().sum(dim=2, keepdim=True))
+        i = flat_cat(imx, imn, x.argmax(dim=1), x.argmax(), x.argmin(dim=-1, keepdim=True),
+                     x.argmin(), b.sum(dim=1), b.long().sum(), torch.count_nonzero(b, dim=2))
+        bo = flat_cat(b.all(dim=1), b.any(dim=-1, keepdim=True), b.all(), b.any(),
+                      (x > 0).all(dim=(0, 2)), (x > 1).any(dim=0))
+        return f, i, bo
+
+
+def fx_op_reduce():
+    return SlimFixture(OpReduce().eval(), (r(2, 3, 4), torch.rand(2, 3, 4) < 0.7))
+
+
+class OpShape(nn.Module):
+    def forward(self, z):
+        # z (2, 3, 4, 5); x, y (2, 3, 4) are contiguous pieces of it
+        x = z.flatten()[:24].view(2, 3, 4)
+        y = z.flatten()[24:48].view(2, 3, 4)
+        a, b = x.split(2, dim=2)
+        c, d = x.split_with_sizes([1, 2], dim=1)
+        e, g = x.chunk(2, dim=2)
+        u0, u1, u2 = x.unbind(1)
+        xt = x.transpose(1, 2)
+        return flat_cat(
+            x.view(6, 4), x.reshape(-1), x.flatten(1), x.unflatten(2, (2, 2)),
+            x.unsqueeze(1).squeeze(1), x[:, :1].squeeze(1), x[:, :1].squeeze(), x.unsqueeze(-1),
+            x.permute(2, 0, 1), x.transpose(0, 2), x[0].t(), x[:, :1].expand(2, 3, 4),
+            x[:1].expand_as(y), x.repeat(1, 2, 1), x.tile((2,)), torch.cat([x, y], dim=1),
+            torch.cat([x, y], dim=-1), torch.stack([x, y]), torch.stack([x, y], dim=2),
+            a, b, c, d, e, g, u0, u1, u2, x.narrow(2, 1, 2), x[:, ::2, 1::2], x[:, 1],
+            x[..., -1], x[:, -2:], x.flip(dims=(0, 2)), x.roll(1, dims=2),
+            x.roll((2, -1), dims=(1, 2)), x.roll(3), F.pad(x, (1, 2), value=0.5),
+            F.pad(x, (1, 1, 2, 0)), torch.constant_pad_nd(x, (0, 1, 1, 0), -1.0),
+            F.pad(x, (2, 1), mode="reflect"),
+            F.pad(z, (1, 2, 2, 1), mode="reflect"), F.pad(x, (1, 2), mode="replicate"),
+            F.pad(z, (2, 0, 1, 1), mode="replicate"), F.pad(z, (1, 1, 1, 1), mode="circular"),
+            xt.contiguous().view(2, 12), x.movedim(0, -1), x.movedim((0, 1), (2, 0)),
+            z.swapaxes(1, 3), x.view(2, -1, 2).transpose(0, 1).reshape(4, 6),
+            x.new_zeros(1) + x.size(2) * x.shape[0], x.expand(3, 2, 3, 4), x.view(-1, 4)[1:5:2])
+
+
+def fx_op_shape():
+    return SlimFixture(OpShape().eval(), (r(2, 3, 4, 5),))
+
+
+class OpIndex(nn.Module):
+    def __init__(self, one_hot=True):
+        super().__init__()
+        self.one_hot = one_hot
+
+    def forward(self, x, ints, mask):
+        # x (4, 5) float; mask (4, 5) bool; ints (17,) int64 = idx (3,) in [0, 4) with a
+        # repeat, gidx (4, 2) in [0, 5), distinct in each row, labels (2, 3) in [0, 6)
+        idx, gidx, labels = ints[:3], ints[3:11].view(4, 2), ints[11:].view(2, 3)
+        src = x * 10
+        j = torch.tensor([4, 0, 2])                             # lifted constant index
+        f = flat_cat(
+            x[idx], x[:, j], x[idx, j], x[None, idx], x[idx, None, 1:3], x[idx.view(3, 1), j],
+            x[1:3, [0, 2]], x[mask.any(dim=1).logical_not().long()],
+            x.index_select(1, j), x.index_select(0, idx),
+            x.gather(1, gidx), x.scatter(1, gidx, src), x.scatter(1, gidx, 2.0),
+            x.scatter_add(1, gidx, src), x.scatter_reduce(1, gidx, src, reduce="sum"),
+            x.scatter_reduce(1, gidx, src, reduce="prod", include_self=False),
+            x.scatter_reduce(1, gidx, src, reduce="mean"),
+            x.scatter_reduce(1, gidx, src, reduce="amax"),
+            x.scatter_reduce(1, gidx, src, reduce="amin", include_self=False),
+            x.index_put((idx,), x[0] * 3, accumulate=True),
+            x.index_put((idx, j), torch.tensor(7.0)),
+            x.masked_fill(mask, -3.0), x.masked_fill(mask, x[0, 0]),
+            torch.take_along_dim(x, gidx, dim=1), x.index_add(0, idx, src[:3]),
+            x.index_copy(1, j, src[:, :3]), x.index_fill(1, j, -1.0), x[:, mask.long().argmax(1)])
+        if self.one_hot:
+            return f, F.one_hot(labels, num_classes=6)
+        return f, (labels.unsqueeze(-1) == torch.arange(6)).long()
+
+
+def fx_op_index(one_hot=True):
+    idx = torch.tensor([2, 0, 2])
+    gidx = torch.stack([torch.randperm(5)[:2] for _ in range(4)])
+    ints = torch.cat([idx, gidx.reshape(-1), torch.randint(0, 6, (6,))])
+    f = SlimFixture(OpIndex(one_hot).eval(), (r(4, 5), ints, torch.rand(4, 5) < 0.4))
+    if one_hot:
+        f.fallback = ("one_hot written as a comparison with arange", lambda: fx_op_index(False))
+    return f
+
+
+class OpCreation(nn.Module):
+    def forward(self, x):
+        # x (2, 3); everything created is combined with x
+        n = x.shape[1]
+        f = flat_cat(
+            x + torch.arange(3), x * torch.arange(1, 7, 2), torch.arange(0.0, 1.0, 0.25),
+            torch.arange(n, dtype=torch.float32) + x, torch.arange(-1.0, 1.0, 0.5, dtype=torch.float64).float(),
+            torch.full((2, 3), 1.5) + x, torch.zeros(2, 3) + x, torch.ones(3) * x,
+            torch.ones_like(x) - x, torch.zeros_like(x, dtype=torch.int64) + 2,
+            torch.empty_like(x).fill_(3.0), torch.empty(2, 3).zero_() + x,
+            torch.full_like(x, 7.0), x.new_full((2, 2), -2.0), x.new_zeros(3), x.new_ones((2, 3)) + x,
+            torch.triu(x.repeat(2, 1)), torch.triu(x.repeat(2, 1), diagonal=1),
+            torch.tril(x.repeat(2, 1), diagonal=-1), torch.tril(torch.ones(3, 3)) @ x.t(),
+            torch.eye(3) * x[0], torch.eye(2, 3) + x, torch.linspace(0, 1, 5),
+            torch.linspace(-1.0, 1.0, steps=4) * x[0, 0], torch.scalar_tensor(2.5) * x,
+            torch.tensor([1.0, 2.0, 3.0]) * x, torch.zeros(2, 3, dtype=torch.bool).logical_or(x > 0))
+        i = flat_cat(torch.arange(5), torch.arange(2, 11, 3), torch.arange(n) * 2,
+                     torch.full((2,), 4, dtype=torch.int64), torch.ones(3, dtype=torch.int32).long())
+        return f, i
+
+
+def fx_op_creation():
+    return SlimFixture(OpCreation().eval(), (r(2, 3),))
+
+
+class OpMath(nn.Module):
+    def forward(self, t):
+        # t (85,) = a (2, 3, 4), b (2, 4, 5), c (4, 2), sq (3, 3), v (4,)
+        a, b, c, sq, v = t.split([24, 40, 8, 9, 4])
+        a, b, c, sq = a.view(2, 3, 4), b.view(2, 4, 5), c.view(4, 2), sq.view(3, 3)
+        q = a.view(2, 1, 3, 4)
+        vals, idx = torch.topk(a, 2, dim=-1)
+        svals, sidx = torch.topk(a, 3, dim=1, largest=False, sorted=True)
+        so, sio = torch.sort(a, dim=-1, descending=True)
+        f = flat_cat(
+            torch.einsum("bij,bjk->bik", a, b), torch.einsum("bhqd,bhkd->bhqk", q, q),
+            torch.einsum("ii->i", sq), torch.einsum("i,j->ij", v, v[:3]),
+            torch.einsum("bij->bji", a), torch.einsum("bij,jk->bik", a, c), torch.bmm(a, b),
+            torch.matmul(q, b), torch.matmul(a.view(2, 1, 3, 4), b.view(1, 2, 4, 5)),
+            torch.matmul(a, v), torch.matmul(v, b), torch.matmul(v, v), a @ c,
+            torch.mm(a[0], b[0]), torch.addmm(v[:2], a[1], c, beta=0.5, alpha=2.0),
+            torch.addmm(v, sq, a[0]), torch.baddbmm(a[:, :, :3], a, a.transpose(1, 2)[:, :, :3]),
+            torch.outer(v, v), torch.mv(c.t(), v), torch.dot(v, v), a.cumsum(dim=1),
+            a.cumsum(-1), a.cumprod(dim=2), vals, svals, so, torch.clamp(a, -0.5, 0.5),
+            torch.linalg.matmul(sq, sq), torch.diagonal(sq), torch.trace(sq))
+        i = flat_cat(idx, sidx, sio, torch.argsort(a, dim=1), torch.argsort(a, dim=-1, descending=True),
+                     (a > 0).long().cumsum(dim=-1))
+        return f, i
+
+
+def fx_op_math():
+    return SlimFixture(OpMath().eval(), (r(85),))
+
+
+class OpInplace(nn.Module):
+    def forward(self, x, yv, mask):
+        # x (4, 6), mask (4, 6) bool; yv (14,) = y (4, 2), vals (6,)
+        y, vals = yv[:8].view(4, 2), yv[8:]
+        z = x.clone()
+        z.add_(1.0)
+        z.add_(y.sum(dim=1, keepdim=True), alpha=0.5)
+        z.sub_(0.25)
+        z.mul_(1.5)
+        z.div_(y.abs()[:, :1] + 1)
+        z[:, 1:3] = y                                    # slice assignment
+        z[mask] = 0.0                                    # index_put_ with a bool mask
+        z.masked_fill_(mask.roll(1, dims=1), -1.0)
+        idx = torch.tensor([1, 3, 1])
+        z.index_put_((idx,), vals, accumulate=True)      # repeated row: accumulates twice
+        z[2] = vals                                      # select + copy_
+        zt = z.t()
+        zt[0].copy_(vals[:4])                            # copy_ into a transposed view
+        z.relu_()
+        w = z.clone()
+        w.sigmoid_()
+        w.tanh_()
+        v = w.view(2, 12)
+        v[:, ::3].mul_(2.0)                              # in-place on a strided view
+        w.clamp_(max=0.9)                                # then read the base
+        w.exp_()
+        w.fill_diagonal_(0.5)
+        w[0].fill_(x[0, 0])                              # fill_ with a 0-d tensor
+        x.add_(1.0)                                      # mutation of a user input
+        return z, w, v.sum(dim=1), x
+
+
+def fx_op_inplace():
+    return SlimFixture(OpInplace().eval(), (r(4, 6), r(14), torch.rand(4, 6) < 0.3))
+
+
+class OpDtypes(nn.Module):
+    def forward(self, xh, xb, xd, xl, xi, xs, xu, xbool):
+        # xh float16, xb bfloat16, xd float64 (2, 4); xl int64, xi int32, xs int8, xu uint8
+        # (2, 4), small values; xbool bool (2, 4)
+        f16 = flat_cat(xh * 2 + 1, xh.exp(), xh.sum(dim=1), xh @ xh.t(), xb.to(torch.float16),
+                       torch.softmax(xh, dim=-1), (xh > 0).half())
+        bf16 = flat_cat(xb * xb + 1, xb.sigmoid(), xb.mean(dim=0), xh.to(torch.bfloat16),
+                        xb.abs().sqrt())
+        f64 = flat_cat(xd * xd - 1, xd.sqrt().nan_to_num(), xd @ xd.t(), xh + xd, xl / xd,
+                       xd.sum(), xd.to(torch.float32).double())
+        f32 = flat_cat(xd.float(), xh.float(), xb.float(), xl.float() / 2, xi + 1.5, xl * 0.5,
+                       xu.float() / 255, xbool.float() * 3, torch.true_divide(xi, 4), xl / 3,
+                       xh.float() + xb.float())
+        i64 = flat_cat(xl // 3, xl % 4, torch.div(xl, 3, rounding_mode="trunc"),
+                       torch.div(xl, -3, rounding_mode="floor"), xl * 2 + 1, xl.abs(), xl & 6,
+                       xl | 1, xl ^ 5, torch.bitwise_and(xl, 3), torch.bitwise_or(xl, 2),
+                       torch.bitwise_xor(xl, 7), xl & xi, ~xl, xl << 1, xl >> 1, xi + xl,
+                       xl.sum(), xl.prod(dim=1),
+                       xbool.sum(), xl.clamp(-2, 3), torch.maximum(xl, xi.long()),
+                       xd.to(torch.int64), xs.long() * xu.long(), xl.argmax(dim=1),
+                       torch.remainder(xl, -3), torch.fmod(xl, 3), xl.neg(), xl.sign())
+        i32 = flat_cat(xi * 3, xi // 2, xi - xs, xi.abs(), xl.to(torch.int32), xh.to(torch.int32),
+                       torch.cumsum(xi, dim=1, dtype=torch.int32), xi.max(dim=0).values)
+        i8 = flat_cat(xs * 2, -xs, xs.abs(), xs // 2, xi.to(torch.int8), xs.clamp(min=0))
+        u8 = flat_cat(xu + 10, xu // 3, xu & 0x0F, xu.to(torch.int16).to(torch.uint8),
+                      torch.maximum(xu, torch.tensor(7, dtype=torch.uint8)), xbool.to(torch.uint8))
+        bo = flat_cat(xbool & (xl > 0), ~xbool, xbool | (xu > 100), xbool ^ (xs < 0),
+                      xl == xi, xh > 0, xb < 0.5, xd >= 0, xs != 1, xu <= 3, xbool.any(dim=1),
+                      xl.bool(), torch.where(xbool, xl > 0, xi < 0))
+        return f16, bf16, f64, f32, i64, i32, i8, u8, bo
+
+
+def fx_op_dtypes():
+    args = (r(2, 4).half(), r(2, 4).to(torch.bfloat16), r(2, 4).double(),
+            torch.randint(-5, 6, (2, 4)), torch.randint(-5, 6, (2, 4), dtype=torch.int32),
+            torch.randint(-20, 20, (2, 4), dtype=torch.int8),
+            torch.randint(0, 200, (2, 4), dtype=torch.uint8), torch.rand(2, 4) < 0.5)
+    return SlimFixture(OpDtypes().eval(), args)
+
+
+OP_FIXTURES = ["op_rnn", "op_convtranspose", "op_conv_variants", "op_pool", "op_embedding",
+               "op_sdpa", "op_norms", "op_activations", "op_elementwise", "op_reduce",
+               "op_shape", "op_index", "op_creation", "op_math", "op_inplace", "op_dtypes"]
+
+
 FIXTURES = {
     "mlp": fx_mlp,
     "mlp_decomp": fx_mlp_decomp,
@@ -459,6 +1453,41 @@ FIXTURES = {
     "tiny_bert": fx_tiny_bert,
     "tiny_llama": fx_tiny_llama,
 }
+
+
+def _register():
+    for n in TV_FIXTURES + HF_FIXTURES + OP_FIXTURES:
+        b = globals()["fx_" + n]
+        FIXTURES[n] = b
+        FIXTURES[n + "_decomp"] = decomposed(globals()[DECOMP_BUILDER.get(n, "fx_" + n)])
+        NEW_FIXTURES.extend([n, n + "_decomp"])
+    for n in HF_SDPA:
+        FIXTURES[n + "_sdpa"] = sdpa(globals()["fx_" + n])
+        NEW_FIXTURES.append(n + "_sdpa")
+
+
+DECOMP_BUILDER = {"op_rnn": "fx_op_rnn_small"}
+HF_SDPA = ["hf_distilbert", "hf_roberta", "hf_gpt2", "hf_mistral", "hf_qwen2", "hf_phi3",
+           "hf_whisper_encoder"]
+NEW_FIXTURES = []
+_register()
+
+# What a full run (no NAME given) makes of the fixtures registered by _register(). All
+# of them, for both torch versions, would take ~15 MB, and test/models must stay under
+# 10 MB (README "Size"), so a full run makes this selection; the others are made when
+# they are named on the command line.
+DEFAULT_SET = {
+    "2.14": set(OP_FIXTURES + TV_FIXTURES + HF_FIXTURES) | {
+        n + "_decomp" for n in ["op_activations", "op_creation", "op_embedding", "op_index",
+                                "op_inplace", "op_norms", "op_pool"]},
+    "2.6": set(OP_FIXTURES) - {"op_dtypes"} | {"op_norms_decomp"},
+}
+
+
+def default_names():
+    """Fixtures a full run makes with the running torch."""
+    sel = DEFAULT_SET["2.14" if TV >= (2, 9) else "2.6"]
+    return [n for n in FIXTURES if n not in NEW_FIXTURES or n in sel]
 
 
 # --------------------------------------------------------------------------------------
@@ -541,7 +1570,49 @@ def do_export(fx):
         fx.notes.append("exported with strict=True (strict=False failed: %s)" % first[:300])
     if fx.decompose:
         ep = ep.run_decompositions()
+    if getattr(fx, "slim", False):
+        strip_metadata(ep)
     return ep
+
+
+SLIM_DROPPED_META = ("stack_trace", "from_node", "nn_module_stack", "torch_fn", "source_fn_stack")
+
+
+def strip_metadata(ep):
+    """Drop the node metadata that only serves debugging (source stack traces, module
+    paths, from_node provenance) in all (sub)graphs: it is a third to a half of the
+    bytes of a .pt2."""
+    for gm in ep.graph_module.modules():
+        if isinstance(gm, torch.fx.GraphModule):
+            for node in gm.graph.nodes:
+                for k in SLIM_DROPPED_META:
+                    node.meta.pop(k, None)
+
+
+def export_with_fallbacks(name, fx):
+    """do_export(fx); when it fails and fx has a fallback, build and export that instead
+    (re-seeded like the first try), and record why in the notes."""
+    notes = []
+    while True:
+        try:
+            ep = do_export(fx)
+            fx.notes = notes + fx.notes
+            return fx, ep
+        except Skip:
+            raise
+        except Exception as e:
+            if getattr(fx, "fallback", None) is None:
+                raise
+            first = "%s: %s" % (type(e).__name__,
+                                str(e).strip().splitlines()[0] if str(e).strip() else "")
+            note, builder = fx.fallback
+            print("    %s: export failed (%s); %s" % (name, first[:200], note))
+            if os.environ.get("FIXTURES_TRACEBACK"):
+                traceback.print_exc()
+            notes.append("%s (the first form failed to export with torch %s: %s)" % (
+                note, TORCH_VERSION, first[:300]))
+            seed_all(name)
+            fx = builder()
 
 
 def zip_contents(path):
@@ -609,7 +1680,7 @@ def graph_summary(ep):
 def generate_one(name, outdir):
     seed_all(name)
     fx = FIXTURES[name]()
-    ep = do_export(fx)
+    fx, ep = export_with_fallbacks(name, fx)
     path = os.path.join(outdir, name + ".pt2")
     status = save_ep(ep, path)
 
@@ -840,6 +1911,60 @@ def verify_dir(d, names):
 
 
 # --------------------------------------------------------------------------------------
+# ATen targets used by the fixtures (for the converter's coverage test)
+# --------------------------------------------------------------------------------------
+
+_MODEL_JSON = re.compile(r"(^|/)(models/[^/]+\.json|serialized_exported_program\.json)$")
+
+
+def pt2_targets(path):
+    """Every node target of a .pt2, in its top graph and in all subgraphs (cond branches,
+    loop bodies, ...), read from the archive's JSON with zipfile/json only: works for the
+    torch 2.6 flat zip and the 2.8+ PT2 archive."""
+    targets = set()
+
+    def walk(o):
+        if isinstance(o, dict):
+            t = o.get("target")
+            if isinstance(t, str) and "inputs" in o and "outputs" in o:
+                targets.add(t)
+            for v in o.values():
+                walk(v)
+        elif isinstance(o, list):
+            for v in o:
+                walk(v)
+
+    with zipfile.ZipFile(path) as z:
+        for n in z.namelist():
+            if _MODEL_JSON.search(n) and "config" not in n.rsplit("/", 1)[-1]:
+                walk(json.loads(z.read(n)))
+    return targets
+
+
+def ops_used(dirs, out_path):
+    """Write out_path: one line per ATen target, "aten.X.overload FIX1 FIX2 ...", where
+    FIXk = folder/name of each fixture whose graphs use it; lines and fixtures sorted."""
+    users = {}
+    for d in dirs:
+        ver = os.path.basename(os.path.normpath(d))
+        for f in sorted(os.listdir(d)):
+            if not f.endswith(".pt2"):
+                continue
+            fix = "%s/%s" % (ver, f[:-4])
+            for t in pt2_targets(os.path.join(d, f)):
+                if t.startswith("torch.ops."):
+                    t = t[len("torch.ops."):]
+                if t.startswith("aten."):
+                    users.setdefault(t, set()).add(fix)
+    with open(out_path, "w") as f:
+        for t in sorted(users):
+            f.write("%s %s\n" % (t, " ".join(sorted(users[t]))))
+    print("%s: %d ATen targets used by the fixtures of %s" % (
+        out_path, len(users), " ".join(dirs)))
+    return users
+
+
+# --------------------------------------------------------------------------------------
 
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -851,10 +1976,24 @@ def main(argv):
     ap.add_argument("--no-2.8", dest="no28", action="store_true",
                     help="do not write the torch 2.8 emulations next to OUTDIR")
     ap.add_argument("--list", action="store_true")
+    ap.add_argument("--ops-used", dest="ops_used", action="store_true",
+                    help="write the ATen targets of the fixtures of the given folders "
+                         "(default: all torch-* folders next to this script) to OPS_OUT")
+    ap.add_argument("--ops-out", dest="ops_out", metavar="OPS_OUT",
+                    help="output of --ops-used (default: ops-used.txt next to this script)")
     opts = ap.parse_args(argv)
 
     if opts.list:
-        print("\n".join(FIXTURES))
+        default = set(default_names())
+        for n in FIXTURES:
+            print(n if n in default else "%s  (only when named)" % n)
+        return 0
+    if opts.ops_used:
+        here = os.path.dirname(os.path.abspath(__file__))
+        dirs = [n for n in [opts.outdir] + opts.names if n] or sorted(
+            os.path.join(here, d) for d in os.listdir(here)
+            if d.startswith("torch-") and os.path.isdir(os.path.join(here, d)))
+        ops_used(dirs, opts.ops_out or os.path.join(here, "ops-used.txt"))
         return 0
     if opts.verify:
         names = [n for n in [opts.outdir] + opts.names if n]
@@ -869,7 +2008,7 @@ def main(argv):
     base = os.path.basename(os.path.normpath(outdir))
     if base.startswith("torch-") and base != "torch-%d.%d" % TV:
         print("warning: writing torch %s fixtures into %s" % (TORCH_VERSION, outdir))
-    names = opts.names or list(FIXTURES)
+    names = opts.names or default_names()
     unknown = [n for n in names if n not in FIXTURES]
     if unknown:
         ap.error("unknown fixture(s): %s" % " ".join(unknown))
