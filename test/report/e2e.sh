@@ -1,0 +1,143 @@
+#!/bin/sh
+# e2e.sh: the report as yobx-export writes it, end to end, run from the
+# repo root.
+#
+#   sh test/report/e2e.sh [BUILD_DIR]      BUILD_DIR defaults to build
+#
+#  - converts fixtures with an options file and checks every sheet, column
+#    and a few values of OUT.xlsx against OUT.onnx (check_e2e.py reads both;
+#    onnxwire.py parses the ONNX file itself);
+#  - a conversion that fails on unknown ops (mkbad.py renames two targets of
+#    mlp.pt2) exits 1, writes no ONNX file and writes the unsupported sheet;
+#  - report: false writes no workbook;
+#  - report_timings: false gives byte-identical workbooks across two runs;
+#  - the stderr summary: present and short by default, absent with --quiet.
+# KEEP=1 keeps the scratch directory (under $TMPDIR) for a look afterwards.
+# Ends with the line "report-e2e: N passed, N failed"; exits 1 on a failure.
+B=${1:-build}
+bin=$B/yobx-export
+here=$(dirname "$0")
+models=test/models/torch-2.14
+pass=0
+fail=0
+out=$(mktemp -d "${TMPDIR:-/tmp}/report-e2e.XXXXXX") || exit 2
+[ -n "$KEEP" ] || trap 'rm -rf "$out"' EXIT INT TERM
+
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL - $*"; }
+expect() {   # description, then a command that must succeed
+	what=$1; shift
+	if "$@"; then ok; else bad "$what"; fi
+}
+
+# Debian's python3-openpyxl lives under /usr/bin/python3; a pyenv python3
+# earlier on PATH usually lacks it.
+py=
+for p in /usr/bin/python3 python3; do
+	if "$p" -c 'import openpyxl' >/dev/null 2>&1; then
+		py=$p
+		break
+	fi
+done
+
+# Counts the ok/FAIL lines of a checker run into pass/fail.
+tally() {   # log file
+	n=$(grep -c '^ok - ' "$1")
+	f=$(grep -c '^FAIL - ' "$1")
+	pass=$((pass + n))
+	fail=$((fail + f))
+	grep '^FAIL - ' "$1"
+	grep -q '^check_e2e: ' "$1" || bad "check_e2e.py did not finish: $(tail -n 3 "$1")"
+}
+
+if [ ! -x "$bin" ]; then
+	bad "$bin is not built"
+elif [ -z "$py" ]; then
+	bad "no python3 with openpyxl (apt-get install python3-openpyxl)"
+else
+	# Converted fixtures, the time cells measured.  The threshold puts the
+	# larger weights in external data, which the byte count must follow.
+	printf 'opset: 18\nexternal_data_threshold: 1024\n' >"$out/opts.yaml"
+	for name in mlp cnn mlp_dyn attention; do
+		rm -f "$out/$name.onnx" "$out/$name.xlsx"
+		if "$bin" "$models/$name.pt2" -c "$out/opts.yaml" -o "$out/$name.onnx" \
+		     >"$out/$name.out" 2>"$out/$name.err"; then
+			ok
+		else
+			bad "$name: exit $?: $(cat "$out/$name.err")"
+			continue
+		fi
+		expect "$name: OUT.xlsx beside OUT.onnx" test -f "$out/$name.xlsx"
+		expect "$name: nothing on stdout" test ! -s "$out/$name.out"
+		"$py" "$here/check_e2e.py" ok "$out/$name.onnx" "$out/$name.xlsx" \
+			"$models/$name.io" timed >"$out/$name.check" 2>&1
+		tally "$out/$name.check"
+	done
+
+	# The summary: names the phases, fits on a screen.
+	err=$out/attention.err
+	expect "summary names every phase" grep -q 'read.*s$' "$err"
+	for ph in lower optimize write report total nodes flops; do
+		expect "summary has '$ph'" grep -q "^  $ph " "$err"
+	done
+	expect "summary under 20 lines" test "$(wc -l <"$err")" -lt 20
+	"$bin" "$models/mlp.pt2" -c "$out/opts.yaml" -o "$out/quiet.onnx" --quiet >"$out/quiet.out" 2>&1
+	expect "--quiet: exit 0" test $? = 0
+	expect "--quiet: nothing printed" test ! -s "$out/quiet.out"
+	expect "--quiet: report still written" test -f "$out/quiet.xlsx"
+
+	# A failing conversion: unsupported sheet, no ONNX file, exit 1.
+	if python3 "$here/mkbad.py" "$models/mlp.pt2" "$out/bad.pt2"; then
+		"$bin" "$out/bad.pt2" -c "$out/opts.yaml" -o "$out/bad.onnx" >"$out/bad.out" 2>"$out/bad.err"
+		expect "unsupported: exit 1" test $? = 1
+		expect "unsupported: no ONNX file" test ! -e "$out/bad.onnx"
+		expect "unsupported: no external data file" test ! -e "$out/bad.onnx.data"
+		expect "unsupported: message names the node" grep -q "node 'relu' (aten.yobx_unknown_relu.default)" "$out/bad.err"
+		expect "unsupported: summary names the report" grep -q "report .*bad.xlsx" "$out/bad.err"
+		if [ -f "$out/bad.xlsx" ]; then
+			ok
+			"$py" "$here/check_e2e.py" failed "$out/bad.xlsx" relu:aten.yobx_unknown_relu.default \
+				linear_1:aten.yobx_unknown_linear.default >"$out/bad.check" 2>&1
+			tally "$out/bad.check"
+		else
+			bad "unsupported: no bad.xlsx"
+		fi
+	else
+		bad "mkbad.py failed"
+	fi
+
+	# report: false writes no workbook (and the ONNX file as usual).
+	printf 'report: false\n' >"$out/noreport.yaml"
+	"$bin" "$models/mlp.pt2" -c "$out/noreport.yaml" -o "$out/noreport.onnx" --quiet
+	expect "report false: exit 0" test $? = 0
+	expect "report false: ONNX written" test -s "$out/noreport.onnx"
+	expect "report false: no xlsx" test ! -e "$out/noreport.xlsx"
+	"$bin" "$out/bad.pt2" -c "$out/noreport.yaml" -o "$out/noreport_bad.onnx" --quiet 2>/dev/null
+	expect "report false, failing: exit 1" test $? = 1
+	expect "report false, failing: no xlsx" test ! -e "$out/noreport_bad.xlsx"
+
+	# report_timings: false gives the same bytes twice; times are 0.
+	printf 'report_timings: false\nopset: 18\n' >"$out/det.yaml"
+	for name in attention mlp_dyn; do
+		"$bin" "$models/$name.pt2" -c "$out/det.yaml" -o "$out/det.onnx" --quiet &&
+			mv "$out/det.xlsx" "$out/det1.xlsx" &&
+			sleep 1 &&
+			"$bin" "$models/$name.pt2" -c "$out/det.yaml" -o "$out/det.onnx" --quiet
+		expect "$name: deterministic runs exit 0" test $? = 0
+		expect "$name: report_timings false: byte-identical workbooks" cmp -s "$out/det1.xlsx" "$out/det.xlsx"
+		"$py" "$here/check_e2e.py" ok "$out/det.onnx" "$out/det.xlsx" "$models/$name.io" zero \
+			>"$out/det.check" 2>&1
+		tally "$out/det.check"
+	done
+	# and with the default, the files differ (the times are real)
+	"$bin" "$models/attention.pt2" -o "$out/t.onnx" --quiet && mv "$out/t.xlsx" "$out/t1.xlsx" &&
+		"$bin" "$models/attention.pt2" -o "$out/t.onnx" --quiet
+	expect "report_timings true: the times differ between runs" sh -c "! cmp -s '$out/t1.xlsx' '$out/t.xlsx'"
+
+	# The report path: the extension replaced, or .xlsx appended.
+	"$bin" "$models/mlp.pt2" -o "$out/noext" --quiet
+	expect "no extension: OUT.xlsx appended" test -f "$out/noext.xlsx"
+fi
+
+echo "report-e2e: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
