@@ -141,43 +141,45 @@ phase_optimize(Pipeline *pl, Diag *d)
 
 /* ---- report: FLOPs, counts, histogram, extra rows ---- */
 
+static const Onnx__ValueInfoProto *
+graph_input(const Onnx__GraphProto *g, const char *name)
+{
+	for (size_t i = 0; i < g->n_input; i++)
+		if (strcmp(g->input[i]->name, name) == 0)
+			return g->input[i];
+	return NULL;
+}
+
 /* Gives the dim names of the ONNX inputs the sizes of the sample inputs.
  * The samples are the flattened forward arguments, so they line up with
- * the user inputs and constant inputs of the signature, in order.  A dim
+ * the user inputs and constant inputs of the signature, in order.  A name
  * still unbound then takes the size torch recorded as its hint. */
 static void
 bind_samples(Flops *f, const Program *p, const Onnx__GraphProto *g)
 {
 	int k = 0;
 
-	for (int pass = 0; pass < 2; pass++) {
-		k = 0;
-		for (int i = 0; i < p->ninput_spec; i++) {
-			const InputSpec *s = &p->input_specs[i];
-			const Sample *smp;
-			const Value *v;
-			int64_t *hint;
-			if (s->kind != IN_USER_INPUT && s->kind != IN_CONSTANT_INPUT)
-				continue;
-			smp = k < p->nsample ? &p->samples[k] : NULL;
-			k++;
-			if (s->kind != IN_USER_INPUT || s->arg->kind != ARG_TENSOR)
-				continue;
-			v = s->arg->u.v;
-			for (size_t j = 0; j < g->n_input; j++) {
-				if (strcmp(g->input[j]->name, v->name) != 0)
-					continue;
-				if (pass == 0 && smp && smp->t) {
-					flops_bind_shape(f, g->input[j], smp->t->rank, smp->t->sizes);
-				} else if (pass == 1) {
-					hint = ARENA_ARRAY(p->arena, int64_t, v->rank + 1);
-					for (int r = 0; r < v->rank; r++)
-						hint[r] = v->dims[r].v;
-					flops_bind_shape(f, g->input[j], v->rank, hint);
-				}
-				break;
-			}
-		}
+	for (int i = 0; i < p->ninput_spec; i++) {
+		const InputSpec *s = &p->input_specs[i];
+		const Sample *smp;
+		if (s->kind != IN_USER_INPUT && s->kind != IN_CONSTANT_INPUT)
+			continue;
+		smp = k < p->nsample ? &p->samples[k] : NULL;
+		k++;
+		if (s->kind == IN_USER_INPUT && s->arg->kind == ARG_TENSOR && smp && smp->t)
+			flops_bind_shape(f, graph_input(g, s->arg->u.v->name), smp->t->rank, smp->t->sizes);
+	}
+	for (int i = 0; i < p->ninput_spec; i++) {
+		const InputSpec *s = &p->input_specs[i];
+		const Value *v;
+		int64_t *hint;
+		if (s->kind != IN_USER_INPUT || s->arg->kind != ARG_TENSOR)
+			continue;
+		v = s->arg->u.v;
+		hint = ARENA_ARRAY(p->arena, int64_t, v->rank + 1);
+		for (int r = 0; r < v->rank; r++)
+			hint[r] = v->dims[r].v;
+		flops_bind_shape(f, graph_input(g, v->name), v->rank, hint);
 	}
 }
 
