@@ -11,6 +11,8 @@
 #include <strings.h>
 #include <yaml.h>
 
+#include "opt.h"
+
 typedef struct OptCtx {
 	Options *o;
 	Arena *a;
@@ -191,6 +193,49 @@ static int
 opt_report_timings(OptCtx *c, yaml_node_t *v)
 {
 	return opt_bool(c, v, "report_timings", &c->o->report_timings);
+}
+
+/* One selection expression (opt_select_parse) read from scalar node v;
+ * an unknown name is reported at its own column when the scalar is on
+ * one line. */
+static int
+opt_patterns_one(OptCtx *c, yaml_node_t *v, OptSelect **sel)
+{
+	const char *s = scalar(v);
+	int off = 0, len = 0;
+	yaml_node_t at;
+
+	if (!s)
+		return opt_err(c, v, "'patterns' needs a set name, an expression like default-CastCast, or a list of names");
+	if (opt_select_parse(c->a, s, sel, &off, &len) == 0)
+		return 0;
+	at = *v;
+	if (v->start_mark.line == v->end_mark.line)
+		at.start_mark.column += (size_t)off + (v->data.scalar.style == YAML_PLAIN_SCALAR_STYLE ? 0 : 1);
+	if (!len)
+		return opt_err(c, &at, "'patterns': a name is missing");
+	return opt_err(c, &at, arena_printf(c->a, "unknown pattern '%.*s' (see docs/patterns.md)", len, s + off));
+}
+
+static int
+opt_patterns(OptCtx *c, yaml_node_t *v)
+{
+	OptSelect *acc = NULL, *one;
+
+	if (v->type != YAML_SEQUENCE_NODE) {
+		if (opt_patterns_one(c, v, &one))
+			return DIAG_INPUT;
+		c->o->patterns = one;
+		return 0;
+	}
+	for (yaml_node_item_t *it = v->data.sequence.items.start; it < v->data.sequence.items.top; it++) {
+		yaml_node_t *item = yaml_document_get_node(c->doc, *it);
+		if (!item || opt_patterns_one(c, item, &one))
+			return item ? DIAG_INPUT : opt_err(c, v, "'patterns': bad list item");
+		acc = opt_select_union(c->a, acc, one);
+	}
+	c->o->patterns = acc ? acc : opt_select_union(c->a, NULL, NULL);
+	return 0;
 }
 
 static const struct OptKey {

@@ -14,6 +14,7 @@
 
 #include "flops.h"
 #include "lower.h"
+#include "opt.h"
 #include "pt2.h"
 #include "strmap.h"
 #include "zip.h"
@@ -125,18 +126,14 @@ phase_lower(Pipeline *pl, Diag *d)
 }
 
 /* ---- optimize ----
- * OPTIMIZER: the optimizer's call goes here, in place of the return below:
- *     return opt_model(pl->model, pl->a, <selection from pl->opt>, &pl->report, NULL, d);
- * It rewrites pl->model in place and adds one ReportStat per event with
- * report_stat(&pl->report, ...).  pipeline_run() times this phase, zeroes
- * the events' time_in when report_timings is false, and counts the nodes
- * after it. */
+ * The optimizer (lib/opt.h) rewrites pl->model in place with the rows the
+ * `patterns` option selects and adds one ReportStat per event.
+ * pipeline_run() times this phase, zeroes the events' time_in when
+ * report_timings is false, and counts the nodes after it. */
 static int
 phase_optimize(Pipeline *pl, Diag *d)
 {
-	(void)pl;
-	(void)d;
-	return 0;
+	return opt_model(pl->model, pl->a, pl->opt.patterns, &pl->report, NULL, d);
 }
 
 /* ---- report: FLOPs, counts, histogram, extra rows ---- */

@@ -1,11 +1,13 @@
 /* mkdocs: prints a document generated from a table, so the docs cannot
  * drift from the code: `mkdocs ops` gives docs/ops.md (the ops/ .def files),
- * `mkdocs options` gives docs/options.md (lib/options.def).  Built and run
- * by `make docs` (ops/ops.mk); test_ops and test_options compare. */
+ * `mkdocs options` gives docs/options.md (lib/options.def), `mkdocs
+ * patterns` gives docs/patterns.md (lib/patterns.def).  Built and run by
+ * `make docs` (ops/ops.mk); test_ops, test_options and test_opt compare. */
 #include <stdio.h>
 #include <string.h>
 
 #include "ops.h"
+#include "opt.h"
 #include "options.h"
 
 int
@@ -15,8 +17,10 @@ main(int argc, char **argv)
 		ops_write_doc(stdout);
 	else if (argc == 2 && strcmp(argv[1], "options") == 0)
 		options_write_doc(stdout);
+	else if (argc == 2 && strcmp(argv[1], "patterns") == 0)
+		opt_write_doc(stdout);
 	else {
-		fputs("usage: mkdocs ops|options\n", stderr);
+		fputs("usage: mkdocs ops|options|patterns\n", stderr);
 		return 2;
 	}
 	return fflush(stdout) ? 2 : 0;

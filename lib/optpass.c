@@ -1,0 +1,668 @@
+/* optpass.c: the optimizer's driver: the row table, the passes, the
+ * Rewrite worklist with its per-pattern counters, the `patterns` selection
+ * and docs/patterns.md.
+ *
+ * opt_model() runs RemoveUnused once, then repeats Rewrite,
+ * DedupInitializers and CommonSubexpressions while the last two change
+ * something (at most OPT_MAX_ROUNDS times); the checker runs after each
+ * step.  Rewrite pops nodes from the worklist in order; one sweep through
+ * the list is an iteration, and nodes a rewrite touches go on the list of
+ * the next one, so the work is proportional to the rewrites, not to the
+ * graph size times the iterations. */
+#include "opt.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "fold.h"
+
+#define OPT_MAX_ROUNDS 8
+#define OPT_MAX_ITER 64
+#define OPT_MAX_RETRY 16
+#define OPT_FOLD_MAX_BYTES ((int64_t)16 << 20)
+
+const OptRow opt_rows[OPT_NROW] = {
+#define PASS(name, fn, sets, doc) {#name, NULL, NULL, fn, sets, 1, 99, doc},
+#define PATTERN(name, root, fn, sets, lo, hi, doc) {#name, root, fn, NULL, sets, lo, hi, doc},
+#include "patterns.def"
+#undef PASS
+#undef PATTERN
+};
+
+struct OptSelect {
+	unsigned char on[OPT_NROW];
+};
+
+/* Patterns rooted at one op type, in row order. */
+typedef struct OptRoot {
+	int n, cap;
+	int *rows;
+} OptRoot;
+
+/* One row's counters within the current iteration. */
+typedef struct OptIter {
+	int64_t matches, removed, added;
+	double seconds;
+	int first;              /* match_index of its first match */
+} OptIter;
+
+static double
+now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* ---- selection ---- */
+
+int
+opt_row_find(const char *name)
+{
+	for (int i = 0; i < OPT_NROW; i++)
+		if (strcmp(opt_rows[i].name, name) == 0)
+			return i;
+	return -1;
+}
+
+int
+opt_select_has(const OptSelect *sel, int row)
+{
+	return sel ? sel->on[row] : (opt_rows[row].sets & OPT_SET_DEFAULT) != 0;
+}
+
+OptSelect *
+opt_select_one(Arena *a, int row)
+{
+	OptSelect *s = ARENA_NEW(a, OptSelect);
+
+	s->on[row] = 1;
+	return s;
+}
+
+OptSelect *
+opt_select_union(Arena *a, OptSelect *acc, const OptSelect *b)
+{
+	if (!acc)
+		acc = ARENA_NEW(a, OptSelect);
+	for (int i = 0; b && i < OPT_NROW; i++)
+		acc->on[i] |= b->on[i];
+	return acc;
+}
+
+static int
+is_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+int
+opt_select_parse(Arena *a, const char *spec, OptSelect **out, int *bad_off, int *bad_len)
+{
+	OptSelect *s = ARENA_NEW(a, OptSelect);
+	const char *p = spec;
+	int sign = 1, terms = 0;
+
+	for (;;) {
+		const char *b, *e;
+		unsigned char set[OPT_NROW] = {0};
+		while (is_space(*p))
+			p++;
+		b = p;
+		while (*p && *p != '+' && *p != '-' && *p != ',' && !is_space(*p))
+			p++;
+		e = p;
+		while (is_space(*p))
+			p++;
+		if (e == b) {
+			*bad_off = (int)(b - spec);
+			*bad_len = 0;
+			return -1;
+		}
+		if ((size_t)(e - b) == 7 && strncmp(b, "default", 7) == 0) {
+			for (int i = 0; i < OPT_NROW; i++)
+				set[i] = (opt_rows[i].sets & OPT_SET_DEFAULT) != 0;
+		} else if ((size_t)(e - b) == 11 && strncmp(b, "onnxruntime", 11) == 0) {
+			for (int i = 0; i < OPT_NROW; i++)
+				set[i] = (opt_rows[i].sets & OPT_SET_ORT) != 0;
+		} else if ((size_t)(e - b) != 4 || strncmp(b, "none", 4) != 0) {
+			int i = 0;
+			for (; i < OPT_NROW; i++)
+				if (strlen(opt_rows[i].name) == (size_t)(e - b) && strncmp(opt_rows[i].name, b, (size_t)(e - b)) == 0)
+					break;
+			if (i == OPT_NROW) {
+				*bad_off = (int)(b - spec);
+				*bad_len = (int)(e - b);
+				return -1;
+			}
+			set[i] = 1;
+		}
+		for (int i = 0; i < OPT_NROW; i++)
+			if (set[i])
+				s->on[i] = sign > 0;
+		terms++;
+		if (!*p)
+			break;
+		sign = *p == '-' ? -1 : 1;
+		p++;
+	}
+	*out = s;
+	return terms ? 0 : -1;
+}
+
+/* ---- stats ---- */
+
+static void
+account(Opt *o, int row, double dt, int matched, int64_t added, int64_t removed)
+{
+	OptIter *it = &o->iter[row];
+
+	o->count[row].seconds += dt;
+	it->seconds += dt;
+	if (!matched)
+		return;
+	if (!it->matches)
+		it->first = o->match_index;
+	o->match_index++;
+	it->matches++;
+	it->added += added;
+	it->removed += removed;
+	o->count[row].matches++;
+	o->count[row].added += added;
+	o->count[row].removed += removed;
+}
+
+/* Emits one stats row per pattern that matched in this iteration, in the
+ * order of their first match, and clears the iteration's counters. */
+static void
+flush_iteration(Opt *o)
+{
+	int order[OPT_NROW], n = 0;
+
+	for (int i = 0; i < OPT_NROW; i++) {
+		if (o->iter[i].matches) {
+			int j = n++;
+			while (j > 0 && o->iter[order[j - 1]].first > o->iter[i].first) {
+				order[j] = order[j - 1];
+				j--;
+			}
+			order[j] = i;
+		}
+	}
+	for (int k = 0; k < n && o->r; k++) {
+		const OptIter *it = &o->iter[order[k]];
+		ReportStat s = {opt_rows[order[k]].name, it->removed, it->added, it->seconds,
+		                o->iteration, it->first, it->matches};
+		report_stat(o->r, &s);
+	}
+	memset(o->iter, 0, sizeof *o->iter * OPT_NROW);
+}
+
+/* ---- Rewrite ---- */
+
+static int
+call_pattern(Opt *o, int row, int n)
+{
+	int64_t a0 = o->added, r0 = o->removed;
+	double t0 = now();
+	int res;
+
+	o->hint = opt_msg(o, n)->name;
+	o->fresh_from = o->nnode;
+	res = opt_rows[row].pat(o, n);
+	o->fresh_from = INT_MAX;
+	if (res == OPT_NOMATCH && (o->added != a0 || o->removed != r0 || o->nsweep))
+		die("optimizer: pattern %s changed the graph but reported no match", opt_rows[row].name);
+	if (res != OPT_NOMATCH)
+		opt_sweep(o);
+	account(o, row, now() - t0, res != OPT_NOMATCH, o->added - a0, o->removed - r0);
+	if (res != OPT_NOMATCH && o->verify_each)
+		opt_verify(o, opt_rows[row].name);
+	return res;
+}
+
+/* Tries folding and the patterns of node n's op; 1 when something matched. */
+static int
+try_node(Opt *o, int n)
+{
+	int tries = 0;
+
+again:
+	if (opt_node(o, n)->dead)
+		return tries > 0;
+	if (o->on[OPT_ConstantFolding] && call_pattern(o, OPT_ConstantFolding, n) != OPT_NOMATCH)
+		return 1;
+	if (opt_node(o, n)->root < 0)
+		return tries > 0;
+	{
+		const OptRoot *rt = &o->roots[opt_node(o, n)->root];
+		for (int i = 0; i < rt->n; i++) {
+			int res = call_pattern(o, rt->rows[i], n);
+			if (res == OPT_REWROTE)
+				return 1;
+			if (res == OPT_RETRY) {
+				if (++tries < OPT_MAX_RETRY)
+					goto again;
+				return 1;
+			}
+		}
+	}
+	return tries > 0;
+}
+
+/* Runs the worklist until an iteration leaves it empty; returns matches. */
+static int
+rewrite(Opt *o)
+{
+	int total = 0;
+
+	for (int it = 0; o->nqueue && it < OPT_MAX_ITER; it++) {
+		int *cur = o->queue, ncur = o->nqueue;
+		o->queue = NULL;
+		o->nqueue = o->capqueue = 0;
+		o->iteration++;
+		o->match_index = 0;
+		for (int i = 0; i < ncur; i++) {
+			opt_node(o, cur[i])->queued = 0;
+			total += try_node(o, cur[i]);
+		}
+		flush_iteration(o);
+	}
+	for (int i = 0; i < o->nqueue; i++)     /* the iteration cap was reached */
+		opt_node(o, o->queue[i])->queued = 0;
+	o->nqueue = 0;
+	return total;
+}
+
+/* ---- passes ---- */
+
+int
+opt_pass_unused(Opt *o)
+{
+	int64_t before = o->removed;
+
+	/* every node is a candidate; the sweep pops them last first */
+	for (int n = o->head; n >= 0; n = opt_node(o, n)->next) {
+		if (o->nsweep == o->capsweep) {
+			int cap = o->capsweep ? o->capsweep * 2 : 64;
+			int *s = ARENA_ARRAY(o->a, int, cap);
+			if (o->nsweep)
+				memcpy(s, o->sweep, sizeof *s * (size_t)o->nsweep);
+			o->sweep = s;
+			o->capsweep = cap;
+		}
+		o->sweep[o->nsweep++] = n;
+	}
+	opt_sweep(o);
+	return (int)(o->removed - before);
+}
+
+/* FNV-1a over the bytes, or for large tensors over 64 blocks spread over
+ * them (a prefilter: equal keys are confirmed with memcmp). */
+static uint64_t
+content_hash(const uint8_t *p, size_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+	size_t blocks = 64, bs = 64;
+
+	if (n <= ((size_t)1 << 16))
+		return onnx_fnv1a(p, n);
+	for (size_t b = 0; b < blocks; b++) {
+		size_t off = (n - bs) / (blocks - 1) * b;
+		for (size_t i = 0; i < bs; i++) {
+			h ^= p[off + i];
+			h *= 0x100000001b3ULL;
+		}
+	}
+	return h;
+}
+
+int
+opt_pass_dedup(Opt *o)
+{
+	StrMap *seen = strmap_new(o->a, o->inits.n * 2 + 16);
+	int merged = 0;
+
+	for (size_t i = 0; i < o->inits.n; i++) {
+		OnnxTensor *t = o->inits.v[i];
+		intptr_t id = (intptr_t)strmap_get(o->byname, t->name);
+		OptValue *v = id ? opt_val(o, (int)id - 1) : NULL;
+		char *key;
+		size_t len = 0;
+		intptr_t prev;
+		if (!v || v->init != t || v->is_input || v->is_output || v->pinned || !opt_const_tensor(o, (int)id - 1) ||
+		    !v->nuse)
+			continue;
+		key = arena_alloc(o->a, 48 + 21 * t->n_dims);
+		len += (size_t)sprintf(key, "%d:%zu:", t->data_type, t->raw_data.len);
+		for (size_t k = 0; k < t->n_dims; k++)
+			len += (size_t)sprintf(key + len, "%lld,", (long long)t->dims[k]);
+		sprintf(key + len, ":%016llx", (unsigned long long)content_hash(t->raw_data.data, t->raw_data.len));
+		prev = (intptr_t)strmap_get(seen, key);
+		if (!prev) {
+			strmap_put(seen, key, (void *)id);
+			continue;
+		}
+		{
+			const OnnxTensor *p = opt_val(o, (int)prev - 1)->init;
+			if (p->raw_data.data != t->raw_data.data &&
+			    memcmp(p->raw_data.data, t->raw_data.data, t->raw_data.len) != 0)
+				continue;
+		}
+		o->hint = t->name;
+		opt_replace(o, (int)id - 1, (int)prev - 1);
+		merged++;
+	}
+	opt_sweep(o);
+	return merged;
+}
+
+static int
+nondeterministic(const OnnxNode *m)
+{
+	static const char *const ops[] = {"RandomNormal", "RandomUniform", "RandomNormalLike",
+		"RandomUniformLike", "Multinomial", "Bernoulli", "Dropout", NULL};
+
+	for (const char *const *p = ops; *p; p++)
+		if (strcmp(m->op_type, *p) == 0)
+			return 1;
+	for (size_t a = 0; a < m->n_attribute; a++)
+		if (m->attribute[a]->g || m->attribute[a]->n_graphs)
+			return 1;
+	return 0;
+}
+
+/* The node's identity as a string: op, domain, input values, output
+ * count and the packed attributes. */
+static char *
+cse_key(Opt *o, int n, char **buf, size_t *cap)
+{
+	const OptNode *x = opt_node(o, n);
+	const OnnxNode *m = x->n;
+	size_t need = strlen(m->op_type) + (m->domain ? strlen(m->domain) : 0) + 32 + 12 * (size_t)x->nin, len;
+
+	for (size_t a = 0; a < m->n_attribute; a++)
+		need += 2 * protobuf_c_message_get_packed_size(&m->attribute[a]->base) + 2;
+	if (need > *cap) {
+		free(*buf);
+		*cap = need * 2;
+		if (!(*buf = malloc(*cap)))
+			die("out of memory");
+	}
+	len = (size_t)sprintf(*buf, "%s|%s|%d|", m->op_type, m->domain ? m->domain : "", x->nout);
+	for (int k = 0; k < x->nin; k++)
+		len += (size_t)sprintf(*buf + len, "%d,", x->in[k]);
+	for (size_t a = 0; a < m->n_attribute; a++) {
+		size_t sz = protobuf_c_message_get_packed_size(&m->attribute[a]->base);
+		uint8_t *tmp = malloc(sz + 1);
+		if (!tmp)
+			die("out of memory");
+		protobuf_c_message_pack(&m->attribute[a]->base, tmp);
+		(*buf)[len++] = '|';
+		for (size_t i = 0; i < sz; i++)
+			len += (size_t)sprintf(*buf + len, "%02x", tmp[i]);
+		free(tmp);
+	}
+	return *buf;
+}
+
+int
+opt_pass_cse(Opt *o)
+{
+	StrMap *seen = strmap_new(o->a, (size_t)o->live * 2 + 16);
+	char *buf = NULL;
+	size_t cap = 0;
+	int merged = 0;
+
+	for (int n = o->head, next; n >= 0; n = next) {
+		const OptNode *x = opt_node(o, n);
+		intptr_t prev;
+		int skip = 0;
+		next = x->next;
+		if (nondeterministic(x->n) || !x->nout)
+			continue;
+		for (int k = 0; k < x->nout; k++)
+			skip |= x->out[k] >= 0 && (opt_val(o, x->out[k])->is_output || opt_val(o, x->out[k])->pinned);
+		prev = (intptr_t)strmap_get(seen, cse_key(o, n, &buf, &cap));
+		if (!prev) {
+			strmap_put(seen, arena_strdup(o->a, buf), (void *)(intptr_t)(n + 1));
+			continue;
+		}
+		for (int k = 0; k < x->nout; k++)
+			skip |= x->out[k] >= 0 && opt_node(o, (int)prev - 1)->out[k] < 0;
+		if (skip)
+			continue;
+		o->hint = x->n->name;
+		for (int k = 0; k < x->nout; k++)
+			if (opt_node(o, n)->out[k] >= 0)
+				opt_replace(o, opt_node(o, n)->out[k], opt_node(o, (int)prev - 1)->out[k]);
+		/* next may have been swept only if it read n alone: it is after n, so
+		 * sweeping waits until the walk is over */
+		merged++;
+	}
+	free(buf);
+	opt_sweep(o);
+	return merged;
+}
+
+/* Runs pass `row` with its counters and its stats row. */
+static int
+run_pass(Opt *o, int row)
+{
+	int64_t a0 = o->added, r0 = o->removed;
+	double t0 = now();
+	int n = opt_rows[row].pass(o);
+	double dt = now() - t0;
+
+	o->count[row].seconds += dt;
+	o->count[row].matches += n;
+	o->count[row].added += o->added - a0;
+	o->count[row].removed += o->removed - r0;
+	if (o->r && n) {
+		ReportStat s = {opt_rows[row].name, o->removed - r0, o->added - a0, dt, o->iteration, 0, n};
+		report_stat(o->r, &s);
+	}
+	opt_verify(o, opt_rows[row].name);
+	return n;
+}
+
+/* ---- the run ---- */
+
+static void
+build_dispatch(Opt *o)
+{
+	o->root_of = strmap_new(o->a, 128);
+	for (int i = 0; i < OPT_NROW; i++) {
+		const OptRow *row = &opt_rows[i];
+		intptr_t r;
+		OptRoot *rt;
+		if (!o->on[i] || !row->pat || strcmp(row->root, "*") == 0 ||
+		    o->opset < row->opset_min || o->opset > row->opset_max)
+			continue;
+		if (!(r = (intptr_t)strmap_get(o->root_of, row->root))) {
+			OptRoot *nr = ARENA_ARRAY(o->a, OptRoot, o->nroot + 1);
+			if (o->nroot)
+				memcpy(nr, o->roots, sizeof *nr * (size_t)o->nroot);
+			o->roots = nr;
+			r = ++o->nroot;
+			strmap_put(o->root_of, row->root, (void *)r);
+		}
+		rt = &o->roots[r - 1];
+		if (rt->n == rt->cap) {
+			int *nrows = ARENA_ARRAY(o->a, int, rt->cap = rt->cap ? rt->cap * 2 : 8);
+			if (rt->n)
+				memcpy(nrows, rt->rows, sizeof *nrows * (size_t)rt->n);
+			rt->rows = nrows;
+		}
+		rt->rows[rt->n++] = i;
+	}
+}
+
+static int
+model_opset(const Onnx__ModelProto *m)
+{
+	for (size_t i = 0; i < m->n_opset_import; i++)
+		if (!m->opset_import[i]->domain || !*m->opset_import[i]->domain ||
+		    strcmp(m->opset_import[i]->domain, "ai.onnx") == 0)
+			return (int)m->opset_import[i]->version;
+	return 1;
+}
+
+/* Adds an opset import for every domain the nodes use and m lacks. */
+static void
+import_domains(Opt *o, Onnx__ModelProto *m)
+{
+	for (int n = o->head; n >= 0; n = opt_node(o, n)->next) {
+		const char *dom = opt_msg(o, n)->domain;
+		Onnx__OperatorSetIdProto *op, **ni;
+		int have = 0;
+		if (!dom || !*dom || strcmp(dom, "ai.onnx") == 0)
+			continue;
+		for (size_t i = 0; i < m->n_opset_import && !have; i++)
+			have = m->opset_import[i]->domain && strcmp(m->opset_import[i]->domain, dom) == 0;
+		if (have)
+			continue;
+		op = ARENA_NEW(o->a, Onnx__OperatorSetIdProto);
+		*op = (Onnx__OperatorSetIdProto)ONNX__OPERATOR_SET_ID_PROTO__INIT;
+		op->domain = (char *)dom;
+		op->has_version = 1;
+		op->version = 1;
+		ni = ARENA_ARRAY(o->a, Onnx__OperatorSetIdProto *, m->n_opset_import + 1);
+		memcpy(ni, m->opset_import, sizeof *ni * m->n_opset_import);
+		ni[m->n_opset_import++] = op;
+		m->opset_import = ni;
+	}
+}
+
+static int
+run(Onnx__ModelProto *m, Arena *a, const OptSelect *sel, Report *r, OptResult *res, Diag *d, int checked)
+{
+	Opt o = {0};
+	unsigned char *on = ARENA_ARRAY(a, unsigned char, OPT_NROW);
+	double t0 = now();
+	int any = 0, patterns = 0, rc;
+	OptResult dummy;
+
+	res = res ? res : &dummy;
+	memset(res, 0, sizeof *res);
+	res->nodes_in = res->nodes_out = (int64_t)m->graph->n_node;
+	res->inits_in = res->inits_out = (int64_t)m->graph->n_initializer;
+	o.a = a;
+	o.d = d;
+	o.r = r;
+	o.opset = model_opset(m);
+	o.on = on;
+	o.verify_each = checked;
+	o.fold_max_bytes = OPT_FOLD_MAX_BYTES;
+	o.fresh_from = INT_MAX;
+	o.count = ARENA_ARRAY(a, OptCount, OPT_NROW);
+	o.iter = ARENA_ARRAY(a, OptIter, OPT_NROW);
+	for (int i = 0; i < OPT_NROW; i++) {
+		on[i] = (unsigned char)opt_select_has(sel, i);
+		any |= on[i];
+		patterns |= on[i] && opt_rows[i].pat;
+	}
+	if (!any)
+		return 0;
+	build_dispatch(&o);
+	if ((rc = opt_index(&o, m->graph)))
+		return rc;
+	opt_verify(&o, "indexing");
+	if (on[OPT_RemoveUnused])
+		run_pass(&o, OPT_RemoveUnused);
+	for (int n = o.head; n >= 0; n = opt_node(&o, n)->next)
+		opt_enqueue(&o, n);
+	for (int round = 0; round < OPT_MAX_ROUNDS; round++) {
+		int changed = 0;
+		o.rounds = round + 1;
+		if (patterns) {
+			rewrite(&o);
+			opt_verify(&o, "Rewrite");
+		}
+		if (on[OPT_DedupInitializers])
+			changed += run_pass(&o, OPT_DedupInitializers);
+		if (on[OPT_CommonSubexpressions])
+			changed += run_pass(&o, OPT_CommonSubexpressions);
+		if (!changed || !patterns)
+			break;
+	}
+	o.nqueue = 0;
+	opt_writeback(&o, m->graph);
+	import_domains(&o, m);
+	res->nodes_out = (int64_t)m->graph->n_node;
+	res->inits_out = (int64_t)m->graph->n_initializer;
+	res->iterations = o.iteration;
+	res->seconds = now() - t0;
+	return 0;
+}
+
+int
+opt_model(Onnx__ModelProto *m, Arena *a, const OptSelect *sel, Report *r, OptResult *res, Diag *d)
+{
+	return run(m, a, sel, r, res, d, 0);
+}
+
+int
+opt_model_checked(Onnx__ModelProto *m, Arena *a, const OptSelect *sel, Report *r, OptResult *res, Diag *d)
+{
+	return run(m, a, sel, r, res, d, 1);
+}
+
+/* ---- docs/patterns.md ---- */
+
+static const char *
+sets_name(int sets)
+{
+	return sets == (OPT_SET_DEFAULT | OPT_SET_ORT) ? "default, onnxruntime"
+	       : sets == OPT_SET_ORT ? "onnxruntime" : "default";
+}
+
+void
+opt_write_doc(FILE *f)
+{
+	int npat = 0, nort = 0;
+
+	for (int i = 0; i < OPT_NROW; i++) {
+		npat += opt_rows[i].pat != NULL;
+		nort += opt_rows[i].pat && opt_rows[i].sets == OPT_SET_ORT;
+	}
+	fputs("# Optimizer passes and patterns\n\n"
+	      "<!-- Generated from lib/patterns.def by `make docs`; do not edit. -->\n\n"
+	      "After lowering, yobx-export improves the ONNX graph (lib/opt.h). The passes run in\n"
+	      "the order below; the Rewrite step tries constant folding and then the patterns rooted\n"
+	      "at each node's op type, on a worklist, until nothing changes. Every match is counted\n"
+	      "(the report's `stats` sheet: pattern, nodes removed and added, time, iteration).\n\n"
+	      "The `patterns` option (docs/options.md) chooses what runs:\n\n"
+	      "- `default` (the default): every pass and pattern of the `default` set below;\n"
+	      "- `default+onnxruntime`: also the patterns that emit onnxruntime contrib ops\n"
+	      "  (domain `com.microsoft`; the model then only runs in onnxruntime);\n"
+	      "- `default-Name` (any number of `-Name`/`+Name` terms): one row removed or added;\n"
+	      "- a list of names (`[TransposeTranspose, CastCast]` or `TransposeTranspose, CastCast`):\n"
+	      "  exactly those rows;\n"
+	      "- `none`: the graph is written as lowered.\n\n"
+	      "A pattern runs only when the model's opset is within its range. Unknown names are\n"
+	      "errors (`options.yaml:2:20: unknown pattern 'Foo'`).\n\n", f);
+	fprintf(f, "%d patterns, %d of them onnxruntime-only.\n\n", npat, nort);
+	fputs("## Passes\n\n| pass | sets | contract |\n| --- | --- | --- |\n", f);
+	for (int i = 0; i < OPT_NROW; i++)
+		if (opt_rows[i].pass)
+			fprintf(f, "| `%s` | %s | %s |\n", opt_rows[i].name, sets_name(opt_rows[i].sets), opt_rows[i].doc);
+	fputs("\n## Patterns\n\n| pattern | root op | sets | opsets | contract |\n| --- | --- | --- | --- | --- |\n", f);
+	for (int i = 0; i < OPT_NROW; i++) {
+		const OptRow *r = &opt_rows[i];
+		char ops[32];
+		if (!r->pat)
+			continue;
+		if (r->opset_min <= 1 && r->opset_max >= 99)
+			snprintf(ops, sizeof ops, "all");
+		else if (r->opset_max >= 99)
+			snprintf(ops, sizeof ops, ">= %d", r->opset_min);
+		else
+			snprintf(ops, sizeof ops, "<= %d", r->opset_max);
+		fprintf(f, "| `%s` | %s | %s | %s | %s |\n", r->name, strcmp(r->root, "*") == 0 ? "any" : r->root,
+		        sets_name(r->sets), ops, r->doc);
+	}
+}
