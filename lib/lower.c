@@ -116,12 +116,17 @@ lower_value(LowerCtx *c, const Value *v)
 	Alias *al = NULL;
 	const char *name;
 
-	/* v belongs to the graph being lowered or to one around it */
-	for (const LowerCtx *k = c; k && !al; k = k->outer)
-		if (k->ir == v->graph)
-			al = k->alias[v->id];
-
-	if (!al)
+	if (v->graph != c->ir) {
+		/* a value of an enclosing graph, read by name (ONNX outer scope);
+		 * torch lifts what a subgraph reads into operands, so this is rare */
+		for (const LowerCtx *k = c->outer; k && !al; k = k->outer)
+			if (k->ir == v->graph)
+				al = k->alias[v->id];
+		if (!al)
+			die("value '%s' is read before it is defined", v->name);
+		return al->name;
+	}
+	if (!(al = c->alias[v->id]))
 		die("value '%s' is read before it is defined", v->name);
 	name = alias_read(c, al);
 	return name ? name : al->name;
@@ -673,6 +678,9 @@ lower_nested(LowerCtx *c, const char *name)
 	s->vinfo = strmap_new(c->a, 64);
 	s->producer = strmap_new(c->a, 256);
 	memset(&s->asserts, 0, sizeof s->asserts);
+	s->ir = NULL;                   /* c's values are outer values here */
+	s->alias = NULL;
+	s->uses = NULL;
 	s->outer = c;
 	return s;
 }

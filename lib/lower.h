@@ -176,7 +176,10 @@ const char *lower_dim_param(LowerCtx *c, const SymExpr *e);
  * With c the HOP's own context this inlines g; with a context from
  * lower_nested() it fills a subgraph.  Returns 0 or DIAG_CONVERT. */
 int lower_graph(LowerCtx *c, const Graph *g, const char *const *in, const char **out);
-/* A context for a nested ONNX graph named name, inside c (see above). */
+/* A context for a nested ONNX graph named name, inside c (see above).  It
+ * starts as a copy of c: a LowerCtx field that caches ONNX names of one
+ * graph must be reset here, or the parent could reuse a name that only
+ * exists inside the subgraph. */
 LowerCtx *lower_nested(LowerCtx *c, const char *name);
 /* Declares a formal input of s's graph typed like v; returns its fresh name. */
 const char *lower_graph_input(LowerCtx *s, const char *base, const Value *v);

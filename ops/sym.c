@@ -305,8 +305,9 @@ condition(LowerCtx *c, const Node *n, const char *name)
 	return lower_operand(c, n, name, DT_BOOL);
 }
 
-/* _assert_scalar(self, assert_msg): dropped, or with keep_assertions a
- * run-time check (lower_assert). */
+/* _assert_scalar(self, assert_msg), _assert_async(self[, assert_msg]) (a
+ * tensor condition): dropped, or with keep_assertions a run-time check
+ * (lower_assert). */
 int
 lower_assert_scalar(LowerCtx *c, const Node *n, const OpRow *row)
 {
