@@ -185,10 +185,11 @@ LowerCtx *lower_nested(LowerCtx *c, const char *name);
 const char *lower_graph_input(LowerCtx *s, const char *base, const Value *v);
 /* Declares s's outputs: names[i] typed like types[i].  A name not computed
  * by a node of s (an input, an outer value, a constant) or given twice is
- * copied by an Identity first, so every output is s's own. */
+ * copied by an Identity first, so every output is s's own; with assertions
+ * kept in s, each output passes through Where(ok, y, y) first. */
 void lower_graph_outputs(LowerCtx *s, int n, const char *const *names, const Value *const *types);
-/* Finishes s: gates its outputs on its kept assertions, drops dead nodes,
- * returns the GraphProto for an If/Loop/Scan attribute. */
+/* Finishes s: drops its dead nodes and initializers, returns the
+ * GraphProto for an If/Loop/Scan attribute. */
 Onnx__GraphProto *lower_nested_end(LowerCtx *s);
 /* keep_assertions: emits a run-time check that the bool 0-d cond is true
  * (msg becomes its doc_string); the outputs of c's graph then depend on

@@ -757,6 +757,80 @@ START_TEST(test_inlined_subgraphs)
 }
 END_TEST
 
+/* torch 2.6's scan(combine, init, xs, dim, reverse, additional): xs
+ * float32[2,5,3] scanned over dim 1 backwards, carry float32[2,3], w an
+ * outer-scope input of the body. */
+START_TEST(test_scan_dim_reverse)
+{
+	static const int64_t xd[] = {2, 5, 3}, cd[] = {2, 3}, yd[] = {5, 2, 3};
+	Mini m;
+	Diag d = {0};
+	Onnx__ModelProto *mp;
+	const Onnx__NodeProto *n;
+	const Onnx__GraphProto *body;
+	Graph *g;
+	Value *xs, *h, *w, *c, *x, *gw, *add, *mul, *carry, *ys;
+	Arg init = {.kind = ARG_TENSORS, .n = 1}, xl = {.kind = ARG_TENSORS, .n = 1}, extra = {.kind = ARG_TENSORS, .n = 1};
+
+	mini_init(&m);
+	xs = tensor(&m, m.g, "xs", DT_FLOAT32, 3, xd, NULL);
+	h = tensor(&m, m.g, "h", DT_FLOAT32, 2, cd, NULL);
+	w = tensor(&m, m.g, "w", DT_FLOAT32, 2, cd, NULL);
+	input(&m, m.g, xs);
+	input(&m, m.g, h);
+	input(&m, m.g, w);
+	g = mini_graph(&m, "scan_combine_graph_0", m.g);
+	c = tensor(&m, g, "arg0_1", DT_FLOAT32, 2, cd, NULL);
+	x = tensor(&m, g, "arg1_1", DT_FLOAT32, 2, cd, NULL);
+	gw = tensor(&m, g, "arg2_1", DT_FLOAT32, 2, cd, NULL);
+	input(&m, g, c);
+	input(&m, g, x);
+	input(&m, g, gw);
+	add = tensor(&m, g, "add", DT_FLOAT32, 2, cd, NULL);
+	mul = tensor(&m, g, "mul", DT_FLOAT32, 2, cd, NULL);
+	node(&m, g, "aten.add.Tensor", add, 2, (const char *[]){"self", "other"}, (Arg[]){varg(c), varg(x)});
+	node(&m, g, "aten.mul.Tensor", mul, 2, (const char *[]){"self", "other"}, (Arg[]){varg(add), varg(gw)});
+	output(&m, g, add);
+	output(&m, g, mul);
+	carry = tensor(&m, m.g, "getitem", DT_FLOAT32, 2, cd, NULL);
+	ys = tensor(&m, m.g, "getitem_1", DT_FLOAT32, 3, yd, NULL);
+	init.u.list = ARENA_ARRAY(&m.a, Arg, 1);
+	init.u.list[0] = varg(h);
+	xl.u.list = ARENA_ARRAY(&m.a, Arg, 1);
+	xl.u.list[0] = varg(xs);
+	extra.u.list = ARENA_ARRAY(&m.a, Arg, 1);
+	extra.u.list[0] = varg(w);
+	n = NULL;
+	{
+		Node *sn = node(&m, m.g, "higher_order.scan", NULL, 6, (const char *[]){"", "", "", "", "", ""},
+		                (Arg[]){garg(g), init, xl, iarg(1), (Arg){.kind = ARG_BOOL, .u.i = 1}, extra});
+		sn->name = "scan";
+		sn->nout = 2;
+		sn->out = ARENA_ARRAY(&m.a, Arg, 2);
+		sn->out[0] = varg(carry);
+		sn->out[1] = varg(ys);
+		carry->def = ys->def = sn;
+	}
+	output(&m, m.g, carry);
+	output(&m, m.g, ys);
+	mp = mini_lower(&m, 0, &d);
+	n = find_op(mp->graph, "Scan");
+	ck_assert_ptr_nonnull(n);
+	ck_assert_int_eq(n->n_input, 2);                 /* init, xs; w is read from the outer scope */
+	ck_assert_int_eq(attr(n, "num_scan_inputs")->i, 1);
+	ck_assert_int_eq(attr(n, "scan_input_axes")->ints[0], 1);
+	ck_assert_int_eq(attr(n, "scan_input_directions")->ints[0], 1);
+	ck_assert_int_eq(attr(n, "scan_output_directions")->ints[0], 1);
+	ck_assert_ptr_null(attr(n, "scan_output_axes"));  /* torch 2.6 stacks the ys on dim 0 */
+	body = attr(n, "body")->g;
+	ck_assert_int_eq(body->n_input, 2);
+	ck_assert_int_eq(body->n_output, 2);
+	ck_assert_str_eq(find_op(body, "Mul")->input[1], "w");
+	diag_free(&d);
+	arena_free(&m.a);
+}
+END_TEST
+
 /* An unsupported node inside a subgraph is listed like one outside. */
 START_TEST(test_unsupported_in_subgraph)
 {
@@ -805,6 +879,7 @@ make_suite(void)
 	tcase_add_test(tc, test_data_dependent);
 	tcase_add_test(tc, test_keep_assertions);
 	tcase_add_test(tc, test_inlined_subgraphs);
+	tcase_add_test(tc, test_scan_dim_reverse);
 	tcase_add_test(tc, test_unsupported_in_subgraph);
 	suite_add_tcase(s, tc);
 	return s;
