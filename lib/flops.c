@@ -962,6 +962,31 @@ in_attention(Flops *f, const OnnxNode *n)
 	put_shape(f, out_name(n, 0), s);
 }
 
+/* RNN, GRU, LSTM: Y is [S, dirs, B, H] ([B, S, dirs, H] with layout 1),
+ * Y_h and Y_c are [dirs, B, H] ([B, dirs, H]). */
+static void
+in_rnn(Flops *f, const OnnxNode *n)
+{
+	Shape *x = ishape(f, n, 0), *w = ishape(f, n, 1), *y, *yh;
+	int64_t h = attr_int(n, "hidden_size", 0);
+	int bs = attr_int(n, "layout", 0) ? 1 : 0;
+
+	if (!x || !w || x->rank != 3 || w->rank != 3 || h <= 0)
+		return;
+	y = shape_new(f->a, 4);
+	yh = shape_new(f->a, 3);
+	y->d[bs ? 1 : 0] = x->d[bs];            /* S */
+	y->d[bs ? 2 : 1] = w->d[0];             /* dirs */
+	y->d[bs ? 0 : 2] = x->d[1 - bs];        /* B */
+	y->d[3] = poly_num(f->a, h);
+	yh->d[bs] = w->d[0];
+	yh->d[1 - bs] = x->d[1 - bs];
+	yh->d[2] = y->d[3];
+	put_shape(f, out_name(n, 0), y);
+	put_shape(f, out_name(n, 1), yh);
+	put_shape(f, out_name(n, 2), yh);
+}
+
 /* ---- counts --------------------------------------------------------------- */
 
 typedef Poly *(*CountFn)(Flops *f, const OnnxNode *n, int k);
@@ -1105,6 +1130,47 @@ fl_attention(Flops *f, const OnnxNode *n, int k)
 	return poly_add(f->a, poly_add(f->a, qk, av), poly_scale(f->a, scores, per));
 }
 
+/* RNN, GRU, LSTM (k gates): per direction, time step and batch row, the
+ * gate products 2*k*H*(I + H) plus the elementwise work (biases, gate
+ * activations, cell and state updates): 4*H, 17*H or 21*H. */
+static Poly *
+fl_rnn(Flops *f, const OnnxNode *n, int k)
+{
+	Shape *x = ishape(f, n, 0), *w = ishape(f, n, 1);
+	int64_t h = attr_int(n, "hidden_size", 0), g;
+	int bs = attr_int(n, "layout", 0) ? 1 : 0;
+	Poly *per, *i;
+
+	if (!x || !w || x->rank != 3 || w->rank != 3)
+		return NULL;
+	if (h <= 0 && (!poly_is_num(w->d[1], &g) || g % k != 0 || (h = g / k) <= 0))
+		return NULL;
+	i = dim(f->a, x, 2);
+	per = poly_scale(f->a, poly_add(f->a, i, poly_int(f->a, h)), 2 * k * h);
+	per = poly_add(f->a, per, poly_int(f->a, (k == 4 ? 21 : k == 3 ? 17 : 4) * h));
+	return poly_mul(f->a, per, poly_mul(f->a, dim(f->a, w, 0),
+	                                    poly_mul(f->a, dim(f->a, x, bs), dim(f->a, x, 1 - bs))));
+}
+
+/* Resize: nearest 0; linear 2*2^r - 1 and cubic 2*4^r - 1 per output
+ * element (a weighted sum of 2^r or 4^r inputs), r the resized axes. */
+static Poly *
+fl_resize(Flops *f, const OnnxNode *n, int k)
+{
+	Shape *x = ishape(f, n, 0), *o = oshape(f, n, 0);
+	int64_t per = 1;
+
+	(void)k;
+	if (!attr_is(n, "mode", "linear") && !attr_is(n, "mode", "cubic"))
+		return poly_int(f->a, 0);
+	if (!x || !o || x->rank != o->rank)
+		return NULL;
+	for (int i = 0; i < x->rank; i++)
+		if (!x->d[i] || !o->d[i] || !sym_equal(x->d[i], o->d[i]))
+			per *= attr_is(n, "mode", "cubic") ? 4 : 2;
+	return poly_scale(f->a, numel(f->a, o), 2 * per - 1);
+}
+
 static Poly *count_node(Flops *f, const OnnxNode *n);
 
 /* The count of a subgraph: its nodes summed, in a scope of its own. */
@@ -1229,6 +1295,8 @@ static const FlopsRow rows[] = {
 	{"GlobalAveragePool", fl_in, 1, in_global}, {"GlobalMaxPool", fl_in, 1, in_global},
 	{"GlobalLpPool", fl_in, 1, in_global},
 	{"Attention", fl_attention, 5, in_attention},
+	{"RNN", fl_rnn, 1, in_rnn}, {"GRU", fl_rnn, 3, in_rnn}, {"LSTM", fl_rnn, 4, in_rnn},
+	{"Resize", fl_resize, 0, NULL},
 	/* data movement and shape arithmetic: 0 */
 	MOVE("Cast", in_copy), MOVE("CastLike", in_copy), MOVE("Identity", in_copy),
 	MOVE("Dropout", in_same), MOVE("Trilu", in_same),

@@ -441,6 +441,48 @@ START_TEST(attention_counts)
 }
 END_TEST
 
+START_TEST(recurrent_and_resize)
+{
+	static const int64_t w[] = {1, 16, 3}, r[] = {1, 16, 4};
+	G t;
+	OnnxNode *n;
+	const char *in[3] = {"x", "w", "r"}, *out = "y";
+
+	/* LSTM, H = 4, I = 3: 2*4*4*(3 + 4) + 21*4 = 308 per step and row */
+	g_init(&t);
+	input(&t, "x", "seq,2,3");
+	weight(&t, "w", 3, w);
+	weight(&t, "r", 3, r);
+	n = onnx_node(&t.a, "LSTM", "lstm", 3, in, 1, &out);
+	onnx_attr_int(&t.a, n, "hidden_size", 4);
+	onnx_vec_push(&t.a, &t.g.nodes, n);
+	flops_bind(t.f, "seq", 5);
+	expect(count(&t, "y"), "616*seq", 308.0 * 2 * 5);
+
+	/* GRU without hidden_size: H from W's 3*H rows (W is [1, 12, 3]) */
+	g_again(&t);
+	input(&t, "x", "2,5,3");
+	weight(&t, "w", 3, (const int64_t[]){1, 12, 3});
+	weight(&t, "r", 3, (const int64_t[]){1, 12, 4});
+	n = onnx_node(&t.a, "GRU", "gru", 3, in, 1, &out);
+	onnx_attr_int(&t.a, n, "layout", 1);         /* X is [B, S, I] */
+	onnx_vec_push(&t.a, &t.g.nodes, n);
+	expect(count(&t, "y"), "2360", (2.0 * 3 * 4 * 7 + 17 * 4) * 2 * 5);
+
+	/* Resize: bilinear over the two spatial axes, nearest free */
+	g_again(&t);
+	input(&t, "x", "1,3,4,4");
+	vinfo(&t, "y", "1,3,8,8");
+	vinfo(&t, "z", "1,3,8,8");
+	n = node(&t, "Resize", "x", NULL, NULL, "y");
+	onnx_attr_string(&t.a, n, "mode", "linear");
+	node(&t, "Resize", "x", NULL, NULL, "z");
+	expect(count(&t, "y"), "1344", 7 * 192);
+	expect(count(&t, "z"), "0", 0);
+	arena_free(&t.a);
+}
+END_TEST
+
 START_TEST(if_takes_the_larger_branch)
 {
 	G t, b1, b2;
@@ -531,6 +573,7 @@ make_suite(void)
 	tcase_add_test(c, reshape_minus_one_and_flatten);
 	tcase_add_test(c, unknowns);
 	tcase_add_test(c, attention_counts);
+	tcase_add_test(c, recurrent_and_resize);
 	tcase_add_test(c, if_takes_the_larger_branch);
 	tcase_add_test(c, bind_shape_checks_static_dims);
 	tcase_add_test(c, table_rows_are_documented);
