@@ -66,6 +66,7 @@ check: $(B)/yobx-export $(UNIT_BIN)
 	@set -e; for t in $(UNIT_BIN); do echo "== $$t"; $$t; done
 	@sh test/run-cli.sh $(B)/yobx-export
 	@sh test/report/run.sh $(B)
+	@sh test/report/e2e.sh $(B)
 	@sh test/ort/selftest.sh build/test/tiny_add.onnx
 	@sh test/run-ort.sh $(B)/yobx-export
 
