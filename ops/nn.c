@@ -313,11 +313,12 @@ float_list(LowerCtx *c, const Node *n, const char *name, double *buf, int max)
 	return g->n;
 }
 
-/* upsample_{nearest,linear,bilinear,trilinear,bicubic}Nd and
- * _upsample_nearest_exactNd: .vec(input, output_size, [align_corners,]
- * scale_factors) and .default(self, output_size, [align_corners,]
- * scales_*=None), as one Resize.  torch maps output pixel d to
- * source (d + 0.5) / s - 0.5 (half_pixel; linear clamps at 0 as ONNX does),
+/* upsample_nearest2d.vec(input, output_size, scale_factors) and
+ * upsample_bilinear2d.vec(input, output_size, align_corners, scale_factors)
+ * as one Resize (the code also serves the 1d/3d, linear, trilinear,
+ * bicubic and _upsample_nearest_exact .vec overloads, once a fixture
+ * needs their rows).  torch maps output pixel d to source
+ * (d + 0.5) / s - 0.5 (half_pixel; linear clamps at 0 as ONNX does),
  * d * (in - 1) / (out - 1) with align_corners, floor(d / s) for nearest
  * (asymmetric, floor) and floor((d + 0.5) / s) for nearest-exact
  * (half_pixel, round_prefer_ceil), where s is the scale factor when given,
@@ -326,9 +327,8 @@ float_list(LowerCtx *c, const Node *n, const char *name, double *buf, int max)
 int
 lower_upsample(LowerCtx *c, const Node *n, const OpRow *row)
 {
-	const char *iname = lower_arg(n, "input") ? "input" : "self";
-	const Value *xv = lower_arg_value(n, iname), *ov = lower_out_value(n, 0);
-	DType cdt = nn_cdt(n, iname);
+	const Value *xv = lower_arg_value(n, "input"), *ov = lower_out_value(n, 0);
+	DType cdt = nn_cdt(n, "input");
 	int sp = nn_name_sp(n), align = (int)lower_int(c, n, "align_corners", 0), have_scales;
 	int nearest = strstr(n->op, "nearest") != NULL, exact = strstr(n->op, "nearest_exact") != NULL;
 	int cubic = strstr(n->op, "bicubic") != NULL;
@@ -338,18 +338,7 @@ lower_upsample(LowerCtx *c, const Node *n, const OpRow *row)
 
 	if (!xv || !ov || sp < 1 || xv->rank != sp + 2 || ov->rank != sp + 2)
 		return lower_fail(c, n, "needs a batched input with %d spatial dims", sp);
-	if (lower_arg(n, "scale_factors")) {
-		have_scales = float_list(c, n, "scale_factors", sf, NN_MAXSP) == sp;
-	} else {
-		static const char *const names[3][3] = {{"scales"}, {"scales_h", "scales_w"},
-		                                         {"scales_d", "scales_h", "scales_w"}};
-		have_scales = 1;
-		for (int i = 0; i < sp; i++) {
-			const Arg *g = lower_arg(n, names[sp - 1][i]);
-			have_scales &= g && g->kind != ARG_NONE;
-			sf[i] = lower_float(c, n, names[sp - 1][i], 0.0);
-		}
-	}
+	have_scales = float_list(c, n, "scale_factors", sf, NN_MAXSP) == sp;
 	/* a scale only matters off align_corners, and must give torch's size */
 	for (int i = 0; have_scales && i < sp; i++) {
 		const Dim *in = &xv->dims[i + 2], *out = &ov->dims[i + 2];
@@ -373,13 +362,13 @@ lower_upsample(LowerCtx *c, const Node *n, const OpRow *row)
 			sz[1] = xv->dims[1].v;
 			sizes = lower_i64s(c, sp + 2, sz);
 		} else {
-			const char *nc = lower_op(c, "Shape", NULL, 1, lower_input(c, n, iname));
+			const char *nc = lower_op(c, "Shape", NULL, 1, lower_input(c, n, "input"));
 			onnx_attr_int(c->a, c->last, "end", 2);
 			sizes = lower_op(c, "Concat", NULL, 2, nc, lower_i64s(c, sp, sz + 2));
 			onnx_attr_int(c->a, c->last, "axis", 0);
 		}
 	}
-	nd = lower_result(c, n, row->onnx, cdt, 4, lower_operand(c, n, iname, cdt), "", scales, sizes);
+	nd = lower_result(c, n, row->onnx, cdt, 4, lower_operand(c, n, "input", cdt), "", scales, sizes);
 	if (nearest) {
 		onnx_attr_string(c->a, nd, "coordinate_transformation_mode", exact ? "half_pixel" : "asymmetric");
 		onnx_attr_string(c->a, nd, "mode", "nearest");
