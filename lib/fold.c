@@ -246,7 +246,7 @@ attr_i(const Ctx *c, const char *name, int64_t def)
 static int
 ints_arg(const Ctx *c, int k, const char *name, int64_t *buf, int max)
 {
-	const FoldTensor *t = k < c->nin ? c->in[k] : NULL;
+	const FoldTensor *t = k >= 0 && k < c->nin ? c->in[k] : NULL;
 	const Onnx__AttributeProto *a;
 
 	if (t) {

@@ -533,8 +533,15 @@ opt_const_ints(Opt *o, int v, int64_t *buf, int max)
 	n = opt_const_numel(o, v);
 	if (n > max)
 		return -1;
-	for (int64_t i = 0; i < n; i++)
-		buf[i] = (int64_t)opt_const_at(o, v, i);
+	for (int64_t i = 0; i < n; i++) {     /* exactly: INT64_MAX is a common "to the end" */
+		if (t->data_type == 7) {
+			memcpy(&buf[i], t->raw_data.data + 8 * i, 8);
+		} else {
+			int32_t x;
+			memcpy(&x, t->raw_data.data + 4 * i, 4);
+			buf[i] = x;
+		}
+	}
 	return (int)n;
 }
 

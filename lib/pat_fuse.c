@@ -120,7 +120,7 @@ rms_denominator(Opt *o, int v, int user, int rank, int *k, double *eps)
 int
 pat_layernorm_fuse(Opt *o, int r)
 {
-	int dv = opt_in(o, r, 0), sub = opt_prod(o, dv, "Sub"), x, m, rank, k, k2, mean, d, y, ln, s;
+	int dv = opt_in(o, r, 0), sub = opt_prod(o, dv, "Sub"), x, m, rank, k, k2, mean, d, y, ln, s, sq;
 	const OptValue *dval;
 	double eps;
 
@@ -132,13 +132,18 @@ pat_layernorm_fuse(Opt *o, int r)
 	if (m < 0 || opt_in(o, m, 0) != x || !opt_only_use(o, opt_in(o, sub, 1), sub) ||
 	    !is_float_elem(opt_elem(o, x)) || (k = trailing_axes(o, m, rank)) < 0)
 		return OPT_NOMATCH;
+	mean = rms_denominator(o, opt_in(o, r, 1), r, rank, &k2, &eps);
+	if (mean < 0 || k2 != k || (sq = square_of(o, opt_in(o, mean, 0), mean, &d)) < 0 || d != dv ||
+	    opt_elem(o, x) != 1)
+		return OPT_NOMATCH;
 	/* d = x - mean is read by the square and by this Div only */
 	dval = opt_val(o, dv);
-	if (dval->nuse != 2 || dval->is_output || dval->pinned)
+	if (dval->is_output || dval->pinned)
 		return OPT_NOMATCH;
-	mean = rms_denominator(o, opt_in(o, r, 1), r, rank, &k2, &eps);
-	if (mean < 0 || k2 != k || square_of(o, opt_in(o, mean, 0), mean, &d) < 0 || d != dv ||
-	    opt_elem(o, x) != 1 || (s = ones_over(o, x, k)) < 0)
+	for (int i = 0; i < dval->nuse; i++)
+		if (dval->use[i].node != sq && dval->use[i].node != r)
+			return OPT_NOMATCH;
+	if ((s = ones_over(o, x, k)) < 0)
 		return OPT_NOMATCH;
 	ln = opt_add(o, r, "LayerNormalization", 2, (int[]){x, s}, 1, &y);
 	opt_set_attr_i(o, ln, "axis", rank - k);
@@ -147,34 +152,42 @@ pat_layernorm_fuse(Opt *o, int r)
 	return OPT_REWROTE;
 }
 
-/* c as a float32 array matching n elements of the normalized dims (its
- * dims after leading 1s are those trailing dims, or it has one element). */
+/* Constant c broadcast over the normalized dims x.dims[axis..] (n
+ * elements) as a float32 array; NULL when c is not float32 or would
+ * broadcast along other dims. */
 static float *
 over_axes(Opt *o, int c, int x, int axis, int64_t n)
 {
 	const OnnxTensor *t = opt_const_tensor(o, c);
-	int rc = opt_rank(o, c), rx = opt_rank(o, x), lead;
+	int rc = opt_rank(o, c), rx = opt_rank(o, x), k = rx - axis;
+	int64_t cst[OPT_MAX_RANK], s = 1;
 	float *p;
 
-	if (!t || t->data_type != 1 || rx < 0 || rc < 0)
+	if (!t || t->data_type != 1 || rx < 0 || rc < 0 || rc > rx)
 		return NULL;
-	p = ARENA_ARRAY(o->a, float, n);
-	if (opt_const_numel(o, c) == 1) {
-		float v;
-		memcpy(&v, t->raw_data.data, 4);
-		for (int64_t i = 0; i < n; i++)
-			p[i] = v;
-		return rc <= rx ? p : NULL;
-	}
-	if (opt_const_numel(o, c) != n)
-		return NULL;
-	lead = rc - (rx - axis);
+	/* dims of c before the normalized ones must be 1; the others 1 or equal */
 	for (int i = 0; i < rc; i++) {
-		int64_t want = i < lead ? 1 : opt_val(o, x)->dims[axis + i - lead].v;
-		if (opt_val(o, c)->dims[i].v != want)
+		int xi = rx - rc + i;
+		int64_t dc = opt_val(o, c)->dims[i].v;
+		if (xi < axis ? dc != 1 : dc != 1 && dc != opt_val(o, x)->dims[xi].v)
 			return NULL;
 	}
-	memcpy(p, t->raw_data.data, (size_t)n * 4);
+	for (int i = k - 1; i >= 0; i--) {      /* c's strides over the k normalized dims */
+		int ci = rc - k + i;
+		int64_t dc = ci >= 0 ? opt_val(o, c)->dims[ci].v : 1;
+		cst[i] = dc == 1 ? 0 : s;
+		s *= ci >= 0 ? dc : 1;
+	}
+	p = ARENA_ARRAY(o->a, float, n);
+	for (int64_t e = 0; e < n; e++) {
+		int64_t rest = e, off = 0;
+		for (int i = k - 1; i >= 0; i--) {
+			int64_t d = opt_val(o, x)->dims[axis + i].v;
+			off += rest % d * cst[i];
+			rest /= d;
+		}
+		memcpy(&p[e], t->raw_data.data + 4 * off, 4);
+	}
 	return p;
 }
 
@@ -270,12 +283,12 @@ pat_rmsnorm_scale(Opt *o, int r)
 /* x / Sqrt(Add(ReduceMean(x^2), eps)) at r, with the denominator value den:
  * the fused node, or OPT_NOMATCH. */
 static int
-rms_fuse(Opt *o, int r, int x, int den)
+rms_fuse(Opt *o, int r, int user, int x, int den)
 {
 	int rank = opt_rank(o, x), k, mean, d, n, y, s;
 	double eps;
 
-	if (opt_elem(o, x) != 1 || (mean = rms_denominator(o, den, r, rank, &k, &eps)) < 0 ||
+	if (opt_elem(o, x) != 1 || (mean = rms_denominator(o, den, user, rank, &k, &eps)) < 0 ||
 	    square_of(o, opt_in(o, mean, 0), mean, &d) < 0 || d != x || (s = ones_over(o, x, k)) < 0)
 		return OPT_NOMATCH;
 	n = opt_add(o, r, "RMSNormalization", 2, (int[]){x, s}, 1, &y);
@@ -294,7 +307,7 @@ pat_rmsnorm_fuse(Opt *o, int r)
 		int rv = opt_in(o, r, s), rc = opt_prod(o, rv, "Reciprocal"), res;
 		if (rc < 0 || !opt_only_use(o, rv, r))
 			continue;
-		if ((res = rms_fuse(o, r, opt_in(o, r, 1 - s), opt_in(o, rc, 0))) != OPT_NOMATCH)
+		if ((res = rms_fuse(o, r, rc, opt_in(o, r, 1 - s), opt_in(o, rc, 0))) != OPT_NOMATCH)
 			return res;
 	}
 	return OPT_NOMATCH;
@@ -304,7 +317,7 @@ pat_rmsnorm_fuse(Opt *o, int r)
 int
 pat_rmsnorm_div(Opt *o, int r)
 {
-	return rms_fuse(o, r, opt_in(o, r, 0), opt_in(o, r, 1));
+	return rms_fuse(o, r, r, opt_in(o, r, 0), opt_in(o, r, 1));
 }
 
 /* ---- Gelu ---- */
@@ -318,8 +331,7 @@ factors(Opt *o, int r, int *f, int max)
 
 	for (int s = 0; s < 2; s++) {
 		int v = opt_in(o, r, s), m = opt_prod(o, v, "Mul");
-		if (m >= 0 && opt_only_use(o, v, r) && n + 2 <= max && !opt_const_tensor(o, opt_in(o, m, 0)) &&
-		    opt_in(o, m, 0) != opt_in(o, m, 1)) {
+		if (m >= 0 && opt_only_use(o, v, r) && n + 2 <= max && opt_in(o, m, 0) != opt_in(o, m, 1)) {
 			f[n++] = opt_in(o, m, 0);
 			f[n++] = opt_in(o, m, 1);
 		} else if (n < max) {

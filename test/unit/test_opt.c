@@ -1,0 +1,1059 @@
+/* test_opt.c: the optimizer (lib/opt.h): the row table, the `patterns`
+ * option, the constant-folding evaluator, the engine's invariants (stats,
+ * determinism, linear time), the fixtures, and one case file per row.
+ *
+ * test/opt/NAME.txt holds the cases of row NAME: small ONNX graphs written
+ * as text and built here with onnx.h, each either a `match` (the row must
+ * fire, and the optional `expect` line lists the op types left) or a `miss`
+ * (a near miss the row must leave alone).  Every case is optimized with
+ * only its row enabled (or the `patterns:` line's selection), the checker
+ * running after every rewrite; both models and random inputs (.npy) go to
+ * build/test/opt/ (next to this binary), and test/opt/compare.mjs runs each
+ * pair in onnxruntime and compares the outputs.  test_every_row_has_cases
+ * fails when a row lacks a file, a match or a miss.
+ *
+ * Case file syntax (one statement per line, `#` comments):
+ *   == match: what it shows          (or == miss: ...) starts a case
+ *   opset 18                         ai.onnx opset (default 18)
+ *   patterns: default                selection (default: the file's row)
+ *   atol 1e-4                        tolerance for compare.mjs
+ *   input x: float32[2,n=3] range -1 1   a graph input, random in [lo, hi]
+ *   init w: float32[3,3] = random    or = 1,2,3 (one value fills the tensor)
+ *   info t: float32[2,3]             a value_info entry
+ *   node y = Op(a, , b) k=1 f=0.5 ints=[1,2] s="tanh" t=float32:1.0
+ *   output y: float32[2,3]           a graph output (shape may be omitted)
+ *   expect Gemm Relu                 op types after optimizing, in order */
+#include <glob.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fold.h"
+#include "lower.h"
+#include "onnx.h"
+#include "opt.h"
+#include "options.h"
+#include "pt2.h"
+#include "report.h"
+#include "testutil.h"
+
+/* ---- output folder: beside this binary (build/test/opt or build-asan/test/opt) ---- */
+
+static char outdir[1100];
+
+static const char *
+out_dir(void)
+{
+	char exe[1024];
+	ssize_t n;
+
+	if (outdir[0])
+		return outdir;
+	n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	if (n <= 0) {
+		strcpy(outdir, "build/test/opt");
+	} else {
+		exe[n] = 0;
+		*strrchr(exe, '/') = 0;
+		snprintf(outdir, sizeof outdir, "%s/opt", exe);
+	}
+	mkdir(outdir, 0777);
+	return outdir;
+}
+
+/* ---- types ---- */
+
+static const struct {
+	const char *name, *descr;
+	int elem, size;
+} types[] = {
+	{"float32", "<f4", 1, 4}, {"float16", "<f2", 10, 2}, {"float64", "<f8", 11, 8},
+	{"int64", "<i8", 7, 8}, {"int32", "<i4", 6, 4}, {"int8", "|i1", 3, 1}, {"uint8", "|u1", 2, 1},
+	{"bool", "|b1", 9, 1},
+};
+
+static int
+type_index(const char *s, size_t n)
+{
+	for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
+		if (strlen(types[i].name) == n && strncmp(types[i].name, s, n) == 0)
+			return (int)i;
+	return -1;
+}
+
+/* ---- a deterministic generator ---- */
+
+static uint64_t rng;
+
+static double
+uniform(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return (double)(rng >> 11) / 9007199254740992.0;
+}
+
+static void
+store(int ti, void *p, int64_t i, double v)
+{
+	uint8_t *b = (uint8_t *)p + i * types[ti].size;
+
+	switch (types[ti].elem) {
+	case 1: { float f = (float)v; memcpy(b, &f, 4); break; }
+	case 11: memcpy(b, &v, 8); break;
+	case 10: { uint16_t h = fold_f16((float)v); memcpy(b, &h, 2); break; }
+	case 7: { int64_t l = (int64_t)llround(v); memcpy(b, &l, 8); break; }
+	case 6: { int32_t l = (int32_t)lround(v); memcpy(b, &l, 4); break; }
+	case 3: { int8_t l = (int8_t)lround(v); memcpy(b, &l, 1); break; }
+	case 2: { uint8_t l = (uint8_t)lround(v); memcpy(b, &l, 1); break; }
+	case 9: *b = v != 0; break;
+	}
+}
+
+/* ---- a case ---- */
+
+typedef struct Tensor {
+	const char *name;
+	int ti, rank;
+	int64_t dims[8];
+	const char *params[8];  /* dim names, or NULL */
+	double lo, hi;          /* random range */
+	void *data;
+} Tensor;
+
+typedef struct Case {
+	const char *file, *row, *what;
+	int kind;               /* 1 match, 0 miss */
+	int line;
+	int opset;
+	const char *patterns;
+	double atol;
+	OnnxGraph g;
+	Tensor in[16];
+	int nin;
+	char expect[512];
+	int has_expect;
+	int ms_domain;          /* the graph uses com.microsoft ops */
+} Case;
+
+static char *
+trim(char *s)
+{
+	char *e;
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	e = s + strlen(s);
+	while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\n' || e[-1] == '\r'))
+		*--e = 0;
+	return s;
+}
+
+/* Parses "name: type[d0,d1]" into t; the rest of the line in *rest. */
+static int
+parse_decl(Arena *a, char *s, Tensor *t, char **rest)
+{
+	char *colon = strchr(s, ':'), *ty, *br, *end;
+
+	if (!colon)
+		return -1;
+	*colon = 0;
+	t->name = arena_strdup(a, trim(s));
+	ty = trim(colon + 1);
+	br = strchr(ty, '[');
+	end = br ? strchr(br, ']') : ty + strcspn(ty, " ");
+	if (!end)
+		return -1;
+	t->ti = type_index(ty, (size_t)((br ? br : end) - ty));
+	if (t->ti < 0)
+		return -1;
+	t->rank = br ? 0 : -1;
+	t->lo = -1;
+	t->hi = 1;
+	if (br && end > br + 1) {
+		char *p = br + 1;
+		while (p < end) {
+			char *q = p + strcspn(p, ",]"), *eq;
+			char tok[64];
+			snprintf(tok, sizeof tok, "%.*s", (int)(q - p), p);
+			eq = strchr(tok, '=');
+			if (tok[0] >= '0' && tok[0] <= '9') {
+				t->dims[t->rank] = atoll(tok);
+				t->params[t->rank] = NULL;
+			} else {
+				if (eq)
+					*eq = 0;
+				t->params[t->rank] = arena_strdup(a, trim(tok));
+				t->dims[t->rank] = eq ? atoll(eq + 1) : -1;
+			}
+			t->rank++;
+			p = q + (*q == ',');
+			if (*q == ']')
+				break;
+		}
+	}
+	*rest = trim(end + (*end == ']'));
+	return 0;
+}
+
+static int64_t
+numel(const Tensor *t)
+{
+	int64_t n = 1;
+
+	for (int i = 0; i < t->rank; i++)
+		n *= t->dims[i] < 0 ? 1 : t->dims[i];
+	return n;
+}
+
+static void
+fill_random(Tensor *t, Arena *a)
+{
+	int64_t n = numel(t);
+
+	t->data = arena_alloc(a, (size_t)(n * types[t->ti].size) + 1);
+	for (int64_t i = 0; i < n; i++) {
+		double v = t->lo + (t->hi - t->lo) * uniform();
+		if (types[t->ti].elem == 9)
+			v = uniform() < 0.5;
+		else if (types[t->ti].elem != 1 && types[t->ti].elem != 10 && types[t->ti].elem != 11)
+			v = floor(t->lo + (t->hi - t->lo + 1) * uniform());
+		store(t->ti, t->data, i, v);
+	}
+}
+
+static void
+add_attr(Arena *a, OnnxNode *n, char *tok)
+{
+	char *eq = strchr(tok, '='), *v;
+
+	ck_assert_msg(eq != NULL, "attribute '%s' has no value", tok);
+	*eq = 0;
+	v = eq + 1;
+	const char *name = arena_strdup(a, tok);
+	if (v[0] == '[') {
+		int64_t ints[64];
+		float fl[64];
+		int k = 0, isf = strpbrk(v, ".e") != NULL;
+		for (char *p = v + 1; *p && *p != ']';) {
+			char *e;
+			if (isf)
+				fl[k++] = strtof(p, &e);
+			else
+				ints[k++] = strtoll(p, &e, 10);
+			p = e + (*e == ',');
+		}
+		if (isf)
+			onnx_attr_floats(a, n, name, k, fl);
+		else
+			onnx_attr_ints(a, n, name, k, ints);
+	} else if (v[0] == '"') {
+		onnx_attr_string(a, n, name, arena_strndup(a, v + 1, strlen(v) - 2));
+	} else if (strchr(v, ':')) {
+		char *c = strchr(v, ':');
+		int ti = type_index(v, (size_t)(c - v));
+		uint8_t *b = arena_alloc(a, 8);
+		int64_t one = 1;
+		ck_assert_msg(ti >= 0, "bad tensor attribute '%s'", v);
+		store(ti, b, 0, strcmp(c + 1, "true") == 0 ? 1 : strtod(c + 1, NULL));
+		onnx_attr_tensor(a, n, name, onnx_tensor(a, "", types[ti].elem, 1, &one, b, (size_t)types[ti].size));
+	} else if (strpbrk(v, ".e") && strcmp(v, "true") != 0) {
+		onnx_attr_float(a, n, name, strtof(v, NULL));
+	} else {
+		onnx_attr_int(a, n, name, strtoll(v, NULL, 10));
+	}
+}
+
+/* "y, z = Op(a, , b) attrs" */
+static void
+parse_node(Arena *a, Case *c, char *s)
+{
+	char *eq = strchr(s, '='), *lp = strchr(s, '('), *rp = lp ? strchr(lp, ')') : NULL, *op, *p;
+	const char *ins[16], *outs[8];
+	int nin = 0, nout = 0;
+	OnnxNode *n;
+
+	ck_assert_msg(eq && lp && rp && eq < lp, "%s:%d: bad node line", c->file, c->line);
+	*eq = 0;
+	for (p = strtok(s, ","); p; p = strtok(NULL, ","))
+		outs[nout++] = arena_strdup(a, trim(p));
+	*lp = 0;
+	*rp = 0;
+	op = trim(eq + 1);
+	if (lp[1]) {
+		p = lp + 1;
+		for (;;) {
+			char *comma = strchr(p, ',');
+			if (comma)
+				*comma = 0;
+			ins[nin++] = arena_strdup(a, trim(p));
+			if (!comma)
+				break;
+			p = comma + 1;
+		}
+	}
+	{
+		char *colon = strchr(op, ':');
+		n = onnx_node(a, arena_strdup(a, colon ? colon + 1 : op), arena_printf(a, "n%zu", c->g.nodes.n),
+		              nin, ins, nout, outs);
+		if (colon) {
+			n->domain = arena_strndup(a, op, (size_t)(colon - op));
+			c->ms_domain = 1;
+		}
+	}
+	for (p = strtok(trim(rp + 1), " "); p; p = strtok(NULL, " "))
+		add_attr(a, n, p);
+	onnx_vec_push(a, &c->g.nodes, n);
+}
+
+static void
+parse_values(Arena *a, Case *c, Tensor *t, char *v)
+{
+	int64_t n = numel(t), k = 0;
+
+	if (strncmp(v, "random", 6) == 0) {
+		if (sscanf(v + 6, "%lf %lf", &t->lo, &t->hi) != 2) {
+			t->lo = -1;
+			t->hi = 1;
+		}
+		fill_random(t, a);
+		return;
+	}
+	t->data = arena_alloc(a, (size_t)(n * types[t->ti].size) + 1);
+	{
+		static double vals[4096];
+		static long long ivals[4096];
+		for (char *p = strtok(v, ","); p && k < 4096; p = strtok(NULL, ",")) {
+			p = trim(p);
+			vals[k] = strcmp(p, "true") == 0 ? 1 : strcmp(p, "false") == 0 ? 0 : strcmp(p, "-inf") == 0 ? -INFINITY
+			          : strtod(p, NULL);
+			ivals[k++] = strtoll(p, NULL, 10);
+		}
+		ck_assert_msg(k == 1 || k == n, "%s:%d: %lld values for %lld elements", c->file, c->line,
+		              (long long)k, (long long)n);
+		for (int64_t i = 0; i < n; i++) {
+			if (types[t->ti].elem == 7)     /* int64 exactly (INT64_MAX ends) */
+				memcpy((int64_t *)t->data + i, &ivals[k == 1 ? 0 : i], 8);
+			else
+				store(t->ti, t->data, i, vals[k == 1 ? 0 : i]);
+		}
+	}
+}
+
+/* The declared type: named dims are symbolic (their size is only for data). */
+static Onnx__ValueInfoProto *
+vinfo(Arena *a, const Tensor *t)
+{
+	int64_t dims[8];
+
+	for (int i = 0; i < t->rank; i++)
+		dims[i] = t->params[i] ? -1 : t->dims[i];
+	return onnx_value_info(a, t->name, types[t->ti].elem, t->rank, dims, t->params);
+}
+
+/* Executes one statement of a case. */
+static void
+statement(Arena *a, Case *c, char *s)
+{
+	Tensor t = {0};
+	char *rest;
+
+	if (strncmp(s, "opset ", 6) == 0) {
+		c->opset = atoi(s + 6);
+	} else if (strncmp(s, "patterns:", 9) == 0) {
+		c->patterns = arena_strdup(a, trim(s + 9));
+	} else if (strncmp(s, "atol ", 5) == 0) {
+		c->atol = strtod(s + 5, NULL);
+	} else if (strncmp(s, "input ", 6) == 0) {
+		ck_assert_msg(parse_decl(a, s + 6, &t, &rest) == 0 && t.rank >= 0, "%s:%d: bad input", c->file, c->line);
+		if (strncmp(rest, "range", 5) == 0)
+			sscanf(rest + 5, "%lf %lf", &t.lo, &t.hi);
+		else if (types[t.ti].elem != 1 && types[t.ti].elem != 10 && types[t.ti].elem != 11) {
+			t.lo = 0;
+			t.hi = 4;
+		}
+		fill_random(&t, a);
+		onnx_vec_push(a, &c->g.inputs, vinfo(a, &t));
+		c->in[c->nin++] = t;
+	} else if (strncmp(s, "init ", 5) == 0) {
+		char *eq = strchr(s, '=');
+		ck_assert_msg(eq != NULL, "%s:%d: init without values", c->file, c->line);
+		*eq = 0;
+		ck_assert_msg(parse_decl(a, s + 5, &t, &rest) == 0 && t.rank >= 0, "%s:%d: bad init", c->file, c->line);
+		parse_values(a, c, &t, trim(eq + 1));
+		onnx_vec_push(a, &c->g.inits, onnx_tensor(a, t.name, types[t.ti].elem, t.rank, t.dims, t.data,
+		                                         (size_t)(numel(&t) * types[t.ti].size)));
+	} else if (strncmp(s, "info ", 5) == 0) {
+		ck_assert_msg(parse_decl(a, s + 5, &t, &rest) == 0, "%s:%d: bad info", c->file, c->line);
+		onnx_vec_push(a, &c->g.value_info, vinfo(a, &t));
+	} else if (strncmp(s, "output ", 7) == 0) {
+		ck_assert_msg(parse_decl(a, s + 7, &t, &rest) == 0, "%s:%d: bad output", c->file, c->line);
+		onnx_vec_push(a, &c->g.outputs, vinfo(a, &t));
+	} else if (strncmp(s, "node ", 5) == 0) {
+		parse_node(a, c, s + 5);
+	} else if (strncmp(s, "expect", 6) == 0) {
+		c->has_expect = 1;
+		snprintf(c->expect, sizeof c->expect, "%s", trim(s + 6));
+	} else {
+		ck_abort_msg("%s:%d: unknown statement '%s'", c->file, c->line, s);
+	}
+}
+
+/* ---- running a case ---- */
+
+static Onnx__ModelProto *
+case_model(Arena *a, Case *c)
+{
+	Onnx__ModelProto *m = onnx_model(a, onnx_graph_finish(&c->g), c->opset, "test");
+
+	if (c->ms_domain) {
+		Onnx__OperatorSetIdProto *op = ARENA_NEW(a, Onnx__OperatorSetIdProto), **ni;
+		*op = (Onnx__OperatorSetIdProto)ONNX__OPERATOR_SET_ID_PROTO__INIT;
+		op->domain = "com.microsoft";
+		op->has_version = 1;
+		op->version = 1;
+		ni = ARENA_ARRAY(a, Onnx__OperatorSetIdProto *, 2);
+		ni[0] = m->opset_import[0];
+		ni[1] = op;
+		m->opset_import = ni;
+		m->n_opset_import = 2;
+	}
+	return m;
+}
+
+static void
+write_npy(const char *path, const Tensor *t)
+{
+	FILE *f = fopen(path, "wb");
+	char shape[256] = "", header[512];
+	size_t len = 0, hl;
+
+	ck_assert_msg(f != NULL, "cannot write %s", path);
+	for (int i = 0; i < t->rank; i++)
+		len += (size_t)snprintf(shape + len, sizeof shape - len, "%lld%s", (long long)t->dims[i],
+		                        t->rank == 1 ? "," : i + 1 < t->rank ? ", " : "");
+	hl = (size_t)snprintf(header, sizeof header, "{'descr': '%s', 'fortran_order': False, 'shape': (%s), }",
+	                      types[t->ti].descr, shape);
+	while ((10 + hl + 1) % 64)
+		header[hl++] = ' ';
+	header[hl++] = '\n';
+	fwrite("\x93NUMPY\x01\x00", 1, 8, f);
+	fputc((int)(hl & 255), f);
+	fputc((int)(hl >> 8), f);
+	fwrite(header, 1, hl, f);
+	fwrite(t->data, 1, (size_t)(numel(t) * types[t->ti].size), f);
+	fclose(f);
+}
+
+/* The op types of m's nodes, space-separated. */
+static void
+op_list(const Onnx__ModelProto *m, char *buf, size_t cap)
+{
+	size_t len = 0;
+
+	buf[0] = 0;
+	for (size_t i = 0; i < m->graph->n_node; i++) {
+		const OnnxNode *n = m->graph->node[i];
+		len += (size_t)snprintf(buf + len, cap - len, "%s%s%s%s", len ? " " : "",
+		                        n->domain && *n->domain ? n->domain : "", n->domain && *n->domain ? ":" : "",
+		                        n->op_type);
+	}
+}
+
+static int64_t
+row_matches(const Report *r, const char *row)
+{
+	int64_t n = 0;
+
+	for (int i = 0; i < r->nstat; i++)
+		if (strcmp(r->stat[i].pattern, row) == 0)
+			n += r->stat[i].instances;
+	return n;
+}
+
+/* Runs case c (numbered k in its file); adds its manifest entry to mf.
+ * Returns 0, or 1 with a message printed. */
+static int
+run_case(Arena *a, Case *c, int k, FILE *mf, int *first)
+{
+	char before[1400], after[1400], ops[2048], dir[1400], path[1500];
+	Onnx__ModelProto *m;
+	Report rep;
+	Diag d = {0};
+	OptSelect *sel = NULL;
+	int off, len, rc;
+	int64_t hits;
+
+	snprintf(before, sizeof before, "%s/%s-%d-before.onnx", out_dir(), c->row, k);
+	snprintf(after, sizeof after, "%s/%s-%d-after.onnx", out_dir(), c->row, k);
+	m = case_model(a, c);
+	ck_assert_msg(onnx_write(a, m, before, -1, NULL, &d) == 0, "%s: %s", before, d.text);
+	if (c->patterns)
+		ck_assert_msg(opt_select_parse(a, c->patterns, &sel, &off, &len) == 0, "%s case %d: bad patterns line",
+		              c->file, k);
+	else
+		sel = opt_select_one(a, opt_row_find(c->row));
+	report_init(&rep, a);
+	rc = opt_model_checked(m, a, sel, &rep, NULL, &d);
+	ck_assert_msg(rc == 0, "%s case %d: optimizer failed: %s", c->file, k, d.text ? d.text : "");
+	ck_assert_msg(onnx_write(a, m, after, -1, NULL, &d) == 0, "%s: %s", after, d.text);
+	diag_free(&d);
+	hits = row_matches(&rep, c->row);
+	op_list(m, ops, sizeof ops);
+	if (c->kind && !hits) {
+		fprintf(stderr, "FAIL %s case %d (%s): %s did not match; nodes after: %s\n", c->file, k, c->what, c->row, ops);
+		return 1;
+	}
+	if (!c->kind && hits) {
+		fprintf(stderr, "FAIL %s case %d (%s): a near miss, but %s matched %lld times; nodes after: %s\n", c->file, k,
+		       c->what, c->row, (long long)hits, ops);
+		return 1;
+	}
+	if (c->has_expect && strcmp(ops, c->expect) != 0) {
+		fprintf(stderr, "FAIL %s case %d (%s): nodes after: '%s', expected '%s'\n", c->file, k, c->what, ops, c->expect);
+		return 1;
+	}
+	snprintf(dir, sizeof dir, "%s/%s-%d", out_dir(), c->row, k);
+	mkdir(dir, 0777);
+	fprintf(mf, "%s\n {\"name\": \"%s-%d\", \"before\": \"%s-%d-before.onnx\", \"after\": \"%s-%d-after.onnx\", "
+	        "\"atol\": %g, \"inputs\": [", *first ? "" : ",", c->row, k, c->row, k, c->row, k, c->atol);
+	*first = 0;
+	for (int i = 0; i < c->nin; i++) {
+		snprintf(path, sizeof path, "%s/in_%d.npy", dir, i);
+		write_npy(path, &c->in[i]);
+		fprintf(mf, "%s{\"name\": \"%s\", \"file\": \"%s-%d/in_%d.npy\"}", i ? ", " : "", c->in[i].name, c->row,
+		        k, i);
+	}
+	fprintf(mf, "]}");
+	return 0;
+}
+
+/* Reads test/opt/ROW.txt; counts its match and miss cases.  With mf, runs
+ * them; returns the failures. */
+static int
+run_file(const char *row, FILE *mf, int *first, int *nmatch, int *nmiss)
+{
+	char path[512], line[2048];
+	FILE *f;
+	Arena a;
+	Case c = {0};
+	int k = 0, fails = 0, lineno = 0, open = 0;
+
+	snprintf(path, sizeof path, "test/opt/%s.txt", row);
+	*nmatch = *nmiss = 0;
+	if (!(f = fopen(path, "r")))
+		return -1;
+	arena_init(&a);
+	for (;;) {
+		char *s = fgets(line, sizeof line, f) ? trim(line) : NULL;
+		lineno++;
+		if (!s || strncmp(s, "==", 2) == 0) {
+			if (open && mf)
+				fails += run_case(&a, &c, k, mf, first);
+			if (!s)
+				break;
+			memset(&c, 0, sizeof c);
+			c.file = path;
+			c.row = row;
+			c.opset = 18;
+			c.atol = 1e-4;
+			c.g.a = &a;
+			c.g.name = "g";
+			s = trim(s + 2);
+			c.kind = strncmp(s, "match", 5) == 0;
+			ck_assert_msg(c.kind || strncmp(s, "miss", 4) == 0, "%s:%d: a case is a match or a miss", path, lineno);
+			c.what = arena_strdup(&a, s);
+			*(c.kind ? nmatch : nmiss) += 1;
+			k++;
+			open = 1;
+			rng = 0x9e3779b97f4a7c15ULL ^ (uint64_t)k * 0x100000001b3ULL ^ onnx_fnv1a(row, strlen(row));
+			continue;
+		}
+		if (!*s || *s == '#')
+			continue;
+		ck_assert_msg(open, "%s:%d: statement before the first case", path, lineno);
+		c.line = lineno;
+		statement(&a, &c, s);
+	}
+	fclose(f);
+	arena_free(&a);
+	return fails;
+}
+
+START_TEST(test_every_row_has_cases)
+{
+	int missing = 0;
+
+	for (int i = 0; i < OPT_NROW; i++) {
+		int nm, nx, rc = run_file(opt_rows[i].name, NULL, NULL, &nm, &nx);
+		if (rc < 0 || nm < 1 || nx < 1) {
+			fprintf(stderr, "test/opt/%s.txt: %s\n", opt_rows[i].name,
+			       rc < 0 ? "missing" : nm < 1 ? "no match case" : "no near-miss case");
+			missing++;
+		}
+	}
+	ck_assert_msg(missing == 0, "%d rows lack cases (see above)", missing);
+}
+END_TEST
+
+START_TEST(test_cases)
+{
+	char mpath[1200], cmd[2600];
+	FILE *mf;
+	int first = 1, fails = 0, total = 0, matches = 0, misses = 0, rc;
+
+	snprintf(mpath, sizeof mpath, "%s/manifest.json", out_dir());
+	mf = fopen(mpath, "w");
+	ck_assert_msg(mf != NULL, "cannot write %s", mpath);
+	fprintf(mf, "{\"cases\": [");
+	for (int i = 0; i < OPT_NROW; i++) {
+		int nm = 0, nx = 0, f = run_file(opt_rows[i].name, mf, &first, &nm, &nx);
+		fails += f > 0 ? f : 0;
+		matches += nm;
+		misses += nx;
+	}
+	fprintf(mf, "\n]}\n");
+	fclose(mf);
+	total = matches + misses;
+	fprintf(stderr, "opt cases: %d (%d matches, %d near misses), %d failed\n", total, matches, misses, fails);
+	ck_assert_msg(fails == 0, "%d of %d optimizer cases failed (see above)", fails, total);
+	snprintf(cmd, sizeof cmd, "node test/opt/compare.mjs %s > %s/compare.log 2>&1", mpath, out_dir());
+	rc = system(cmd);
+	snprintf(cmd, sizeof cmd, "grep -E '^(FAIL|opt-ort|compare)' %s/compare.log", out_dir());
+	if (system(cmd) != 0 || rc != 0)
+		ck_abort_msg("onnxruntime disagrees before and after (%s/compare.log)", out_dir());
+}
+END_TEST
+
+/* ---- the table, the option, the docs ---- */
+
+START_TEST(test_rows)
+{
+	int npat = 0;
+
+	for (int i = 0; i < OPT_NROW; i++) {
+		const OptRow *r = &opt_rows[i];
+		ck_assert_msg(r->name && *r->name && r->doc && *r->doc, "row %d", i);
+		ck_assert_msg((r->pat != NULL) != (r->pass != NULL), "%s: a pass or a pattern", r->name);
+		ck_assert_msg(!r->pat || (r->root && *r->root), "%s: no root op", r->name);
+		ck_assert_msg(r->sets == OPT_SET_DEFAULT || r->sets == OPT_SET_ORT, "%s: sets", r->name);
+		ck_assert_msg(r->opset_min <= r->opset_max, "%s: opset range", r->name);
+		ck_assert_int_eq(opt_row_find(r->name), i);
+		npat += r->pat != NULL;
+	}
+	ck_assert_msg(npat >= 40, "only %d patterns", npat);
+}
+END_TEST
+
+START_TEST(test_select)
+{
+	Arena a;
+	OptSelect *s;
+	int off, len, cc = opt_row_find("CastCast"), fm = opt_row_find("FusedMatMulTranspose");
+
+	arena_init(&a);
+	ck_assert(opt_select_has(NULL, cc) && !opt_select_has(NULL, fm));
+	ck_assert_int_eq(opt_select_parse(&a, "default", &s, &off, &len), 0);
+	ck_assert(opt_select_has(s, cc) && !opt_select_has(s, fm));
+	ck_assert_int_eq(opt_select_parse(&a, "default+onnxruntime", &s, &off, &len), 0);
+	ck_assert(opt_select_has(s, cc) && opt_select_has(s, fm));
+	ck_assert_int_eq(opt_select_parse(&a, "onnxruntime", &s, &off, &len), 0);
+	ck_assert(!opt_select_has(s, cc) && opt_select_has(s, fm));
+	ck_assert_int_eq(opt_select_parse(&a, "default - CastCast", &s, &off, &len), 0);
+	ck_assert(!opt_select_has(s, cc) && opt_select_has(s, opt_row_find("NegNeg")));
+	ck_assert_int_eq(opt_select_parse(&a, "none", &s, &off, &len), 0);
+	for (int i = 0; i < OPT_NROW; i++)
+		ck_assert(!opt_select_has(s, i));
+	ck_assert_int_eq(opt_select_parse(&a, "CastCast, NegNeg", &s, &off, &len), 0);
+	ck_assert(opt_select_has(s, cc) && opt_select_has(s, opt_row_find("NegNeg")) &&
+	          !opt_select_has(s, opt_row_find("ReluRelu")));
+	ck_assert_int_eq(opt_select_parse(&a, "default-CastCats", &s, &off, &len), -1);
+	ck_assert_int_eq(off, 8);
+	ck_assert_int_eq(len, 8);
+	ck_assert_int_eq(opt_select_parse(&a, "default+", &s, &off, &len), -1);
+	arena_free(&a);
+}
+END_TEST
+
+/* Parses the options text; returns the message (static) or "" when ok. */
+static const char *
+options_error(const char *yaml, Options *o, Arena *a)
+{
+	static char msg[512];
+	Diag d = {0};
+
+	options_default(o);
+	msg[0] = 0;
+	if (options_parse(o, a, "options.yaml", yaml, strlen(yaml), &d))
+		snprintf(msg, sizeof msg, "%s", d.text);
+	diag_free(&d);
+	return msg;
+}
+
+START_TEST(test_option)
+{
+	Arena a;
+	Options o;
+
+	arena_init(&a);
+	ck_assert_str_eq(options_error("opset: 18\npatterns: default-Foo\n", &o, &a),
+	                 "options.yaml:2:19: unknown pattern 'Foo' (see docs/patterns.md)\n");
+	ck_assert_str_eq(options_error("patterns: \"default+Bar\"\n", &o, &a),
+	                 "options.yaml:1:20: unknown pattern 'Bar' (see docs/patterns.md)\n");
+	ck_assert_str_eq(options_error("patterns:\n  - CastCast\n  - Nope\n", &o, &a),
+	                 "options.yaml:3:5: unknown pattern 'Nope' (see docs/patterns.md)\n");
+	ck_assert_str_eq(options_error("patterns: [CastCast, NegNeg]\n", &o, &a), "");
+	ck_assert(opt_select_has(o.patterns, opt_row_find("NegNeg")));
+	ck_assert(!opt_select_has(o.patterns, opt_row_find("ReluRelu")));
+	ck_assert_str_eq(options_error("patterns: none\n", &o, &a), "");
+	ck_assert(!opt_select_has(o.patterns, opt_row_find("ConstantFolding")));
+	ck_assert_str_eq(options_error("opset: 20\n", &o, &a), "");
+	ck_assert(o.patterns == NULL && opt_select_has(o.patterns, opt_row_find("ConstantFolding")));
+	arena_free(&a);
+}
+END_TEST
+
+START_TEST(test_docs_up_to_date)
+{
+	char *want = NULL, *have;
+	size_t wlen = 0, hlen;
+	FILE *f = open_memstream(&want, &wlen);
+
+	opt_write_doc(f);
+	fclose(f);
+	f = fopen("docs/patterns.md", "rb");
+	ck_assert_msg(f != NULL, "docs/patterns.md is missing (run make docs)");
+	have = malloc(wlen + 2);
+	hlen = fread(have, 1, wlen + 1, f);
+	fclose(f);
+	ck_assert_msg(hlen == wlen && memcmp(have, want, wlen) == 0, "docs/patterns.md is stale: run make docs");
+	free(have);
+	free(want);
+}
+END_TEST
+
+/* ---- the evaluator ---- */
+
+static FoldTensor
+ft(int elem, int rank, const int64_t *dims, const void *data)
+{
+	FoldTensor t = {.elem = elem, .rank = rank, .numel = 1, .data = data};
+
+	for (int i = 0; i < rank; i++) {
+		t.dims[i] = dims[i];
+		t.numel *= dims[i];
+	}
+	return t;
+}
+
+/* Evaluates op on the inputs; returns the output (asserting success). */
+static FoldTensor
+eval(Arena *a, OnnxNode *n, int nin, const FoldTensor *in)
+{
+	const FoldTensor *p[8];
+	FoldTensor out = {0};
+
+	for (int i = 0; i < nin; i++)
+		p[i] = in[i].data ? &in[i] : NULL;
+	ck_assert_msg(fold_eval(a, n, nin, p, &out, 1 << 20) == 0, "%s did not fold", n->op_type);
+	return out;
+}
+
+static OnnxNode *
+node1(Arena *a, const char *op, int nin)
+{
+	static const char *const in[8] = {"a", "b", "c", "d", "e", "f", "g", "h"}, *out[1] = {"y"};
+
+	return onnx_node(a, op, op, nin, in, 1, out);
+}
+
+START_TEST(test_fold)
+{
+	Arena a;
+	OnnxNode *n;
+	FoldTensor in[5], y;
+	const float x23[6] = {1, 2, 3, 4, 5, 6};
+	const int64_t d23[2] = {2, 3}, d3[1] = {3}, d1[1] = {1};
+
+	arena_init(&a);
+	/* Transpose */
+	n = node1(&a, "Transpose", 1);
+	in[0] = ft(1, 2, d23, x23);
+	y = eval(&a, n, 1, in);
+	ck_assert(y.rank == 2 && y.dims[0] == 3 && y.dims[1] == 2);
+	ck_assert(((float *)y.data)[1] == 4 && ((float *)y.data)[2] == 2);
+	/* Slice with a negative step: x[:, ::-2] */
+	{
+		const int64_t st[1] = {-1}, en[1] = {INT64_MIN}, ax[1] = {1}, sp[1] = {-2};
+		n = node1(&a, "Slice", 5);
+		in[1] = ft(7, 1, d1, st);
+		in[2] = ft(7, 1, d1, en);
+		in[3] = ft(7, 1, d1, ax);
+		in[4] = ft(7, 1, d1, sp);
+		y = eval(&a, n, 5, in);
+		ck_assert(y.dims[0] == 2 && y.dims[1] == 2);
+		ck_assert(((float *)y.data)[0] == 3 && ((float *)y.data)[1] == 1 && ((float *)y.data)[3] == 4);
+	}
+	/* Gather with a negative index along axis 1 */
+	{
+		const int64_t idx[1] = {-1};
+		n = node1(&a, "Gather", 2);
+		onnx_attr_int(&a, n, "axis", 1);
+		in[1] = ft(7, 1, d1, idx);
+		y = eval(&a, n, 2, in);
+		ck_assert(y.dims[0] == 2 && y.dims[1] == 1 && ((float *)y.data)[1] == 6);
+	}
+	/* Reshape with 0 and -1 */
+	{
+		const int64_t s[2] = {0, -1};
+		n = node1(&a, "Reshape", 2);
+		in[1] = ft(7, 1, (const int64_t[]){2}, s);
+		y = eval(&a, n, 2, in);
+		ck_assert(y.rank == 2 && y.dims[0] == 2 && y.dims[1] == 3 && y.data == x23);
+	}
+	/* Cast float -> int64 truncates toward zero */
+	{
+		const float f[3] = {-1.7f, 2.9f, 0.5f};
+		n = node1(&a, "Cast", 1);
+		onnx_attr_int(&a, n, "to", 7);
+		in[0] = ft(1, 1, d3, f);
+		y = eval(&a, n, 1, in);
+		ck_assert(((int64_t *)y.data)[0] == -1 && ((int64_t *)y.data)[1] == 2 && ((int64_t *)y.data)[2] == 0);
+	}
+	/* Range and integer Div/Mod (Python's sign for Mod) */
+	{
+		const int64_t s0 = 2, l0 = 11, dl = 3, m7[1] = {-7}, m3[1] = {3};
+		n = node1(&a, "Range", 3);
+		in[0] = ft(7, 0, NULL, &s0);
+		in[1] = ft(7, 0, NULL, &l0);
+		in[2] = ft(7, 0, NULL, &dl);
+		y = eval(&a, n, 3, in);
+		ck_assert(y.numel == 3 && ((int64_t *)y.data)[2] == 8);
+		n = node1(&a, "Mod", 2);
+		in[0] = ft(7, 1, d1, m7);
+		in[1] = ft(7, 1, d1, m3);
+		y = eval(&a, n, 2, in);
+		ck_assert(((int64_t *)y.data)[0] == 2);
+		n = node1(&a, "Div", 2);
+		y = eval(&a, n, 2, in);
+		ck_assert(((int64_t *)y.data)[0] == -2);
+	}
+	/* Where broadcasting, Equal, ConstantOfShape, Concat, Expand */
+	{
+		const uint8_t c[3] = {1, 0, 1};
+		const float b[1] = {-1};
+		n = node1(&a, "Where", 3);
+		in[0] = ft(9, 1, d3, c);
+		in[1] = ft(1, 2, d23, x23);
+		in[2] = ft(1, 1, d1, b);
+		y = eval(&a, n, 3, in);
+		ck_assert(((float *)y.data)[1] == -1 && ((float *)y.data)[5] == 6 && y.numel == 6);
+		n = node1(&a, "Equal", 2);
+		in[0] = ft(1, 2, d23, x23);
+		in[1] = ft(1, 0, NULL, &x23[4]);
+		y = eval(&a, n, 2, in);
+		ck_assert(y.elem == 9 && ((uint8_t *)y.data)[4] == 1 && ((uint8_t *)y.data)[3] == 0);
+		n = node1(&a, "ConstantOfShape", 1);
+		in[0] = ft(7, 1, (const int64_t[]){2}, d23);
+		y = eval(&a, n, 1, in);
+		ck_assert(y.elem == 1 && y.numel == 6 && ((float *)y.data)[5] == 0);
+		n = node1(&a, "Concat", 2);
+		onnx_attr_int(&a, n, "axis", 0);
+		in[0] = ft(7, 1, (const int64_t[]){2}, d23);
+		in[1] = ft(7, 1, d1, d3);
+		y = eval(&a, n, 2, in);
+		ck_assert(y.numel == 3 && ((int64_t *)y.data)[2] == 3);
+		n = node1(&a, "Expand", 2);
+		in[0] = ft(1, 1, d1, b);
+		in[1] = ft(7, 1, (const int64_t[]){2}, d23);
+		y = eval(&a, n, 2, in);
+		ck_assert(y.numel == 6 && ((float *)y.data)[5] == -1);
+	}
+	/* Unsupported: an op the table lacks, a budget exceeded */
+	{
+		const FoldTensor *p[1] = {&in[0]};
+		FoldTensor out;
+		n = node1(&a, "Erf", 1);
+		ck_assert_int_eq(fold_eval(&a, n, 1, p, &out, 1 << 20), -1);
+		n = node1(&a, "Expand", 2);
+		in[1] = ft(7, 1, (const int64_t[]){2}, (const int64_t[]){1000, 1000});
+		{
+			const FoldTensor *q[2] = {&in[0], &in[1]};
+			ck_assert_int_eq(fold_eval(&a, n, 2, q, &out, 1 << 20), -1);
+		}
+	}
+	arena_free(&a);
+}
+END_TEST
+
+/* ---- engine invariants ---- */
+
+/* A chain of n Neg nodes from x to y. */
+static Onnx__ModelProto *
+neg_chain(Arena *a, int n)
+{
+	OnnxGraph g = {.a = a, .name = "chain"};
+	int64_t d[1] = {4};
+
+	onnx_vec_push(a, &g.inputs, onnx_value_info(a, "x", 1, 1, d, NULL));
+	for (int i = 0; i < n; i++) {
+		const char *in = i ? arena_printf(a, "v%d", i - 1) : "x";
+		const char *out = i + 1 == n ? "y" : arena_printf(a, "v%d", i);
+		onnx_vec_push(a, &g.nodes, onnx_node(a, "Neg", arena_printf(a, "n%d", i), 1, &in, 1, &out));
+	}
+	onnx_vec_push(a, &g.outputs, onnx_value_info(a, "y", 1, 1, d, NULL));
+	return onnx_model(a, onnx_graph_finish(&g), 18, "test");
+}
+
+static double
+opt_seconds(int n, int *left)
+{
+	Arena a;
+	Diag d = {0};
+	OptResult res;
+	Onnx__ModelProto *m;
+
+	arena_init(&a);
+	m = neg_chain(&a, n);
+	ck_assert_int_eq(opt_model(m, &a, NULL, NULL, &res, &d), 0);
+	*left = (int)m->graph->n_node;
+	arena_free(&a);
+	return res.seconds;
+}
+
+START_TEST(test_linear)
+{
+	int left;
+	double t1 = opt_seconds(20001, &left), t4;
+
+	ck_assert_int_eq(left, 1);
+	t4 = opt_seconds(80001, &left);
+	ck_assert_int_eq(left, 1);
+	/* four times the nodes: well under sixteen times the time */
+	ck_assert_msg(t4 < 8 * t1 + 0.05, "20001 nodes: %.3f s, 80001 nodes: %.3f s", t1, t4);
+}
+END_TEST
+
+START_TEST(test_stats)
+{
+	Arena a;
+	Diag d = {0};
+	Report r;
+	Onnx__ModelProto *m;
+	int64_t removed = 0, added = 0;
+
+	arena_init(&a);
+	report_init(&r, &a);
+	m = neg_chain(&a, 7);
+	ck_assert_int_eq(opt_model(m, &a, NULL, &r, NULL, &d), 0);
+	ck_assert_int_eq((int)m->graph->n_node, 1);
+	ck_assert_int_gt(r.nstat, 0);
+	for (int i = 0; i < r.nstat; i++) {
+		const ReportStat *s = &r.stat[i];
+		ck_assert(opt_row_find(s->pattern) >= 0);
+		ck_assert(s->iteration >= 0 && s->match_index >= 0 && s->instances > 0 && s->time_in >= 0);
+		removed += s->removed;
+		added += s->added;
+	}
+	ck_assert_int_eq(removed - added, 6);
+	ck_assert_str_eq(r.stat[0].pattern, "NegNeg");
+	ck_assert_int_eq(r.stat[0].iteration, 1);
+	arena_free(&a);
+}
+END_TEST
+
+/* ---- the fixtures ---- */
+
+static Onnx__ModelProto *
+lower_fixture(const char *path, Arena *a, Program *p, int *ok)
+{
+	Options o;
+	Diag d = {0};
+	Onnx__ModelProto *m = NULL;
+
+	options_default(&o);
+	p->arena = a;
+	*ok = pt2_load(p, path, &d) == 0 && lower_program(p, &o, a, &m, &d) == 0;
+	diag_free(&d);
+	return m;
+}
+
+static uint8_t *
+pack(const Onnx__ModelProto *m, size_t *len)
+{
+	uint8_t *b;
+
+	*len = protobuf_c_message_get_packed_size(&m->base);
+	b = malloc(*len + 1);
+	protobuf_c_message_pack(&m->base, b);
+	return b;
+}
+
+START_TEST(test_fixtures)
+{
+	glob_t gl;
+	int fewer = 0, converted = 0;
+
+	ck_assert(glob("test/models/torch-*/*.pt2", 0, NULL, &gl) == 0);
+	for (size_t i = 0; i < gl.gl_pathc; i++) {
+		Arena a1, a2;
+		Program p1 = {0}, p2 = {0};
+		int ok1, ok2;
+		Onnx__ModelProto *m1, *m2;
+		Diag d = {0};
+		size_t n0, l1, l2;
+		uint8_t *b1, *b2;
+		arena_init(&a1);
+		arena_init(&a2);
+		m1 = lower_fixture(gl.gl_pathv[i], &a1, &p1, &ok1);
+		m2 = lower_fixture(gl.gl_pathv[i], &a2, &p2, &ok2);
+		if (ok1 && ok2) {
+			converted++;
+			n0 = m1->graph->n_node;
+			ck_assert_msg(opt_model_checked(m1, &a1, NULL, NULL, NULL, &d) == 0, "%s: %s", gl.gl_pathv[i], d.text);
+			ck_assert_msg(opt_model(m2, &a2, NULL, NULL, NULL, &d) == 0, "%s: %s", gl.gl_pathv[i], d.text);
+			ck_assert_msg(m1->graph->n_node <= n0, "%s: %zu nodes after, %zu before", gl.gl_pathv[i],
+			              m1->graph->n_node, n0);
+			fewer += m1->graph->n_node < n0;
+			b1 = pack(m1, &l1);
+			b2 = pack(m2, &l2);
+			ck_assert_msg(l1 == l2 && memcmp(b1, b2, l1) == 0, "%s: two runs differ", gl.gl_pathv[i]);
+			free(b1);
+			free(b2);
+		}
+		diag_free(&d);
+		pt2_close(&p1);
+		pt2_close(&p2);
+		arena_free(&a1);
+		arena_free(&a2);
+	}
+	globfree(&gl);
+	ck_assert_msg(converted > 10 && fewer > converted / 2, "%d fixtures converted, %d got smaller", converted, fewer);
+}
+END_TEST
+
+static Suite *
+make_suite(void)
+{
+	Suite *s = suite_create("opt");
+	TCase *tc = tcase_create("core");
+
+	tcase_set_timeout(tc, 300);
+	tcase_add_test(tc, test_rows);
+	tcase_add_test(tc, test_select);
+	tcase_add_test(tc, test_option);
+	tcase_add_test(tc, test_docs_up_to_date);
+	tcase_add_test(tc, test_fold);
+	tcase_add_test(tc, test_stats);
+	tcase_add_test(tc, test_linear);
+	tcase_add_test(tc, test_every_row_has_cases);
+	tcase_add_test(tc, test_cases);
+	tcase_add_test(tc, test_fixtures);
+	suite_add_tcase(s, tc);
+	return s;
+}
