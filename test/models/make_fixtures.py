@@ -1432,6 +1432,255 @@ OP_FIXTURES = ["op_rnn", "op_convtranspose", "op_conv_variants", "op_pool", "op_
                "op_shape", "op_index", "op_creation", "op_math", "op_inplace", "op_dtypes"]
 
 
+# --------------------------------------------------------------------------------------
+# Dynamic shapes and control flow (SlimFixtures, one output each: every output file
+# costs a 4 KB block; pieces concatenated with flat_cat in the order written). The
+# example inputs are the middle size; the other cases are the smallest and a large one.
+# --------------------------------------------------------------------------------------
+
+def _n(v):
+    """A python int / SymInt as a 1-element float tensor (for flat_cat)."""
+    return torch.ones(1) * v
+
+
+class SymOps(nn.Module):
+    def forward(self, x):
+        b, s = x.shape
+        n = b * s
+        flat = x.reshape(n)                          # mul
+        half = s // 2                                # floordiv
+        left = x[:, :s - 1]                          # slice with a symbolic end
+        m = torch.sym_max(b, s)
+        ar = torch.arange(m, dtype=torch.float32) + torch.arange(half).sum()    # arange(SymInt)
+        full = torch.full((b, s + 1), 2.0)           # full with a symbolic size
+        nz = x.new_zeros(b, 2 * s)                   # new_zeros
+        e = x[:, :1].expand(b, s - 1 + 1)            # expand
+        md = (s % 3) + (b - 1)
+        v = flat.view(s, b)
+        return flat_cat(flat, left, ar, full, nz, e, v, _n(n), _n(md))
+
+
+class SymBools(nn.Module):
+    def forward(self, x, y):
+        b = x.shape[0]
+        c = y.shape[0]
+        t = torch.sym_ite(b > c, b, c)
+        f = torch.sym_float(b) / 2
+        i = torch.sym_int(f) if TV >= (2, 8) else b // 2
+        mn = torch.sym_min(b, c)
+        return flat_cat(x[:mn] * 2, torch.zeros(t, 3), torch.ones(i + 1), _n(b * c - t))
+
+
+class SymSum(nn.Module):
+    def forward(self, x, y):
+        n = x.shape[0] + y.shape[0] + 3
+        k = x.shape[0] * 4
+        st = x.stride(0) * y.numel()
+        return flat_cat(torch.ones(n) * 2, x.reshape(k), torch.zeros(st), _n(-x.shape[0]),
+                        _n((x.shape[0] - 5) // 3), _n((x.shape[0] - 5) % 3))
+
+
+class SymIndex(nn.Module):
+    def forward(self, x):
+        s = x.shape[1]
+        last = x[:, s - 1]
+        return last * 2
+
+
+class NonZero(nn.Module):
+    def forward(self, x):
+        idx = torch.nonzero(x > 0)                   # (k, 2) int64, k data-dependent
+        return torch.cat([idx.reshape(-1), idx.new_ones(1) * idx.shape[0]])
+
+
+class ItemModel(nn.Module):
+    def forward(self, x, k):
+        n = k.item()
+        torch._check(n >= 1)
+        torch._check(n <= 8)
+        return flat_cat(x[:n] * 2, torch.zeros(n))
+
+
+class CondDyn(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.w = nn.Parameter(torch.randn(4))
+
+    def forward(self, x):
+        def t(x):
+            return x * self.w + 1
+
+        def f(x):
+            return x.sin() - self.w
+        return torch.cond(x.shape[0] > 4, t, f, (x,))
+
+
+class CondNested(nn.Module):
+    def forward(self, x, y):
+        def inner_t(x, y):
+            return x + y, y * 2
+
+        def inner_f(x, y):
+            return x - y, y.cos()
+
+        def t(x, y):
+            a, b = torch.cond(y.sum() > 0, inner_t, inner_f, (x, y))
+            return a * 2, b
+
+        def f(x, y):
+            return x * y, y + 1
+        a, b = torch.cond(x.sum() > 0, t, f, (x, y))
+        return flat_cat(a, b)
+
+
+class GradWrap(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(4, 4)
+
+    def forward(self, x):
+        with torch.no_grad():
+            y = self.lin(x) * 2
+        return y + x
+
+
+class AutocastWrap(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(4, 4)
+
+    def forward(self, x):
+        with torch.autocast("cpu", enabled=False):
+            y = self.lin(x).relu()
+        return y - 1
+
+
+class WhileDyn(nn.Module):
+    def forward(self, x, n):
+        def cond_fn(i, acc):
+            return i < n
+
+        def body_fn(i, acc):
+            return i + 1, acc * 0.5 + x.sum(0)
+        i, acc = while_loop(cond_fn, body_fn, (torch.zeros((), dtype=torch.int64), x[0].clone()))
+        return flat_cat(acc, i.to(acc.dtype))
+
+
+class ScanRev(nn.Module):
+    def forward(self, xs, h):
+        def combine(c, x):
+            nc = c * 0.9 + x
+            return nc, nc.sum(0, keepdim=True) + c[:1]
+        carry, ys = scan(combine, h, xs, dim=1, reverse=True)
+        return flat_cat(carry, ys)
+
+
+def fx_sym_ops():
+    b, s = Dim("b", min=2, max=64), Dim("s", min=4, max=64)
+    return SlimFixture(SymOps(), (r(7, 11),), dynamic_shapes={"x": {0: b, 1: s}},
+                       cases=[("min b=2 s=4", (r(2, 4),)), ("large b=64 s=4", (r(64, 4),)),
+                              ("large b=4 s=64", (r(4, 64),))],
+                       case0_desc="example inputs, mid b=7 s=11")
+
+
+def fx_sym_bools():
+    b, c = Dim("b", min=1, max=64), Dim("c", min=1, max=64)
+    return SlimFixture(SymBools(), (r(6, 3), r(4, 3)), dynamic_shapes={"x": {0: b}, "y": {0: c}},
+                       cases=[("min b=1 c=1", (r(1, 3), r(1, 3))),
+                              ("large b=3 c=64 (b<c)", (r(3, 3), r(64, 3)))],
+                       case0_desc="example inputs, mid b=6 c=4 (b>c)")
+
+
+def fx_sym_sum():
+    b, c = Dim("b", min=1, max=64), Dim("c", min=1, max=64)
+    return SlimFixture(SymSum(), (r(9, 4), r(2, 3)), dynamic_shapes={"x": {0: b}, "y": {0: c}},
+                       cases=[("min b=1 c=1", (r(1, 4), r(1, 3))),
+                              ("large b=64 c=64", (r(64, 4), r(64, 3)))],
+                       case0_desc="example inputs, mid b=9 c=2")
+
+
+def fx_sym_index():
+    b, s = Dim("b", min=1, max=64), Dim("s", min=4, max=64)
+    return SlimFixture(SymIndex(), (r(5, 9),), dynamic_shapes={"x": {0: b, 1: s}},
+                       cases=[("min b=1 s=4", (r(1, 4),)), ("large b=8 s=64", (r(8, 64),))],
+                       case0_desc="example inputs, mid b=5 s=9")
+
+
+def fx_nonzero():
+    return SlimFixture(NonZero(), (r(3, 4),), cases=[("none positive", (-r(3, 4).abs(),))])
+
+
+def fx_item():
+    k = lambda v: torch.tensor(v)  # noqa: E731
+    return SlimFixture(ItemModel(), (r(8, 3), k(3)),
+                       cases=[("min k=1", (r(8, 3), k(1))), ("max k=8", (r(8, 3), k(8)))],
+                       case0_desc="example inputs, mid k=3")
+
+
+def fx_cond_dyn():
+    b = Dim("b", min=1, max=64)
+    return SlimFixture(CondDyn(), (r(6, 4),), dynamic_shapes={"x": {0: b}},
+                       cases=[("min b=1 (false branch)", (r(1, 4),)),
+                              ("large b=64 (true branch)", (r(64, 4),))],
+                       case0_desc="example inputs, mid b=6 (true branch)")
+
+
+def fx_cond_nested():
+    x = r(2, 3).abs()
+    return SlimFixture(CondNested(), (x, r(2, 3).abs()),
+                       cases=[("outer true, inner false", (x, -r(2, 3).abs())),
+                              ("outer false", (-x, r(2, 3)))],
+                       case0_desc="example inputs (both true)")
+
+
+def fx_grad_wrap():
+    return SlimFixture(GradWrap(), (r(2, 4),))
+
+
+def fx_autocast_wrap():
+    return SlimFixture(AutocastWrap(), (r(2, 4),))
+
+
+def fx_while_dyn():
+    n = lambda k: torch.tensor(k, dtype=torch.int64)  # noqa: E731
+    b = Dim("b", min=2, max=64)
+    return SlimFixture(WhileDyn(), (r(9, 4), n(3)), dynamic_shapes={"x": {0: b}, "n": None},
+                       cases=[("min b=2 n=0", (r(2, 4), n(0))), ("large b=64 n=5", (r(64, 4), n(5)))],
+                       allow_strict_fallback=True, case0_desc="example inputs, mid b=9 n=3")
+
+
+def fx_scan_rev():
+    return SlimFixture(ScanRev(), (r(2, 5, 3), r(2, 3)), allow_strict_fallback=True)
+
+
+def fx_hf_llama_dyn():
+    """Tiny LlamaForCausalLM (tiny_llama's shape, one layer, vocab 16 to keep the logits
+    small) with dynamic batch (1..8) and sequence (2..64); no padding."""
+    transformers, cfg = _hf("LlamaConfig", "eager", vocab_size=16, hidden_size=16,
+                            intermediate_size=32, num_hidden_layers=HF_LAYERS,
+                            num_attention_heads=2, num_key_value_heads=1,
+                            max_position_embeddings=64, use_cache=False,
+                            tie_word_embeddings=False, initializer_range=0.1,
+                            bos_token_id=1, eos_token_id=2, pad_token_id=0)
+
+    def ids(b, t):
+        return torch.randint(0, 16, (b, t)), torch.ones(b, t, dtype=torch.int64)
+    f = _hf_fixture(transformers, transformers.LlamaForCausalLM(cfg),
+                    ("input_ids", "attention_mask"), ids(4, 23), "eager",
+                    extra_cases=[("min batch=1 seq=2", ids(1, 2)),
+                                 ("large batch=3 seq=64", ids(3, 64))],
+                    use_cache=False, return_dict=False)
+    b, s = Dim("batch", min=1, max=8), Dim("seq", min=2, max=64)
+    f.dynamic_shapes = (({0: b, 1: s}, {0: b, 1: s}),)    # _HFWrapper.forward(*args)
+    f.case0_desc = "example inputs, mid batch=4 seq=23"
+    return f
+
+
+DYN_FIXTURES = ["sym_ops", "sym_bools", "sym_sum", "sym_index", "nonzero", "item", "cond_dyn",
+                "cond_nested", "grad_wrap", "autocast_wrap", "while_dyn", "scan_rev",
+                "hf_llama_dyn"]
+
+
 FIXTURES = {
     "mlp": fx_mlp,
     "mlp_decomp": fx_mlp_decomp,
@@ -1468,6 +1717,9 @@ HF_SDPA = ["hf_distilbert", "hf_roberta", "hf_gpt2", "hf_mistral", "hf_qwen2", "
            "hf_whisper_encoder"]
 NEW_FIXTURES = []
 _register()
+for _n_ in DYN_FIXTURES:
+    FIXTURES[_n_] = globals()["fx_" + _n_]
+    NEW_FIXTURES.append(_n_)
 
 # What a full run (no NAME given) makes of the fixtures registered by _register(). All
 # of them, for both torch versions, take 16.5 MB, and test/models must stay under 10 MB
