@@ -214,4 +214,16 @@ const char *lower_reduce(LowerCtx *c, const char *op, const char *x, int k, cons
 typedef void (*LowerFailFn)(void *ctx, const Node *n, const char *reason);
 int lower_failures(const Program *p, Arena *a, const char *text, LowerFailFn fn, void *ctx);
 
+/* ---- for the pointwise, reduction and index families ---- */
+
+/* The dtype arithmetic computes in for a result of dtype t: lower_compute(t),
+ * and int32 for int8, uint8, int16 and uint16, which onnxruntime's
+ * arithmetic and comparison kernels (Add, Mul, Max, Equal, Less, ...) lack.
+ * Results are cast back to t; integer casts wrap, as torch's integer
+ * arithmetic does. */
+DType lower_opmath(DType t);
+/* Transpose(x, perm) of a rank-`rank` tensor; x itself when perm is the
+ * identity and out is NULL.  Returns the output name (out, or a fresh one). */
+const char *lower_perm(LowerCtx *c, const char *x, int rank, const int64_t *perm, const char *out);
+
 #endif

@@ -691,3 +691,28 @@ lower_reduce(LowerCtx *c, const char *op, const char *x, int k, const int64_t *a
 	onnx_attr_int(c->a, c->last, "keepdims", keepdims);
 	return c->last->output[0];
 }
+
+/* ---- for the pointwise, reduction and index families ---- */
+
+DType
+lower_opmath(DType t)
+{
+	switch (t) {
+	case DT_INT8: case DT_UINT8: case DT_INT16: case DT_UINT16: return DT_INT32;
+	default: return lower_compute(t);
+	}
+}
+
+const char *
+lower_perm(LowerCtx *c, const char *x, int rank, const int64_t *perm, const char *out)
+{
+	int id = 1;
+
+	for (int i = 0; i < rank; i++)
+		id &= perm[i] == i;
+	if (id && !out)
+		return x;
+	lower_op(c, "Transpose", out, 1, x);
+	onnx_attr_ints(c->a, c->last, "perm", rank, perm);
+	return c->last->output[0];
+}

@@ -1,9 +1,12 @@
 /* elementwise.c: lowerings of the pointwise rows (elementwise.def).
  *
  * Shared lowerings emit row->onnx.  Dtypes follow torch: arithmetic
- * computes in the output's dtype (float16/bfloat16 in float32, rounded
- * back), comparisons in the promoted dtype of their operands, python
- * numbers become constants of the compute dtype. */
+ * computes in the output's dtype (float16/bfloat16 in float32, the small
+ * integer types in int32, rounded or wrapped back: lower_opmath),
+ * comparisons in the promoted dtype of their operands, python numbers
+ * become constants of the compute dtype.  Ops ONNX lacks (trunc, atan2,
+ * floor division, Python's remainder, ...) are short formulas, written the
+ * way torch's CPU kernels compute them where rounding could differ. */
 #include <math.h>
 #include <string.h>
 
@@ -27,7 +30,7 @@ second(const Node *n)
 int
 lower_unary(LowerCtx *c, const Node *n, const OpRow *row)
 {
-	DType cdt = lower_compute(out_dtype(n));
+	DType cdt = lower_opmath(out_dtype(n));
 
 	lower_result(c, n, row->onnx, cdt, 1, lower_operand(c, n, "self", cdt));
 	return 0;
@@ -36,7 +39,7 @@ lower_unary(LowerCtx *c, const Node *n, const OpRow *row)
 int
 lower_rsqrt(LowerCtx *c, const Node *n, const OpRow *row)
 {
-	DType cdt = lower_compute(out_dtype(n));
+	DType cdt = lower_opmath(out_dtype(n));
 	const char *s = lower_op(c, row->onnx, NULL, 1, lower_operand(c, n, "self", cdt));
 
 	lower_result(c, n, "Reciprocal", cdt, 1, s);
@@ -46,7 +49,7 @@ lower_rsqrt(LowerCtx *c, const Node *n, const OpRow *row)
 int
 lower_silu(LowerCtx *c, const Node *n, const OpRow *row)
 {
-	DType cdt = lower_compute(out_dtype(n));
+	DType cdt = lower_opmath(out_dtype(n));
 	const char *x = lower_operand(c, n, "self", cdt);
 
 	lower_result(c, n, "Mul", cdt, 2, x, lower_op(c, row->onnx, NULL, 1, x));
@@ -59,7 +62,7 @@ lower_silu(LowerCtx *c, const Node *n, const OpRow *row)
 int
 lower_gelu(LowerCtx *c, const Node *n, const OpRow *row)
 {
-	DType cdt = lower_compute(out_dtype(n));
+	DType cdt = lower_opmath(out_dtype(n));
 	const char *x = lower_operand(c, n, "self", cdt);
 	const char *approx = lower_str(c, n, "approximate", "none");
 	int tanh_form = strcmp(approx, "tanh") == 0;
@@ -86,14 +89,26 @@ lower_gelu(LowerCtx *c, const Node *n, const OpRow *row)
 	return 0;
 }
 
+/* clamp(self, min=None, max=None) and clamp_min/clamp_max with scalar
+ * bounds: Clip; clamp.Tensor: Max then Min, as torch applies them. */
 int
 lower_clamp(LowerCtx *c, const Node *n, const OpRow *row)
 {
-	DType cdt = lower_compute(out_dtype(n));
+	DType cdt = lower_opmath(out_dtype(n));
 	const char *x = lower_operand(c, n, "self", cdt);
 	const char *lo = lower_operand(c, n, "min", cdt), *hi = lower_operand(c, n, "max", cdt);
 
-	lower_result(c, n, row->onnx, cdt, 3, x, lo ? lo : "", hi ? hi : "");
+	if (strcmp(row->onnx, "Clip") == 0) {
+		lower_result(c, n, row->onnx, cdt, 3, x, lo ? lo : "", hi ? hi : "");
+		return 0;
+	}
+	/* clamp.Tensor: Clip wants scalar bounds, so min(max(x, lo), hi) */
+	if (lo)
+		x = hi ? lower_op(c, "Max", NULL, 2, x, lo) : lower_result(c, n, "Max", cdt, 2, x, lo)->output[0];
+	if (hi)
+		lower_result(c, n, "Min", cdt, 2, x, hi);
+	if (!lo && !hi)
+		lower_finish(c, n, 0, x, cdt);
 	return 0;
 }
 
@@ -101,7 +116,7 @@ lower_clamp(LowerCtx *c, const Node *n, const OpRow *row)
 int
 lower_binary(LowerCtx *c, const Node *n, const OpRow *row)
 {
-	DType cdt = lower_compute(out_dtype(n));
+	DType cdt = lower_opmath(out_dtype(n));
 	const char *a = lower_operand(c, n, "self", cdt);
 	const char *b = lower_operand(c, n, second(n), cdt);
 	double alpha = lower_float(c, n, "alpha", 1.0);
@@ -124,7 +139,7 @@ lower_compare(LowerCtx *c, const Node *n, const OpRow *row)
 {
 	int sa, sb;
 	DType da = lower_arg_dtype(n, "self", &sa), db = lower_arg_dtype(n, "other", &sb);
-	DType cdt = lower_compute(lower_promote(da, sa, db, sb));
+	DType cdt = lower_opmath(lower_promote(da, sa, db, sb));
 	const char *a = lower_operand(c, n, "self", cdt), *b = lower_operand(c, n, "other", cdt);
 
 	if (!b)
@@ -170,10 +185,18 @@ lower_bitwise(LowerCtx *c, const Node *n, const OpRow *row)
 	return 0;
 }
 
+/* The dtype Where selects in: onnxruntime has no bool Where. */
+static DType
+where_dtype(DType t)
+{
+	return t == DT_BOOL ? DT_INT32 : lower_opmath(t);
+}
+
+/* where(condition, self, other), self or other possibly a python number */
 int
 lower_where(LowerCtx *c, const Node *n, const OpRow *row)
 {
-	DType cdt = lower_compute(out_dtype(n));
+	DType cdt = where_dtype(out_dtype(n));
 	const char *cond = lower_operand(c, n, "condition", DT_BOOL);
 
 	lower_result(c, n, row->onnx, cdt, 3, cond, lower_operand(c, n, "self", cdt),
@@ -184,7 +207,7 @@ lower_where(LowerCtx *c, const Node *n, const OpRow *row)
 int
 lower_masked_fill(LowerCtx *c, const Node *n, const OpRow *row)
 {
-	DType cdt = lower_compute(out_dtype(n));
+	DType cdt = where_dtype(out_dtype(n));
 	const char *mask = lower_operand(c, n, "mask", DT_BOOL);
 
 	lower_result(c, n, row->onnx, cdt, 3, mask, lower_operand(c, n, "value", cdt),
@@ -202,5 +225,348 @@ lower_to(LowerCtx *c, const Node *n, const OpRow *row)
 	if (!x)
 		return lower_fail(c, n, "no tensor 'self'");
 	lower_finish(c, n, 0, lower_value(c, x), x->dtype);
+	return 0;
+}
+
+/* ---- formulas for what ONNX has no operator for ---- */
+
+static const char *
+self_in(LowerCtx *c, const Node *n, DType cdt)
+{
+	return lower_operand(c, n, "self", cdt);
+}
+
+static const char *
+bool_to(LowerCtx *c, const char *b, DType t)
+{
+	return lower_cast(c, b, DT_BOOL, t);
+}
+
+/* expm1(x) = exp(x) - 1 */
+int
+lower_expm1(LowerCtx *c, const Node *n, const OpRow *row)
+{
+	DType cdt = lower_opmath(out_dtype(n));
+
+	lower_result(c, n, "Sub", cdt, 2, lower_op(c, row->onnx, NULL, 1, self_in(c, n, cdt)),
+	             lower_scalar(c, cdt, 1));
+	return 0;
+}
+
+/* log1p(x) = log(1 + x) */
+int
+lower_log1p(LowerCtx *c, const Node *n, const OpRow *row)
+{
+	DType cdt = lower_opmath(out_dtype(n));
+
+	lower_result(c, n, row->onnx, cdt, 1, lower_op(c, "Add", NULL, 2, self_in(c, n, cdt),
+	                                               lower_scalar(c, cdt, 1)));
+	return 0;
+}
+
+/* log2(x) = log(x) / log(2) */
+int
+lower_log2(LowerCtx *c, const Node *n, const OpRow *row)
+{
+	DType cdt = lower_opmath(out_dtype(n));
+
+	lower_result(c, n, "Div", cdt, 2, lower_op(c, row->onnx, NULL, 1, self_in(c, n, cdt)),
+	             lower_scalar(c, cdt, M_LN2));
+	return 0;
+}
+
+int
+lower_square(LowerCtx *c, const Node *n, const OpRow *row)
+{
+	DType cdt = lower_opmath(out_dtype(n));
+	const char *x = self_in(c, n, cdt);
+
+	lower_result(c, n, row->onnx, cdt, 2, x, x);
+	return 0;
+}
+
+/* trunc(x) = sign(x) floor(|x|); frac(x) = x - trunc(x).  Integers are
+ * their own trunc. */
+int
+lower_trunc(LowerCtx *c, const Node *n, const OpRow *row)
+{
+	DType cdt = lower_opmath(out_dtype(n));
+	const char *x = self_in(c, n, cdt), *t = x;
+	int frac = strcmp(n->op, "aten.frac.default") == 0;
+
+	if (lower_is_float(cdt))
+		t = lower_op(c, "Mul", NULL, 2, lower_op(c, "Sign", NULL, 1, x),
+		             lower_op(c, row->onnx, NULL, 1, lower_op(c, "Abs", NULL, 1, x)));
+	if (frac)
+		lower_result(c, n, "Sub", cdt, 2, x, t);
+	else
+		lower_finish(c, n, 0, t, cdt);
+	return 0;
+}
+
+/* round.decimals(self, decimals): as torch, round(x * 10^d) / 10^d, or
+ * for d < 0 round(x / 10^-d) * 10^-d; Round is half-to-even like torch. */
+int
+lower_round(LowerCtx *c, const Node *n, const OpRow *row)
+{
+	DType cdt = lower_opmath(out_dtype(n));
+	int64_t d = lower_int(c, n, "decimals", 0);
+	const char *p = lower_scalar(c, cdt, pow(10.0, (double)(d < 0 ? -d : d)));
+	const char *r;
+
+	r = lower_op(c, row->onnx, NULL, 1, lower_op(c, d < 0 ? "Div" : "Mul", NULL, 2, self_in(c, n, cdt), p));
+	lower_result(c, n, d < 0 ? "Mul" : "Div", cdt, 2, r, p);
+	return 0;
+}
+
+/* logit(self, eps=None) = log(x / (1 - x)), x clamped to [eps, 1 - eps]. */
+int
+lower_logit(LowerCtx *c, const Node *n, const OpRow *row)
+{
+	DType cdt = lower_opmath(out_dtype(n));
+	const char *x = self_in(c, n, cdt);
+	const Arg *eps = lower_arg(n, "eps");
+
+	if (eps && eps->kind != ARG_NONE) {
+		double e = lower_float(c, n, "eps", 0);
+		x = lower_op(c, "Clip", NULL, 3, x, lower_scalar(c, cdt, e), lower_scalar(c, cdt, 1 - e));
+	}
+	lower_result(c, n, row->onnx, cdt, 1,
+	             lower_op(c, "Div", NULL, 2, x, lower_op(c, "Sub", NULL, 2, lower_scalar(c, cdt, 1), x)));
+	return 0;
+}
+
+/* isnan / isinf / isfinite.  Integers are never NaN or infinite: x == x
+ * is their all-true tensor. */
+int
+lower_isnan(LowerCtx *c, const Node *n, const OpRow *row)
+{
+	const Value *sv = lower_arg_value(n, "self");
+	DType cdt = lower_opmath(sv ? sv->dtype : DT_FLOAT32);
+	const char *x = self_in(c, n, cdt), *r;
+	int finite = strcmp(n->op, "aten.isfinite.default") == 0;
+
+	if (!lower_is_float(cdt)) {
+		r = lower_op(c, "Equal", NULL, 2, x, x);
+		lower_result(c, n, finite ? "Identity" : "Not", DT_BOOL, 1, r);
+		return 0;
+	}
+	if (!finite) {
+		lower_result(c, n, row->onnx, DT_BOOL, 1, x);
+		return 0;
+	}
+	r = lower_op(c, "Or", NULL, 2, lower_op(c, "IsNaN", NULL, 1, x), lower_op(c, "IsInf", NULL, 1, x));
+	lower_result(c, n, "Not", DT_BOOL, 1, r);
+	return 0;
+}
+
+/* The largest finite value of a floating dtype. */
+static double
+dtype_max(DType t)
+{
+	switch (t) {
+	case DT_FLOAT16: return 65504.0;
+	case DT_BFLOAT16: return 3.3895313892515355e38;
+	case DT_FLOAT32: return 3.4028234663852886e38;
+	default: return 1.7976931348623157e308;
+	}
+}
+
+/* nan_to_num(self, nan=None (0), posinf=None, neginf=None (the dtype's
+ * largest finite values)); integers pass through. */
+int
+lower_nan_to_num(LowerCtx *c, const Node *n, const OpRow *row)
+{
+	DType odt = out_dtype(n), cdt = lower_opmath(odt);
+	const char *x = self_in(c, n, cdt), *inf;
+	double big = dtype_max(odt);
+
+	if (!lower_is_float(cdt)) {
+		lower_finish(c, n, 0, x, cdt);
+		return 0;
+	}
+	x = lower_op(c, row->onnx, NULL, 3, lower_op(c, "IsNaN", NULL, 1, x),
+	             lower_scalar(c, cdt, lower_float(c, n, "nan", 0)), x);
+	inf = lower_op(c, "IsInf", NULL, 1, x);
+	onnx_attr_int(c->a, c->last, "detect_negative", 0);
+	x = lower_op(c, row->onnx, NULL, 3, inf, lower_scalar(c, cdt, lower_float(c, n, "posinf", big)), x);
+	inf = lower_op(c, "IsInf", NULL, 1, x);
+	onnx_attr_int(c->a, c->last, "detect_positive", 0);
+	lower_result(c, n, row->onnx, cdt, 3, inf, lower_scalar(c, cdt, lower_float(c, n, "neginf", -big)), x);
+	return 0;
+}
+
+/* atan2(self, other) = atan(self / other), moved by +-pi into the left
+ * half plane (other < 0) on the side of self's sign. */
+int
+lower_atan2(LowerCtx *c, const Node *n, const OpRow *row)
+{
+	DType cdt = lower_opmath(out_dtype(n));
+	const char *y = self_in(c, n, cdt), *x = lower_operand(c, n, "other", cdt), *zero = lower_scalar(c, cdt, 0);
+	const char *r = lower_op(c, row->onnx, NULL, 1, lower_op(c, "Div", NULL, 2, y, x));
+	const char *turn;
+
+	turn = lower_op(c, "Where", NULL, 3, lower_op(c, "Less", NULL, 2, y, zero), lower_scalar(c, cdt, -M_PI),
+	                lower_scalar(c, cdt, M_PI));
+	lower_result(c, n, "Where", cdt, 3, lower_op(c, "Less", NULL, 2, x, zero),
+	             lower_op(c, "Add", NULL, 2, r, turn), r);
+	return 0;
+}
+
+/* hypot(self, other) = sqrt(self^2 + other^2) */
+int
+lower_hypot(LowerCtx *c, const Node *n, const OpRow *row)
+{
+	DType cdt = lower_opmath(out_dtype(n));
+	const char *a = self_in(c, n, cdt), *b = lower_operand(c, n, "other", cdt);
+
+	lower_result(c, n, row->onnx, cdt, 1, lower_op(c, "Add", NULL, 2, lower_op(c, "Mul", NULL, 2, a, a),
+	                                               lower_op(c, "Mul", NULL, 2, b, b)));
+	return 0;
+}
+
+/* copysign(self, other) = |self| with other's sign bit: other < 0, or
+ * other is -0 (1 / -0 = -inf). */
+int
+lower_copysign(LowerCtx *c, const Node *n, const OpRow *row)
+{
+	DType cdt = lower_opmath(out_dtype(n));
+	const char *a = lower_op(c, "Abs", NULL, 1, self_in(c, n, cdt));
+	const char *b = lower_operand(c, n, "other", cdt), *zero = lower_scalar(c, cdt, 0), *neg;
+
+	neg = lower_op(c, "Or", NULL, 2, lower_op(c, "Less", NULL, 2, b, zero),
+	               lower_op(c, "Less", NULL, 2, lower_op(c, "Reciprocal", NULL, 1, b), zero));
+	lower_result(c, n, row->onnx, cdt, 3, neg, lower_op(c, "Neg", NULL, 1, a), a);
+	return 0;
+}
+
+/* lerp(self, end, weight) = self + weight (end - self) */
+int
+lower_lerp(LowerCtx *c, const Node *n, const OpRow *row)
+{
+	DType cdt = lower_opmath(out_dtype(n));
+	const char *a = self_in(c, n, cdt), *b = lower_operand(c, n, "end", cdt);
+	const char *w = lower_operand(c, n, "weight", cdt);
+
+	lower_result(c, n, row->onnx, cdt, 2, a, lower_op(c, "Mul", NULL, 2, w, lower_op(c, "Sub", NULL, 2, b, a)));
+	return 0;
+}
+
+/* addcmul / addcdiv(self, tensor1, tensor2, value=1) = self + value (t1 op t2) */
+int
+lower_addcmul(LowerCtx *c, const Node *n, const OpRow *row)
+{
+	DType cdt = lower_opmath(out_dtype(n));
+	const char *t = lower_op(c, row->onnx, NULL, 2, lower_operand(c, n, "tensor1", cdt),
+	                         lower_operand(c, n, "tensor2", cdt));
+	double v = lower_float(c, n, "value", 1.0);
+
+	if (v != 1.0)
+		t = lower_op(c, "Mul", NULL, 2, t, lower_operand(c, n, "value", cdt));
+	lower_result(c, n, "Add", cdt, 2, self_in(c, n, cdt), t);
+	return 0;
+}
+
+/* 1 (as a bool tensor) where a nonzero remainder r and the divisor b have
+ * different signs: there truncating and flooring division differ. */
+static const char *
+signs_differ(LowerCtx *c, const char *r, const char *b, DType cdt)
+{
+	const char *zero = lower_scalar(c, cdt, 0);
+
+	return lower_op(c, "And", NULL, 2, lower_op(c, "Not", NULL, 1, lower_op(c, "Equal", NULL, 2, r, zero)),
+	                lower_op(c, "Xor", NULL, 2, lower_op(c, "Less", NULL, 2, r, zero),
+	                         lower_op(c, "Less", NULL, 2, b, zero)));
+}
+
+/* a / b rounded towards minus infinity.  Integers: the truncating Div,
+ * less one where the remainder's sign differs from b's.  Floats: torch's
+ * div_floor: (a - fmod(a, b)) / b, corrected the same way, then rounded
+ * to the nearest integer. */
+static const char *
+floor_div(LowerCtx *c, const char *a, const char *b, DType cdt)
+{
+	const char *q, *r, *fl;
+
+	if (!lower_is_float(cdt)) {
+		q = lower_op(c, "Div", NULL, 2, a, b);
+		r = lower_op(c, "Sub", NULL, 2, a, lower_op(c, "Mul", NULL, 2, q, b));
+		return lower_op(c, "Sub", NULL, 2, q, bool_to(c, signs_differ(c, r, b, cdt), cdt));
+	}
+	r = lower_op(c, "Mod", NULL, 2, a, b);
+	onnx_attr_int(c->a, c->last, "fmod", 1);
+	q = lower_op(c, "Div", NULL, 2, lower_op(c, "Sub", NULL, 2, a, r), b);
+	q = lower_op(c, "Sub", NULL, 2, q, bool_to(c, signs_differ(c, r, b, cdt), cdt));
+	fl = lower_op(c, "Floor", NULL, 1, q);
+	return lower_op(c, "Add", NULL, 2, fl, bool_to(c, lower_op(c, "Greater", NULL, 2,
+	                lower_op(c, "Sub", NULL, 2, q, fl), lower_scalar(c, cdt, 0.5)), cdt));
+}
+
+/* div.Tensor_mode(self, other, rounding_mode=None), floor_divide(self, other) */
+int
+lower_div_mode(LowerCtx *c, const Node *n, const OpRow *row)
+{
+	DType cdt = lower_opmath(out_dtype(n));
+	const char *a = self_in(c, n, cdt), *b = lower_operand(c, n, "other", cdt), *q;
+	const char *mode = lower_str(c, n, "rounding_mode", lower_arg(n, "rounding_mode") ? NULL : "floor");
+
+	if (!mode || (lower_is_float(cdt) ? 0 : strcmp(mode, "trunc") == 0)) {
+		lower_result(c, n, row->onnx, cdt, 2, a, b);   /* true division; Div truncates integers */
+		return 0;
+	}
+	if (strcmp(mode, "trunc") == 0) {
+		q = lower_op(c, row->onnx, NULL, 2, a, b);
+		lower_result(c, n, "Mul", cdt, 2, lower_op(c, "Sign", NULL, 1, q),
+		             lower_op(c, "Floor", NULL, 1, lower_op(c, "Abs", NULL, 1, q)));
+	} else if (strcmp(mode, "floor") == 0) {
+		lower_finish(c, n, 0, floor_div(c, a, b, cdt), cdt);
+	} else {
+		return lower_fail(c, n, "rounding_mode '%s' is not 'trunc' or 'floor'", mode);
+	}
+	return 0;
+}
+
+/* fmod(self, other): C's fmod (the dividend's sign), Mod with fmod=1.
+ * remainder(self, other): Python's % (the divisor's sign): Mod with
+ * fmod=0 for integers; for floats fmod plus other where the signs
+ * differ, as torch computes it. */
+int
+lower_fmod(LowerCtx *c, const Node *n, const OpRow *row)
+{
+	DType cdt = lower_opmath(out_dtype(n));
+	const char *a = self_in(c, n, cdt), *b = lower_operand(c, n, "other", cdt), *r;
+	int python = strncmp(n->op, "aten.remainder.", 15) == 0;
+
+	if (python && !lower_is_float(cdt)) {
+		onnx_attr_int(c->a, lower_result(c, n, row->onnx, cdt, 2, a, b), "fmod", 0);
+		return 0;
+	}
+	if (!python) {
+		onnx_attr_int(c->a, lower_result(c, n, row->onnx, cdt, 2, a, b), "fmod", 1);
+		return 0;
+	}
+	r = lower_op(c, row->onnx, NULL, 2, a, b);
+	onnx_attr_int(c->a, c->last, "fmod", 1);
+	lower_result(c, n, "Where", cdt, 3, signs_differ(c, r, b, cdt), lower_op(c, "Add", NULL, 2, r, b), r);
+	return 0;
+}
+
+/* __lshift__ / __rshift__(self, other: a constant count k): x * 2^k and
+ * x floor-divided by 2^k (an arithmetic shift; ONNX BitShift is for
+ * unsigned types only). */
+int
+lower_shift(LowerCtx *c, const Node *n, const OpRow *row)
+{
+	DType cdt = lower_opmath(out_dtype(n));
+	int64_t k = lower_int(c, n, "other", 0);
+	const char *x = self_in(c, n, cdt), *p;
+
+	if (k < 0 || k > 62 || lower_is_float(cdt))
+		return lower_fail(c, n, "shifts integers by a constant count from 0 to 62");
+	p = lower_scalar(c, cdt, (double)((int64_t)1 << k));
+	if (strcmp(row->onnx, "Mul") == 0)
+		lower_result(c, n, "Mul", cdt, 2, x, p);
+	else
+		lower_finish(c, n, 0, floor_div(c, x, p, cdt), cdt);
 	return 0;
 }

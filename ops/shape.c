@@ -102,7 +102,54 @@ lower_flatten(LowerCtx *c, const Node *n, const OpRow *row)
 	return 0;
 }
 
-/* transpose.int(self, dim0, dim1), permute(self, dims), t(self) */
+/* The permutation a transposing view applies, into perm; 0 or lower_fail(). */
+static int
+view_perm(LowerCtx *c, const Node *n, int r, int64_t *perm)
+{
+	int64_t src[MAXR], dst[MAXR];
+	int taken[MAXR] = {0}, k;
+
+	for (int i = 0; i < r; i++)
+		perm[i] = i;
+	if (lower_arg(n, "dims")) {                         /* permute */
+		if (lower_ints(c, n, "dims", perm, MAXR) != r)
+			return lower_fail(c, n, "'dims' does not list every dim");
+		for (int i = 0; i < r; i++)
+			perm[i] = lower_axis(perm[i], r);
+	} else if (lower_arg(n, "source")) {                /* movedim: dst[i] takes src[i] */
+		int64_t *p = perm;
+		k = lower_ints(c, n, "source", src, MAXR);
+		if (k < 0 || lower_ints(c, n, "destination", dst, MAXR) != k)
+			return lower_fail(c, n, "'source' and 'destination' differ in length");
+		for (int i = 0; i < r; i++)
+			p[i] = -1;
+		for (int i = 0; i < k; i++) {
+			src[i] = lower_axis(src[i], r);
+			p[lower_axis(dst[i], r)] = src[i];
+			taken[src[i]] = 1;
+		}
+		for (int i = 0, next = 0; i < r; i++) {
+			if (p[i] >= 0)
+				continue;
+			while (taken[next])
+				next++;
+			p[i] = next++;
+		}
+	} else if (r > 0 && (lower_arg(n, "dim0") || lower_arg(n, "axis0"))) {   /* transpose, swapaxes */
+		int sw = lower_arg(n, "axis0") != NULL;
+		int64_t a = lower_axis(lower_int(c, n, sw ? "axis0" : "dim0", 0), r);
+		int64_t b = lower_axis(lower_int(c, n, sw ? "axis1" : "dim1", 0), r);
+		perm[a] = b;
+		perm[b] = a;
+	} else if (r == 2) {                                /* t */
+		perm[0] = 1;
+		perm[1] = 0;
+	}
+	return 0;
+}
+
+/* transpose.int(self, dim0, dim1), permute(self, dims), t(self),
+ * swapaxes(self, axis0, axis1), movedim(self, source, destination) */
 int
 lower_transpose(LowerCtx *c, const Node *n, const OpRow *row)
 {
@@ -112,21 +159,8 @@ lower_transpose(LowerCtx *c, const Node *n, const OpRow *row)
 
 	if (r > MAXR)
 		return lower_fail(c, n, "rank %d is too large", r);
-	for (int i = 0; i < r; i++)
-		perm[i] = i;
-	if (lower_arg(n, "dims")) {
-		if (lower_ints(c, n, "dims", perm, MAXR) != r)
-			return lower_fail(c, n, "'dims' does not list every dim");
-		for (int i = 0; i < r; i++)
-			perm[i] = lower_axis(perm[i], r);
-	} else if (lower_arg(n, "dim0") && r > 0) {
-		int64_t a = lower_axis(lower_int(c, n, "dim0", 0), r), b = lower_axis(lower_int(c, n, "dim1", 0), r);
-		perm[a] = b;
-		perm[b] = a;
-	} else if (r == 2) {
-		perm[0] = 1;
-		perm[1] = 0;
-	}
+	if (view_perm(c, n, r, perm))
+		return DIAG_CONVERT;
 	for (int i = 0; i < r; i++)
 		inv[perm[i]] = i;
 	lower_op(c, row->onnx, lower_out(c, n, 0), 1, c->update ? c->update : self_name(c, n));
@@ -192,7 +226,22 @@ one_i64(LowerCtx *c, const Node *n, const char *name, int64_t def)
 	return lower_i64s(c, 1, &def);
 }
 
-/* slice.Tensor(self, dim=0, start=None, end=None, step=1) */
+/* The end of narrow(self, dim, start, length) as a 1-element int64. */
+static const char *
+narrow_end(LowerCtx *c, const Node *n, const Value *sv, int64_t dim, const char *start)
+{
+	const Arg *s = lower_arg(n, "start"), *l = lower_arg(n, "length");
+
+	if (s && s->kind == ARG_INT && l && l->kind == ARG_INT) {
+		int64_t b = s->u.i < 0 && !sv->dims[dim].e ? s->u.i + sv->dims[dim].v : s->u.i;
+		int64_t e = b + l->u.i;
+		return lower_i64s(c, 1, &e);
+	}
+	return lower_op(c, "Add", NULL, 2, start, one_i64(c, n, "length", 0));
+}
+
+/* slice.Tensor(self, dim=0, start=None, end=None, step=1), narrow(self,
+ * dim, start, length) */
 int
 lower_slice(LowerCtx *c, const Node *n, const OpRow *row)
 {
@@ -203,8 +252,10 @@ lower_slice(LowerCtx *c, const Node *n, const OpRow *row)
 	if (dim < 0 || dim >= sv->rank)
 		return lower_fail(c, n, "dim out of range");
 	if (!c->update) {
-		lower_op(c, row->onnx, lower_out(c, n, 0), 5, self_name(c, n), one_i64(c, n, "start", 0),
-		         one_i64(c, n, "end", INT64_MAX), lower_i64s(c, 1, &dim), lower_i64s(c, 1, &step));
+		const char *st = one_i64(c, n, "start", 0);
+		const char *en = lower_arg(n, "length") ? narrow_end(c, n, sv, dim, st) : one_i64(c, n, "end", INT64_MAX);
+		lower_op(c, row->onnx, lower_out(c, n, 0), 5, self_name(c, n), st, en, lower_i64s(c, 1, &dim),
+		         lower_i64s(c, 1, &step));
 		return 0;
 	}
 	if (!lower_static(ov) || sv->dims[dim].e || ov->rank > MAXR)
@@ -250,7 +301,8 @@ lower_select(LowerCtx *c, const Node *n, const OpRow *row)
 	                     sv->rank, vdims, dim, 1, &index);
 }
 
-/* expand(self, size, implicit=False); -1 keeps a dim, which Expand does with 1. */
+/* expand(self, size, implicit=False); -1 keeps a dim, which Expand does with 1.
+ * expand_as(self, other): to other's shape. */
 int
 lower_expand(LowerCtx *c, const Node *n, const OpRow *row)
 {
@@ -265,6 +317,9 @@ lower_expand(LowerCtx *c, const Node *n, const OpRow *row)
 		for (int i = 0; i < k; i++)
 			sz[i] = ov->dims[i].v;
 		lower_op(c, row->onnx, lower_out(c, n, 0), 2, self_name(c, n), lower_i64s(c, k, sz));
+	} else if (lower_arg_value(n, "other")) {     /* expand_as */
+		lower_op(c, row->onnx, lower_out(c, n, 0), 2, self_name(c, n), lower_op(c, "Shape", NULL, 1,
+		         lower_input(c, n, "other")));
 	} else {
 		lower_op(c, row->onnx, lower_out(c, n, 0), 2, self_name(c, n), lower_size_arg(c, n, "size"));
 	}
@@ -308,145 +363,6 @@ lower_copy(LowerCtx *c, const Node *n, const OpRow *row)
 	return 0;
 }
 
-/* The k leading integer index tensors of ix as one int64 tensor of shape
- * B + [k] (B: their broadcast shape, into bshape/nb), negative indices made
- * positive, for ScatterND/GatherND.  NULL after lower_fail(). */
-static const char *
-stack_indices(LowerCtx *c, const Node *n, const Arg *ix, int k, const Value *sv, int64_t *bshape, int *nb)
-{
-	const char *parts[MAXR], *idx;
-	int64_t minus1 = -1;
-
-	*nb = 0;
-	for (int i = 0; i < k; i++) {
-		const Value *iv = ix->u.list[i].u.v;
-		if (!lower_static(iv) || iv->rank > MAXR || iv->dtype == DT_BOOL || lower_is_float(iv->dtype))
-			return lower_fail(c, n, "index tensors need integer types and static shapes"), NULL;
-		*nb = iv->rank > *nb ? iv->rank : *nb;
-	}
-	for (int j = 0; j < *nb; j++)
-		bshape[j] = 1;
-	for (int i = 0; i < k; i++) {
-		const Value *iv = ix->u.list[i].u.v;
-		for (int d = 0; d < iv->rank; d++) {
-			int at = *nb - iv->rank + d;
-			if (bshape[at] == 1)
-				bshape[at] = iv->dims[d].v;
-			else if (iv->dims[d].v != 1 && iv->dims[d].v != bshape[at])
-				return lower_fail(c, n, "index tensors do not broadcast"), NULL;
-		}
-	}
-	for (int i = 0; i < k; i++) {
-		const Value *iv = ix->u.list[i].u.v;
-		const char *t = lower_cast(c, lower_value(c, iv), iv->dtype, DT_INT64);
-		t = lower_op(c, "Mod", NULL, 2, t, lower_i64(c, sv->dims[i].v));    /* negative indices */
-		if (*nb)
-			t = lower_op(c, "Expand", NULL, 2, t, lower_i64s(c, *nb, bshape));
-		parts[i] = lower_unsqueeze(c, t, 1, &minus1, NULL);
-	}
-	if (k == 1)
-		return parts[0];
-	idx = lower_tmp(c);
-	lower_emit(c, "Concat", k, parts, 1, &idx);
-	onnx_attr_int(c->a, c->last, "axis", -1);
-	return idx;
-}
-
-/* The number of leading tensors in an index list whose other items are
- * None; 0 after lower_fail(). */
-static int
-leading_indices(LowerCtx *c, const Node *n, const Arg *ix, const Value *sv)
-{
-	int k = 0;
-
-	if (!ix || (ix->kind != ARG_OPT_TENSORS && ix->kind != ARG_TENSORS) || !sv || !lower_static(sv) ||
-	    sv->rank > MAXR)
-		return lower_fail(c, n, "needs a list of indices and a static 'self'"), 0;
-	while (k < ix->n && ix->u.list[k].kind == ARG_TENSOR)
-		k++;
-	for (int i = k; i < ix->n; i++)
-		if (ix->u.list[i].kind != ARG_NONE)
-			return lower_fail(c, n, "only leading index tensors are supported yet"), 0;
-	if (k == 0 || k > sv->rank)
-		return lower_fail(c, n, "no index tensor, or more than self has dims"), 0;
-	return k;
-}
-
-/* index_put(self, indices, values, accumulate=False): leading integer
- * index tensors (the rest None) become ScatterND; one boolean mask with a
- * single value becomes Where. */
-int
-lower_index_put(LowerCtx *c, const Node *n, const OpRow *row)
-{
-	const Value *sv = lower_arg_value(n, "self"), *vv = lower_arg_value(n, "values");
-	const Arg *ix = lower_arg(n, "indices");
-	int k, accumulate = (int)lower_int(c, n, "accumulate", 0), nb = 0;
-	int64_t bshape[MAXR], ushape[2 * MAXR];
-	const char *idx, *upd, *self = self_name(c, n);
-
-	if (!vv)
-		return lower_fail(c, n, "no values");
-	if (!(k = leading_indices(c, n, ix, sv)))
-		return DIAG_CONVERT;
-	if (ix->u.list[0].u.v->dtype == DT_BOOL) {
-		int64_t numel = 1;
-		for (int i = 0; i < vv->rank; i++)
-			numel *= vv->dims[i].e ? 2 : vv->dims[i].v;
-		if (k != 1 || numel != 1 || accumulate)
-			return lower_fail(c, n, "a boolean index is supported with one value only");
-		lower_op(c, "Where", lower_out(c, n, 0), 3, lower_value(c, ix->u.list[0].u.v),
-		         lower_operand(c, n, "values", sv->dtype), self);
-		return 0;
-	}
-	if (!(idx = stack_indices(c, n, ix, k, sv, bshape, &nb)))
-		return DIAG_CONVERT;
-	memcpy(ushape, bshape, sizeof *bshape * (size_t)nb);
-	for (int i = k; i < sv->rank; i++)
-		ushape[nb + i - k] = sv->dims[i].v;
-	upd = lower_op(c, "Expand", NULL, 2, lower_operand(c, n, "values", sv->dtype),
-	               lower_i64s(c, nb + sv->rank - k, ushape));
-	lower_op(c, row->onnx, lower_out(c, n, 0), 3, self, idx, upd);
-	if (accumulate)
-		onnx_attr_string(c->a, c->last, "reduction", "add");
-	return 0;
-}
-
-/* index.Tensor(self, indices): leading integer index tensors (the rest
- * None); one is a Gather on dim 0, several a GatherND. */
-int
-lower_index(LowerCtx *c, const Node *n, const OpRow *row)
-{
-	const Value *sv = lower_arg_value(n, "self");
-	const Arg *ix = lower_arg(n, "indices");
-	int64_t bshape[MAXR];
-	int k, nb;
-	const char *idx;
-
-	if (!(k = leading_indices(c, n, ix, sv)))
-		return DIAG_CONVERT;
-	if (k == 1) {
-		const Value *iv = ix->u.list[0].u.v;
-		if (iv->dtype == DT_BOOL || lower_is_float(iv->dtype))
-			return lower_fail(c, n, "boolean (data-dependent) indexing is not supported yet");
-		lower_op(c, row->onnx, lower_out(c, n, 0), 2, self_name(c, n), lower_value(c, iv));
-		onnx_attr_int(c->a, c->last, "axis", 0);
-		return 0;
-	}
-	if (!(idx = stack_indices(c, n, ix, k, sv, bshape, &nb)))
-		return DIAG_CONVERT;
-	lower_op(c, "GatherND", lower_out(c, n, 0), 2, self_name(c, n), idx);
-	return 0;
-}
-
-/* gather(self, dim, index, sparse_grad=False) */
-int
-lower_gather(LowerCtx *c, const Node *n, const OpRow *row)
-{
-	lower_op(c, row->onnx, lower_out(c, n, 0), 2, self_name(c, n), lower_input(c, n, "index"));
-	onnx_attr_int(c->a, c->last, "axis", lower_int(c, n, "dim", 0));
-	return 0;
-}
-
 /* cat(tensors, dim=0): operands in the result dtype; the legacy empty 1-D
  * tensors torch skips are skipped. */
 int
@@ -473,14 +389,17 @@ lower_cat(LowerCtx *c, const Node *n, const OpRow *row)
 	return 0;
 }
 
-/* split.Tensor(self, split_size, dim=0), split_with_sizes(self, split_sizes,
- * dim=0).  Equal chunks use num_outputs from opset 18, else split sizes. */
+/* split.Tensor(self, split_size, dim=0), split_with_sizes(self,
+ * split_sizes, dim=0), chunk(self, chunks, dim=0): parts of split_size (of
+ * ceil(size / chunks) for chunk), the last one smaller; unbind.int(self,
+ * dim=0): parts of 1, squeezed.  Equal parts use num_outputs from opset
+ * 18, else split sizes. */
 int
 lower_split(LowerCtx *c, const Node *n, const OpRow *row)
 {
 	const Value *sv = lower_arg_value(n, "self");
 	int64_t dim = lower_axis(lower_int(c, n, "dim", 0), sv->rank), sizes[256], size;
-	int k = lower_nout(n), equal = 1;
+	int k = lower_nout(n), equal = 1, unbind = strncmp(n->op, "aten.unbind.", 12) == 0;
 	const char **outs = ARENA_ARRAY(c->a, const char *, k + 1);
 
 	if (k < 1 || k > 256 || dim < 0 || dim >= sv->rank)
@@ -488,16 +407,24 @@ lower_split(LowerCtx *c, const Node *n, const OpRow *row)
 	if (lower_arg(n, "split_sizes")) {
 		if (lower_ints(c, n, "split_sizes", sizes, 256) != k)
 			return lower_fail(c, n, "split_sizes and outputs disagree");
+	} else if (unbind) {
+		for (int i = 0; i < k; i++)
+			sizes[i] = 1;
 	} else {
 		if (sv->dims[dim].e)
 			return lower_fail(c, n, "splitting a dynamic dim is not supported yet");
-		size = lower_int(c, n, "split_size", 1);
+		if (lower_arg(n, "chunks")) {
+			int64_t chunks = lower_int(c, n, "chunks", 1);
+			size = chunks > 0 ? (sv->dims[dim].v + chunks - 1) / chunks : 0;
+		} else {
+			size = lower_int(c, n, "split_size", 1);
+		}
 		for (int i = 0; i < k; i++)
 			sizes[i] = i < k - 1 ? size : sv->dims[dim].v - size * (k - 1);
 	}
 	for (int i = 0; i < k; i++) {
 		equal &= sizes[i] == sizes[0];
-		outs[i] = lower_out_value(n, i) ? lower_out(c, n, i) : lower_tmp(c);
+		outs[i] = lower_out_value(n, i) && !unbind ? lower_out(c, n, i) : lower_tmp(c);
 	}
 	if (c->opset >= 18 && equal) {
 		lower_emit(c, row->onnx, 1, (const char *[]){self_name(c, n)}, k, outs);
@@ -506,7 +433,325 @@ lower_split(LowerCtx *c, const Node *n, const OpRow *row)
 		lower_emit(c, row->onnx, 2, (const char *[]){self_name(c, n), lower_i64s(c, k, sizes)}, k, outs);
 	}
 	onnx_attr_int(c->a, c->last, "axis", dim);
+	for (int i = 0; unbind && i < k; i++)
+		if (lower_out_value(n, i))
+			lower_squeeze(c, outs[i], 1, &dim, lower_out(c, n, i));
 	return 0;
+}
+
+/* stack(tensors, dim=0): each unsqueezed at dim, in the result dtype, concatenated. */
+int
+lower_stack(LowerCtx *c, const Node *n, const OpRow *row)
+{
+	const Arg *ts = lower_arg(n, "tensors");
+	const Value *ov = lower_out_value(n, 0);
+	const char **in, *out;
+	int64_t dim;
+
+	if (!ts || ts->kind != ARG_TENSORS || !ov || ts->n < 1)
+		return lower_fail(c, n, "needs a list of tensors");
+	dim = lower_axis(lower_int(c, n, "dim", 0), ov->rank);
+	in = ARENA_ARRAY(c->a, const char *, ts->n + 1);
+	for (int i = 0; i < ts->n; i++) {
+		const Value *v = ts->u.list[i].u.v;
+		in[i] = lower_unsqueeze(c, lower_cast(c, lower_value(c, v), v->dtype, ov->dtype), 1, &dim, NULL);
+	}
+	out = lower_out(c, n, 0);
+	lower_emit(c, row->onnx, ts->n, in, 1, &out);
+	onnx_attr_int(c->a, c->last, "axis", dim);
+	return 0;
+}
+
+/* Slice(x, [b], [e]) along axis, ends clamped by ONNX. */
+static const char *
+slice1(LowerCtx *c, const char *x, int64_t axis, int64_t b, int64_t e)
+{
+	return lower_op(c, "Slice", NULL, 4, x, lower_i64s(c, 1, &b), lower_i64s(c, 1, &e), lower_i64s(c, 1, &axis));
+}
+
+/* unflatten.int(self, dim, sizes): a Reshape splitting dim into sizes. */
+int
+lower_unflatten(LowerCtx *c, const Node *n, const OpRow *row)
+{
+	const Value *sv = lower_arg_value(n, "self"), *ov = lower_out_value(n, 0);
+	int64_t dim = lower_axis(lower_int(c, n, "dim", 0), sv->rank);
+	const char *shape, *sh;
+
+	if (c->update)
+		return reshape_back(c, n);
+	if (lower_static(ov)) {
+		shape = lower_shape(c, ov, NULL);
+	} else {
+		sh = lower_op(c, "Shape", NULL, 1, self_name(c, n));
+		shape = lower_tmp(c);
+		lower_emit(c, "Concat", 3, (const char *[]){slice1(c, sh, 0, 0, dim), lower_size_arg(c, n, "sizes"),
+		           slice1(c, sh, 0, dim + 1, INT64_MAX)}, 1, &shape);
+		onnx_attr_int(c->a, c->last, "axis", 0);
+	}
+	lower_op(c, row->onnx, lower_out(c, n, 0), 2, self_name(c, n), shape);
+	return 0;
+}
+
+/* repeat(self, repeats), tile(self, dims): Tile, self first unsqueezed to
+ * the number of repeats (repeat) or the repeats padded with leading 1s
+ * (tile, fewer dims than self). */
+int
+lower_repeat(LowerCtx *c, const Node *n, const OpRow *row)
+{
+	const Value *sv = lower_arg_value(n, "self");
+	const char *name = lower_arg(n, "repeats") ? "repeats" : "dims", *x = self_name(c, n), *reps;
+	int64_t r[MAXR], lead[MAXR];
+	int k = lower_ints(c, n, name, r, MAXR);
+
+	if (k < 0 || sv->rank > MAXR)
+		return lower_fail(c, n, "needs constant '%s'", name);
+	if (k > sv->rank) {
+		for (int i = 0; i < k - sv->rank; i++)
+			lead[i] = i;
+		x = lower_unsqueeze(c, x, k - sv->rank, lead, NULL);
+	} else if (k < sv->rank) {
+		memmove(r + sv->rank - k, r, sizeof *r * (size_t)k);
+		for (int i = 0; i < sv->rank - k; i++)
+			r[i] = 1;
+		k = sv->rank;
+	}
+	reps = lower_i64s(c, k, r);
+	lower_op(c, row->onnx, lower_out(c, n, 0), 2, x, reps);
+	return 0;
+}
+
+/* flip(self, dims): a Slice with step -1 on each dim. */
+int
+lower_flip(LowerCtx *c, const Node *n, const OpRow *row)
+{
+	const Value *sv = lower_arg_value(n, "self");
+	int64_t dims[MAXR], st[MAXR], en[MAXR], step[MAXR];
+	int k = lower_ints(c, n, "dims", dims, MAXR);
+
+	if (k <= 0) {
+		lower_bind(c, n, 0, self_name(c, n));
+		return 0;
+	}
+	for (int i = 0; i < k; i++) {
+		dims[i] = lower_axis(dims[i], sv->rank);
+		st[i] = -1;
+		en[i] = INT64_MIN;
+		step[i] = -1;
+	}
+	lower_op(c, row->onnx, lower_out(c, n, 0), 5, self_name(c, n), lower_i64s(c, k, st), lower_i64s(c, k, en),
+	         lower_i64s(c, k, dims), lower_i64s(c, k, step));
+	return 0;
+}
+
+/* roll(self, shifts, dims=[]): per dim, the last `shift` elements moved to
+ * the front (Concat of two Slices); with no dims, of the flattened tensor. */
+int
+lower_roll(LowerCtx *c, const Node *n, const OpRow *row)
+{
+	const Value *sv = lower_arg_value(n, "self");
+	int64_t shifts[MAXR], dims[MAXR], minus1 = -1, numel = 1;
+	int k = lower_ints(c, n, "shifts", shifts, MAXR), nd = lower_ints(c, n, "dims", dims, MAXR), flat = nd <= 0;
+	const char *x = self_name(c, n);
+
+	if (!lower_static(sv) || k < 1)
+		return lower_fail(c, n, "needs static shapes and constant shifts");
+	if (flat) {
+		for (int i = 0; i < sv->rank; i++)
+			numel *= sv->dims[i].v;
+		x = lower_op(c, "Reshape", NULL, 2, x, lower_i64s(c, 1, &minus1));
+		dims[0] = 0;
+		nd = 1;
+	}
+	if (nd != k)
+		return lower_fail(c, n, "'shifts' and 'dims' differ in length");
+	for (int i = 0; i < k; i++) {
+		int64_t d = flat ? 0 : lower_axis(dims[i], sv->rank), size = flat ? numel : sv->dims[d].v, sh;
+		if (size == 0 || !(sh = ((shifts[i] % size) + size) % size))
+			continue;
+		const char *part[2] = {slice1(c, x, d, size - sh, size), slice1(c, x, d, 0, size - sh)};
+		x = lower_tmp(c);
+		lower_emit(c, row->onnx, 2, part, 1, &x);
+		onnx_attr_int(c->a, c->last, "axis", d);
+	}
+	if (flat)
+		x = lower_op(c, "Reshape", NULL, 2, x, lower_shape(c, sv, NULL));
+	lower_bind(c, n, 0, x);
+	return 0;
+}
+
+/* pad(self, pad, mode='constant', value=None): torch lists (begin, end)
+ * pairs from the last dim backwards; ONNX Pad wants every begin, then
+ * every end.  replicate is Pad's "edge"; circular is a Concat of the
+ * wrapped-around slices (Pad's "wrap" needs opset 19). */
+int
+lower_pad(LowerCtx *c, const Node *n, const OpRow *row)
+{
+	const Value *sv = lower_arg_value(n, "self");
+	int64_t p[2 * MAXR], pads[2 * MAXR] = {0};
+	int k = lower_ints(c, n, "pad", p, 2 * MAXR), r = sv->rank;
+	const char *mode = lower_str(c, n, "mode", "constant"), *x = self_name(c, n);
+
+	if (k < 0 || k % 2 || k / 2 > r || r > MAXR)
+		return lower_fail(c, n, "bad 'pad'");
+	for (int i = 0; i < k / 2; i++) {
+		pads[r - 1 - i] = p[2 * i];
+		pads[2 * r - 1 - i] = p[2 * i + 1];
+	}
+	if (strcmp(mode, "circular") == 0) {
+		for (int d = 0; d < r; d++) {
+			int64_t b = pads[d], e = pads[r + d];
+			if (!b && !e)
+				continue;
+			if (b < 0 || e < 0 || sv->dims[d].e || b > sv->dims[d].v || e > sv->dims[d].v)
+				return lower_fail(c, n, "circular padding needs static dims and pads from 0 to the dim's size");
+			const char *part[3] = {slice1(c, x, d, -b, INT64_MAX), x, slice1(c, x, d, 0, e)};
+			x = lower_tmp(c);
+			lower_emit(c, "Concat", b ? 3 : 2, b ? part : part + 1, 1, &x);
+			onnx_attr_int(c->a, c->last, "axis", d);
+		}
+		lower_bind(c, n, 0, x);
+		return 0;
+	}
+	if (strcmp(mode, "constant") == 0)
+		lower_op(c, row->onnx, lower_out(c, n, 0), 3, x, lower_i64s(c, 2 * r, pads),
+		         lower_scalar(c, sv->dtype, lower_float(c, n, "value", 0)));
+	else if (strcmp(mode, "reflect") == 0 || strcmp(mode, "replicate") == 0)
+		lower_op(c, row->onnx, lower_out(c, n, 0), 2, x, lower_i64s(c, 2 * r, pads));
+	else
+		return lower_fail(c, n, "padding mode '%s' is not supported", mode);
+	onnx_attr_string(c->a, c->last, "mode", strcmp(mode, "replicate") == 0 ? "edge" : mode);
+	return 0;
+}
+
+/* diagonal(self, offset=0, dim1=0, dim2=1): dim1 and dim2 moved last and
+ * merged, then a Gather of the diagonal's flat positions; the diagonal is
+ * the result's last dim, as in torch. */
+int
+lower_diagonal(LowerCtx *c, const Node *n, const OpRow *row)
+{
+	const Value *sv = lower_arg_value(n, "self");
+	int r = sv->rank;
+	int64_t off = lower_int(c, n, "offset", 0), d1 = lower_axis(lower_int(c, n, "dim1", 0), r);
+	int64_t d2 = lower_axis(lower_int(c, n, "dim2", 1), r), perm[MAXR], shape[MAXR], *idx, a, b, len;
+	const char *x;
+	int k = 0;
+
+	if (c->update)
+		return lower_fail(c, n, "writing through diagonal is not supported");
+	if (r < 2 || r > MAXR || d1 == d2 || sv->dims[d1].e || sv->dims[d2].e)
+		return lower_fail(c, n, "needs two distinct static dims");
+	a = sv->dims[d1].v;
+	b = sv->dims[d2].v;
+	len = off >= 0 ? (a < b - off ? a : b - off) : (a + off < b ? a + off : b);
+	len = len < 0 ? 0 : len;
+	for (int i = 0; i < r; i++)
+		if (i != d1 && i != d2) {
+			shape[k] = 0;          /* Reshape: keep the dim */
+			perm[k++] = i;
+		}
+	perm[k] = d1;
+	perm[k + 1] = d2;
+	shape[k] = a * b;
+	x = lower_perm(c, self_name(c, n), r, perm, NULL);
+	x = lower_op(c, "Reshape", NULL, 2, x, lower_i64s(c, k + 1, shape));
+	idx = ARENA_ARRAY(c->a, int64_t, len + 1);
+	for (int64_t i = 0; i < len; i++)
+		idx[i] = off >= 0 ? i * b + i + off : (i - off) * b + i;
+	lower_op(c, row->onnx, lower_out(c, n, 0), 2, x, lower_i64s(c, (int)len, idx));
+	onnx_attr_int(c->a, c->last, "axis", k);
+	return 0;
+}
+
+/* The flat positions as_strided(size, stride, storage_offset) reads, of a
+ * contiguous self: a constant of the view's shape.  NULL after lower_fail(). */
+static const char *
+strided_positions(LowerCtx *c, const Node *n, int *rank, int64_t *size)
+{
+	int64_t stride[MAXR], off = lower_int(c, n, "storage_offset", 0), numel = 1, *pos;
+	int k = lower_ints(c, n, "size", size, MAXR);
+
+	if (k < 0 || lower_ints(c, n, "stride", stride, MAXR) != k)
+		return lower_fail(c, n, "needs constant size and stride"), NULL;
+	for (int i = 0; i < k; i++)
+		numel *= size[i];
+	pos = ARENA_ARRAY(c->a, int64_t, numel + 1);
+	for (int64_t e = 0; e < numel; e++) {
+		int64_t rest = e, at = off;
+		for (int d = k - 1; d >= 0; d--) {
+			at += rest % size[d] * stride[d];
+			rest /= size[d];
+		}
+		pos[e] = at;
+	}
+	*rank = k;
+	return lower_const(c, DT_INT64, k, size, pos);
+}
+
+/* as_strided(self, size, stride, storage_offset=None) of a contiguous
+ * static self: a Gather of its flattened elements. */
+int
+lower_as_strided(LowerCtx *c, const Node *n, const OpRow *row)
+{
+	const Value *sv = lower_arg_value(n, "self");
+	int64_t size[MAXR], minus1 = -1;
+	int k;
+	const char *pos;
+
+	if (c->update || !lower_static(sv))
+		return lower_fail(c, n, "needs a static self (and no write through it)");
+	if (!(pos = strided_positions(c, n, &k, size)))
+		return DIAG_CONVERT;
+	lower_op(c, row->onnx, lower_out(c, n, 0), 2,
+	         lower_op(c, "Reshape", NULL, 2, self_name(c, n), lower_i64s(c, 1, &minus1)), pos);
+	return 0;
+}
+
+/* as_strided_scatter(self, src, size, stride, storage_offset=None): src
+ * written at those positions of the flattened self. */
+int
+lower_as_strided_scatter(LowerCtx *c, const Node *n, const OpRow *row)
+{
+	const Value *sv = lower_arg_value(n, "self");
+	int64_t size[MAXR], minus1 = -1;
+	int k;
+	const char *pos, *flat, *src;
+
+	if (!lower_static(sv))
+		return lower_fail(c, n, "needs a static self");
+	if (!(pos = strided_positions(c, n, &k, size)))
+		return DIAG_CONVERT;
+	flat = lower_op(c, "Reshape", NULL, 2, self_name(c, n), lower_i64s(c, 1, &minus1));
+	pos = lower_op(c, "Reshape", NULL, 2, pos, lower_i64s(c, 1, &minus1));
+	src = lower_op(c, "Reshape", NULL, 2, lower_operand(c, n, "src", sv->dtype), lower_i64s(c, 1, &minus1));
+	flat = lower_op(c, row->onnx, NULL, 3, flat, pos, src);
+	onnx_attr_int(c->a, c->last, "axis", 0);
+	lower_op(c, "Reshape", lower_out(c, n, 0), 2, flat, lower_shape(c, sv, NULL));
+	return 0;
+}
+
+/* slice_scatter(self, src, dim=0, start=None, end=None, step=1): src
+ * written into the slice of self (static shapes). */
+int
+lower_slice_scatter(LowerCtx *c, const Node *n, const OpRow *row)
+{
+	const Value *sv = lower_arg_value(n, "self"), *src = lower_arg_value(n, "src");
+	int64_t dim = lower_axis(lower_int(c, n, "dim", 0), sv->rank), step = lower_int(c, n, "step", 1);
+	int64_t start = lower_int(c, n, "start", 0), vdims[MAXR], *pos, size, len;
+
+	(void)row;
+	if (!src || !lower_static(sv) || !lower_static(src) || dim < 0 || dim >= sv->rank || sv->rank > MAXR)
+		return lower_fail(c, n, "needs static shapes");
+	size = sv->dims[dim].v;
+	start = start < 0 ? start + size : start;
+	start = start < 0 ? 0 : start > size ? size : start;
+	len = src->dims[dim].v;
+	pos = ARENA_ARRAY(c->a, int64_t, len + 1);
+	for (int64_t i = 0; i < len; i++)
+		pos[i] = start + i * step;
+	for (int i = 0; i < src->rank; i++)
+		vdims[i] = src->dims[i].v;
+	return scatter_along(c, n, self_name(c, n), lower_operand(c, n, "src", sv->dtype), src->rank, vdims, dim,
+	                     len, pos);
 }
 
 /* _assert_tensor_metadata and friends: checks torch made at export time. */

@@ -30,6 +30,14 @@ torch-2.14/tv_convnext
 torch-2.14/op_rnn torch-2.14/op_convtranspose torch-2.14/op_pool torch-2.14/op_pool_decomp
 torch-2.14/op_embedding torch-2.14/op_embedding_decomp
 torch-2.6/op_rnn torch-2.6/op_convtranspose torch-2.6/op_pool torch-2.6/op_embedding
+torch-2.14/hf_distilbert torch-2.14/hf_roberta torch-2.14/hf_gpt2 torch-2.14/hf_mistral
+torch-2.14/hf_qwen2 torch-2.14/hf_phi3 torch-2.14/hf_t5_encoder torch-2.14/hf_t5_decoder
+torch-2.14/hf_whisper_encoder
+torch-2.14/op_elementwise torch-2.14/op_reduce torch-2.14/op_shape torch-2.14/op_index
+torch-2.14/op_index_decomp torch-2.14/op_creation torch-2.14/op_creation_decomp torch-2.14/op_math
+torch-2.14/op_inplace torch-2.14/op_inplace_decomp torch-2.14/op_dtypes
+torch-2.6/op_elementwise torch-2.6/op_reduce torch-2.6/op_shape torch-2.6/op_index
+torch-2.6/op_creation torch-2.6/op_math torch-2.6/op_inplace
 "
 
 if ! node -e "import('onnxruntime-node').then(() => 0, () => process.exit(1))" 2>/dev/null; then

@@ -1,0 +1,459 @@
+/* index.c: lowerings of indexing, gathers and scatters (index.def).
+ *
+ * Advanced indexing (index.Tensor, index_put) follows torch: the index
+ * tensors broadcast to one shape B; when they sit next to each other B
+ * replaces their dims in place, else B comes first.  ONNX has GatherND and
+ * ScatterND over leading dims, so self is transposed to put the indexed
+ * dims first and the result is transposed back into torch's layout.
+ * Scatters along a dim are ScatterElements, whose reductions (add, mul
+ * from opset 16, max and min from 18) cover scatter_add and
+ * scatter_reduce.  Index tensors may be negative: Gather, GatherND and
+ * ScatterElements accept [-size, size). */
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "lower.h"
+
+#define MAXR 16
+
+static DType
+out_dtype(const Node *n)
+{
+	const Value *v = lower_out_value(n, 0);
+
+	return v ? v->dtype : DT_FLOAT32;
+}
+
+static const char *
+self_name(LowerCtx *c, const Node *n)
+{
+	return lower_input(c, n, "self");
+}
+
+/* The static dims of v into d; 0 when a dim is dynamic or v is too large. */
+static int
+static_dims(const Value *v, int64_t *d)
+{
+	if (!v || v->rank > MAXR || !lower_static(v))
+		return 0;
+	for (int i = 0; i < v->rank; i++)
+		d[i] = v->dims[i].v;
+	return 1;
+}
+
+/* An index list: which dims of self carry a tensor (pos[0..k)), in order. */
+typedef struct IndexList {
+	int k;                  /* number of index tensors */
+	int pos[MAXR];          /* the dim each indexes */
+	const Value *ix[MAXR];  /* the index tensors */
+	int adjacent;           /* the index tensors are consecutive */
+	int nb;                 /* rank of their broadcast shape */
+	int64_t b[MAXR];        /* their broadcast shape */
+} IndexList;
+
+/* Reads indices (Tensor?[]) of n into il; 0 or lower_fail().  Needs integer
+ * index tensors of static shapes. */
+static int
+read_indices(LowerCtx *c, const Node *n, const Value *sv, IndexList *il)
+{
+	const Arg *ix = lower_arg(n, "indices");
+
+	memset(il, 0, sizeof *il);
+	if (!ix || (ix->kind != ARG_OPT_TENSORS && ix->kind != ARG_TENSORS) || !sv || ix->n > sv->rank ||
+	    sv->rank > MAXR)
+		return lower_fail(c, n, "needs a list of at most rank(self) indices");
+	for (int i = 0; i < ix->n; i++) {
+		const Value *v;
+		if (ix->u.list[i].kind == ARG_NONE)
+			continue;
+		v = ix->u.list[i].u.v;
+		if (v->dtype == DT_BOOL || lower_is_float(v->dtype))
+			return lower_fail(c, n, "boolean (data-dependent) indexing is not supported here");
+		if (!lower_static(v) || v->rank > MAXR)
+			return lower_fail(c, n, "index tensors need static shapes");
+		il->pos[il->k] = i;
+		il->ix[il->k++] = v;
+	}
+	if (!il->k)
+		return lower_fail(c, n, "no index tensor");
+	il->adjacent = il->pos[il->k - 1] - il->pos[0] == il->k - 1;
+	for (int i = 0; i < il->k; i++)
+		il->nb = il->ix[i]->rank > il->nb ? il->ix[i]->rank : il->nb;
+	for (int j = 0; j < il->nb; j++)
+		il->b[j] = 1;
+	for (int i = 0; i < il->k; i++) {
+		const Value *v = il->ix[i];
+		for (int d = 0; d < v->rank; d++) {
+			int64_t *at = &il->b[il->nb - v->rank + d];
+			if (*at == 1)
+				*at = v->dims[d].v;
+			else if (v->dims[d].v != 1 && v->dims[d].v != *at)
+				return lower_fail(c, n, "index tensors do not broadcast");
+		}
+	}
+	return 0;
+}
+
+/* self's dims reordered indexed-first (perm), for GatherND/ScatterND. */
+static void
+indexed_first(const IndexList *il, int r, int64_t *perm)
+{
+	int k = 0, used[MAXR] = {0};
+
+	for (int i = 0; i < il->k; i++)
+		used[perm[k++] = il->pos[i]] = 1;
+	for (int i = 0; i < r; i++)
+		if (!used[i])
+			perm[k++] = i;
+}
+
+/* The index tensors as one int64 tensor of shape B + [k].  With sv (for
+ * ScatterND, whose spec leaves negative indices out), made positive by a
+ * Mod with the static size of the dim each indexes. */
+static const char *
+stacked(LowerCtx *c, const IndexList *il, const Value *sv)
+{
+	const char *parts[MAXR], *out;
+	int64_t minus1 = -1;
+
+	for (int i = 0; i < il->k; i++) {
+		const Value *v = il->ix[i];
+		const char *t = lower_cast(c, lower_value(c, v), v->dtype, DT_INT64);
+		int same = v->rank == il->nb;
+		if (sv && !sv->dims[il->pos[i]].e)
+			t = lower_op(c, "Mod", NULL, 2, t, lower_i64(c, sv->dims[il->pos[i]].v));
+		for (int d = 0; same && d < v->rank; d++)
+			same = v->dims[d].v == il->b[d];
+		if (!same)
+			t = lower_op(c, "Expand", NULL, 2, t, lower_i64s(c, il->nb, il->b));
+		parts[i] = lower_unsqueeze(c, t, 1, &minus1, NULL);
+	}
+	if (il->k == 1)
+		return parts[0];
+	out = lower_tmp(c);
+	lower_emit(c, "Concat", il->k, parts, 1, &out);
+	onnx_attr_int(c->a, c->last, "axis", -1);
+	return out;
+}
+
+/* The permutation from GatherND's layout (B, then the other dims of self
+ * in order) to torch's (B in place of adjacent indexed dims); rank nb +
+ * r - k.  Returns 0 when it is the identity. */
+static int
+torch_layout(const IndexList *il, int r, int64_t *perm)
+{
+	int p = il->pos[0], rest = r - il->k, m = 0;
+
+	if (!il->adjacent || p == 0)
+		return 0;
+	for (int i = 0; i < p; i++)
+		perm[m++] = il->nb + i;
+	for (int i = 0; i < il->nb; i++)
+		perm[m++] = i;
+	for (int i = p; i < rest; i++)
+		perm[m++] = il->nb + i;
+	return 1;
+}
+
+/* index.Tensor(self, indices): one index tensor is a Gather on its dim;
+ * several a GatherND on self with the indexed dims moved first. */
+int
+lower_index(LowerCtx *c, const Node *n, const OpRow *row)
+{
+	const Value *sv = lower_arg_value(n, "self");
+	IndexList il;
+	int64_t perm[2 * MAXR];
+	const char *x;
+	int r;
+
+	if (read_indices(c, n, sv, &il))
+		return DIAG_CONVERT;
+	r = sv->rank;
+	if (il.k == 1) {
+		lower_op(c, row->onnx, lower_out(c, n, 0), 2, self_name(c, n), lower_value(c, il.ix[0]));
+		onnx_attr_int(c->a, c->last, "axis", il.pos[0]);
+		return 0;
+	}
+	indexed_first(&il, r, perm);
+	x = lower_perm(c, self_name(c, n), r, perm, NULL);
+	if (!torch_layout(&il, r, perm)) {
+		lower_op(c, "GatherND", lower_out(c, n, 0), 2, x, stacked(c, &il, NULL));
+		return 0;
+	}
+	x = lower_op(c, "GatherND", NULL, 2, x, stacked(c, &il, NULL));
+	lower_perm(c, x, il.nb + r - il.k, perm, lower_out(c, n, 0));
+	return 0;
+}
+
+/* index_put(self, indices, values, accumulate=False): a ScatterND (with
+ * reduction add when accumulating) into self with the indexed dims moved
+ * first; values are broadcast to the indexing result in torch's layout,
+ * then brought into ScatterND's.  One boolean mask with one value is a
+ * Where. */
+int
+lower_index_put(LowerCtx *c, const Node *n, const OpRow *row)
+{
+	const Value *sv = lower_arg_value(n, "self"), *vv = lower_arg_value(n, "values");
+	const Arg *ix = lower_arg(n, "indices");
+	int accumulate = (int)lower_int(c, n, "accumulate", 0), r, m = 0, moved = 0;
+	int64_t perm[MAXR], inv[MAXR], tperm[2 * MAXR], tinv[2 * MAXR], sd[MAXR], res[2 * MAXR];
+	const char *x, *upd;
+	IndexList il;
+
+	if (!vv || !sv)
+		return lower_fail(c, n, "needs self and values");
+	if (ix && ix->n == 1 && ix->u.list[0].kind == ARG_TENSOR && ix->u.list[0].u.v->dtype == DT_BOOL) {
+		int64_t numel = 1;
+		for (int i = 0; i < vv->rank; i++)
+			numel *= vv->dims[i].e ? 2 : vv->dims[i].v;
+		if (numel != 1 || accumulate)
+			return lower_fail(c, n, "a boolean index is supported with one value only");
+		lower_op(c, "Where", lower_out(c, n, 0), 3, lower_value(c, ix->u.list[0].u.v),
+		         lower_operand(c, n, "values", sv->dtype), self_name(c, n));
+		return 0;
+	}
+	if (read_indices(c, n, sv, &il))
+		return DIAG_CONVERT;
+	if (!static_dims(sv, sd))
+		return lower_fail(c, n, "needs a static self");
+	r = sv->rank;
+	indexed_first(&il, r, perm);
+	for (int i = 0; i < r; i++)
+		inv[perm[i]] = i;
+	/* the indexing result's shape in torch's layout */
+	if (il.adjacent)
+		for (int i = 0; i < il.pos[0]; i++)
+			res[m++] = sd[i];
+	for (int i = 0; i < il.nb; i++)
+		res[m++] = il.b[i];
+	for (int i = il.k; i < r; i++)
+		if (!il.adjacent || perm[i] > il.pos[0])
+			res[m++] = sd[perm[i]];
+	upd = lower_op(c, "Expand", NULL, 2, lower_operand(c, n, "values", sv->dtype), lower_i64s(c, m, res));
+	if (torch_layout(&il, r, tperm)) {
+		for (int i = 0; i < m; i++)
+			tinv[tperm[i]] = i;
+		upd = lower_perm(c, upd, m, tinv, NULL);
+	}
+	for (int i = 0; i < r; i++)
+		moved |= perm[i] != i;
+	x = lower_perm(c, self_name(c, n), r, perm, NULL);
+	x = lower_op(c, row->onnx, moved ? NULL : lower_out(c, n, 0), 3, x, stacked(c, &il, sv), upd);
+	if (accumulate)
+		onnx_attr_string(c->a, c->last, "reduction", "add");
+	if (moved)
+		lower_perm(c, x, r, inv, lower_out(c, n, 0));
+	return 0;
+}
+
+/* gather(self, dim, index, sparse_grad=False), take_along_dim(self,
+ * indices, dim=None): GatherElements; without dim, of the flattened self. */
+int
+lower_gather(LowerCtx *c, const Node *n, const OpRow *row)
+{
+	const char *x = self_name(c, n), *idx = lower_input(c, n, lower_arg(n, "index") ? "index" : "indices");
+	const Arg *dim = lower_arg(n, "dim");
+	int64_t minus1 = -1;
+
+	if (!dim || dim->kind == ARG_NONE) {
+		x = lower_op(c, "Reshape", NULL, 2, x, lower_i64s(c, 1, &minus1));
+		idx = lower_op(c, "Reshape", NULL, 2, idx, lower_i64s(c, 1, &minus1));
+	}
+	lower_op(c, row->onnx, lower_out(c, n, 0), 2, x, idx);
+	onnx_attr_int(c->a, c->last, "axis", lower_int(c, n, "dim", 0));
+	return 0;
+}
+
+/* index_select(self, dim, index): Gather on dim. */
+int
+lower_index_select(LowerCtx *c, const Node *n, const OpRow *row)
+{
+	lower_op(c, row->onnx, lower_out(c, n, 0), 2, self_name(c, n), lower_input(c, n, "index"));
+	onnx_attr_int(c->a, c->last, "axis", lower_int(c, n, "dim", 0));
+	return 0;
+}
+
+/* x cut to shape to (static): torch's scatters read only the part of src
+ * the index covers, ScatterElements wants updates of the index's shape. */
+static const char *
+fit(LowerCtx *c, const char *x, const Value *xv, const int64_t *to, int r)
+{
+	int64_t zeros[MAXR] = {0};
+	int same = xv->rank == r;
+
+	for (int i = 0; same && i < r; i++)
+		same = !xv->dims[i].e && xv->dims[i].v == to[i];
+	if (same)
+		return x;
+	return lower_op(c, "Slice", NULL, 3, x, lower_i64s(c, r, zeros), lower_i64s(c, r, to));
+}
+
+/* Emits ScatterElements(data, index, updates, axis=dim[, reduction]) into
+ * out (NULL: fresh); returns its output. */
+static const char *
+scatter_elements(LowerCtx *c, const char *out, const char *data, const char *index, const char *upd,
+                 int64_t dim, const char *reduction)
+{
+	lower_op(c, "ScatterElements", out, 3, data, index, upd);
+	onnx_attr_int(c->a, c->last, "axis", dim);
+	if (reduction)
+		onnx_attr_string(c->a, c->last, "reduction", reduction);
+	return c->last->output[0];
+}
+
+/* A tensor of x's shape filled with v, in dtype t (x's). */
+static const char *
+filled_like(LowerCtx *c, const char *x, DType t, double v)
+{
+	uint8_t b[16];
+
+	lower_encode(t, v, b);
+	lower_op(c, "ConstantOfShape", NULL, 1, lower_op(c, "Shape", NULL, 1, x));
+	onnx_attr_tensor(c->a, c->last, "value", onnx_tensor(c->a, "", dtype_onnx(t), 1, (int64_t[]){1},
+	                 arena_dup(c->a, b, sizeof b), (size_t)dtype_size(t)));
+	return c->last->output[0];
+}
+
+/* The reduction identity: what a position no update reaches starts from
+ * when include_self is False. */
+static double
+identity_of(const char *reduce)
+{
+	if (strcmp(reduce, "prod") == 0)
+		return 1;
+	if (strcmp(reduce, "amax") == 0)
+		return -INFINITY;
+	if (strcmp(reduce, "amin") == 0)
+		return INFINITY;
+	return 0;
+}
+
+/* scatter.src(self, dim, index, src), scatter.value(self, dim, index,
+ * value), scatter_add(self, dim, index, src), scatter_reduce.two(self,
+ * dim, index, src, reduce, include_self=True).  reduce: sum, prod, amax,
+ * amin (ScatterElements' add, mul, max, min) and mean (a sum divided by
+ * the count of values each position received, self counted when
+ * included).  Without self, the positions an update reaches start from the
+ * reduction's identity. */
+int
+lower_scatter(LowerCtx *c, const Node *n, const OpRow *row)
+{
+	const Value *sv = lower_arg_value(n, "self"), *iv = lower_arg_value(n, "index");
+	const Value *srcv = lower_arg_value(n, "src");
+	DType cdt = lower_opmath(out_dtype(n));
+	int64_t dim = lower_axis(lower_int(c, n, "dim", 0), sv ? sv->rank : 0), idims[MAXR];
+	const char *reduce = lower_str(c, n, "reduce", NULL), *red = NULL, *x, *idx, *src, *r;
+	int include_self = (int)lower_int(c, n, "include_self", 1), mean = 0;
+
+	(void)row;
+
+	if (!sv || !iv || !static_dims(iv, idims))
+		return lower_fail(c, n, "needs self and an index of static shape");
+	idx = lower_value(c, iv);
+	x = lower_operand(c, n, "self", cdt);
+	if (srcv)
+		src = fit(c, lower_operand(c, n, "src", cdt), srcv, idims, iv->rank);
+	else
+		src = lower_op(c, "Expand", NULL, 2, lower_operand(c, n, "value", cdt), lower_i64s(c, iv->rank, idims));
+	if (strncmp(n->op, "aten.scatter_add.", 17) == 0)
+		reduce = "sum";
+	if (reduce) {
+		mean = strcmp(reduce, "mean") == 0;
+		red = strcmp(reduce, "sum") == 0 || mean ? "add" : strcmp(reduce, "prod") == 0 ? "mul"
+		    : strcmp(reduce, "amax") == 0 ? "max" : strcmp(reduce, "amin") == 0 ? "min" : NULL;
+		if (!red)
+			return lower_fail(c, n, "reduce '%s' is not supported", reduce);
+		if ((strcmp(red, "max") == 0 || strcmp(red, "min") == 0) && c->opset < 18)
+			return lower_fail(c, n, "reduce '%s' needs opset 18 or later", reduce);
+	}
+	if (reduce && !include_self) {
+		const char *hit = scatter_elements(c, NULL, filled_like(c, x, DT_BOOL, 0), idx,
+		                                   filled_like(c, src, DT_BOOL, 1), dim, NULL);
+		x = lower_op(c, "Where", NULL, 3, hit, lower_scalar(c, cdt, identity_of(reduce)), x);
+	}
+	if (!mean) {
+		if (cdt == out_dtype(n))
+			scatter_elements(c, lower_out(c, n, 0), x, idx, src, dim, red);
+		else
+			lower_finish(c, n, 0, scatter_elements(c, NULL, x, idx, src, dim, red), cdt);
+		return 0;
+	}
+	/* mean: sum / count, count >= 1 where self is included or reached */
+	{
+		const char *cnt = filled_like(c, x, cdt, include_self);
+		r = scatter_elements(c, NULL, x, idx, src, dim, "add");
+		cnt = scatter_elements(c, NULL, cnt, idx, filled_like(c, src, cdt, 1), dim, "add");
+		cnt = lower_op(c, "Max", NULL, 2, cnt, lower_scalar(c, cdt, 1));
+		lower_result(c, n, "Div", cdt, 2, r, cnt);
+	}
+	return 0;
+}
+
+/* A 1-D index along dim, reshaped to [1.., L, ..1] and expanded to shape
+ * (rank r): ScatterElements indices for whole slices at those positions. */
+static const char *
+along(LowerCtx *c, const char *index, int r, int64_t dim, const int64_t *shape)
+{
+	int64_t s[MAXR];
+
+	for (int i = 0; i < r; i++)
+		s[i] = i == dim ? -1 : 1;
+	index = lower_op(c, "Reshape", NULL, 2, index, lower_i64s(c, r, s));
+	return lower_op(c, "Expand", NULL, 2, index, lower_i64s(c, r, shape));
+}
+
+/* index_add(self, dim, index, source, alpha=1), index_copy(self, dim,
+ * index, source), index_fill.int_Scalar(self, dim, index, value): whole
+ * slices of self at the index positions along dim, added to, replaced or
+ * filled: ScatterElements with the index expanded over the slices. */
+int
+lower_index_add(LowerCtx *c, const Node *n, const OpRow *row)
+{
+	const Value *sv = lower_arg_value(n, "self"), *iv = lower_arg_value(n, "index");
+	DType cdt = lower_opmath(out_dtype(n));
+	int64_t dim = lower_axis(lower_int(c, n, "dim", 0), sv ? sv->rank : 0), shape[MAXR];
+	int add = strncmp(n->op, "aten.index_add.", 15) == 0;
+	const char *upd, *r;
+
+	(void)row;
+	if (!sv || !iv || !static_dims(sv, shape) || iv->rank > 1 || iv->dims[0].e || dim < 0 || dim >= sv->rank)
+		return lower_fail(c, n, "needs a static self and a 1-D index");
+	shape[dim] = iv->rank ? iv->dims[0].v : 1;
+	if (lower_arg(n, "source")) {
+		upd = lower_operand(c, n, "source", cdt);
+		if (add && lower_float(c, n, "alpha", 1.0) != 1.0)
+			upd = lower_op(c, "Mul", NULL, 2, upd, lower_operand(c, n, "alpha", cdt));
+	} else {
+		upd = lower_op(c, "Expand", NULL, 2, lower_operand(c, n, "value", cdt), lower_i64s(c, sv->rank, shape));
+	}
+	r = scatter_elements(c, NULL, lower_operand(c, n, "self", cdt), along(c, lower_value(c, iv), sv->rank, dim, shape),
+	                     upd, dim, add ? "add" : NULL);
+	lower_finish(c, n, 0, r, cdt);
+	return 0;
+}
+
+/* one_hot(self, num_classes=-1): self's values compared with
+ * 0..num_classes-1 on a new last dim, as int64.  num_classes -1 (the
+ * data's max + 1) is data-dependent. */
+int
+lower_one_hot(LowerCtx *c, const Node *n, const OpRow *row)
+{
+	const Value *sv = lower_arg_value(n, "self");
+	int64_t k = lower_int(c, n, "num_classes", -1), minus1 = -1, *cls;
+	const char *x;
+
+	if (k < 0) {
+		const Value *ov = lower_out_value(n, 0);
+		if (!ov || !ov->rank || ov->dims[ov->rank - 1].e)
+			return lower_fail(c, n, "num_classes=-1 (data-dependent) is not supported");
+		k = ov->dims[ov->rank - 1].v;
+	}
+	cls = ARENA_ARRAY(c->a, int64_t, k + 1);
+	for (int64_t i = 0; i < k; i++)
+		cls[i] = i;
+	x = lower_unsqueeze(c, lower_cast(c, self_name(c, n), sv->dtype, DT_INT64), 1, &minus1, NULL);
+	lower_result(c, n, "Cast", DT_INT64, 1, lower_op(c, row->onnx, NULL, 2, x, lower_i64s(c, (int)k, cls)));
+	onnx_attr_int(c->a, c->last, "to", dtype_onnx(DT_INT64));
+	return 0;
+}

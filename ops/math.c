@@ -1,0 +1,98 @@
+/* math.c: lowerings of scans and orderings (math.def).
+ *
+ * cumsum is CumSum; cumprod, which ONNX lacks, is a chain of products
+ * over the slices of its (static) dim.  topk, sort and argsort are TopK:
+ * sort takes the whole dim, argsort keeps only the indices.  Ties: TopK
+ * puts the lower index first, as torch's stable sort does. */
+#include <stdint.h>
+#include <string.h>
+
+#include "lower.h"
+
+static DType
+out_dtype(const Node *n)
+{
+	const Value *v = lower_out_value(n, 0);
+
+	return v ? v->dtype : DT_FLOAT32;
+}
+
+/* cumsum(self, dim, dtype=None); integer inputs sum in int64 (the result
+ * dtype torch gives them). */
+int
+lower_cumsum(LowerCtx *c, const Node *n, const OpRow *row)
+{
+	DType cdt = lower_opmath(out_dtype(n));
+
+	lower_result(c, n, row->onnx, cdt, 2, lower_operand(c, n, "self", cdt), lower_i64(c, lower_int(c, n, "dim", 0)));
+	return 0;
+}
+
+/* cumprod(self, dim, dtype=None): out[i] = out[i-1] * x[i] along dim. */
+int
+lower_cumprod(LowerCtx *c, const Node *n, const OpRow *row)
+{
+	const Value *sv = lower_arg_value(n, "self");
+	DType cdt = lower_opmath(out_dtype(n));
+	int64_t dim = lower_axis(lower_int(c, n, "dim", 0), sv->rank), len;
+	const char *x = lower_operand(c, n, "self", cdt), **part, *out;
+
+	if (sv->rank == 0) {
+		lower_finish(c, n, 0, x, cdt);
+		return 0;
+	}
+	if (dim < 0 || dim >= sv->rank || sv->dims[dim].e || sv->dims[dim].v > 1024)
+		return lower_fail(c, n, "needs a static dim of at most 1024");
+	len = sv->dims[dim].v;
+	part = ARENA_ARRAY(c->a, const char *, len + 1);
+	for (int64_t i = 0; i < len; i++) {
+		int64_t e = i + 1;
+		part[i] = lower_op(c, "Slice", NULL, 4, x, lower_i64s(c, 1, &i), lower_i64s(c, 1, &e), lower_i64s(c, 1, &dim));
+		if (i)
+			part[i] = lower_op(c, row->onnx, NULL, 2, part[i - 1], part[i]);
+	}
+	out = lower_tmp(c);
+	lower_emit(c, "Concat", (int)len, part, 1, &out);
+	onnx_attr_int(c->a, c->last, "axis", dim);
+	lower_finish(c, n, 0, out, cdt);
+	return 0;
+}
+
+/* topk(self, k, dim=-1, largest=True, sorted=True), sort(self, dim=-1,
+ * descending=False), argsort(self, dim=-1, descending=False). */
+int
+lower_topk(LowerCtx *c, const Node *n, const OpRow *row)
+{
+	const Value *sv = lower_arg_value(n, "self");
+	DType cdt = lower_opmath(sv ? sv->dtype : DT_FLOAT32);
+	int is_topk = lower_arg(n, "k") != NULL, argsort = strncmp(n->op, "aten.argsort.", 13) == 0;
+	int64_t dim = lower_int(c, n, "dim", -1), k;
+	int largest = is_topk ? (int)lower_int(c, n, "largest", 1) : (int)lower_int(c, n, "descending", 0);
+	const char *x = lower_operand(c, n, "self", cdt), *kk, *out[2];
+	OnnxNode *nd;
+
+	if (!sv || sv->rank == 0)
+		return lower_fail(c, n, "needs a tensor 'self' of rank 1 or more");
+	dim = lower_axis(dim, sv->rank);
+	if (is_topk) {
+		k = lower_int(c, n, "k", 1);
+		kk = lower_i64s(c, 1, &k);
+	} else if (!sv->dims[dim].e) {
+		kk = lower_i64s(c, 1, &sv->dims[dim].v);
+	} else {
+		kk = lower_op(c, "Shape", NULL, 1, x);
+		onnx_attr_int(c->a, c->last, "start", dim);
+		onnx_attr_int(c->a, c->last, "end", dim + 1);
+	}
+	if (argsort) {
+		out[0] = lower_tmp(c);
+		out[1] = lower_out(c, n, 0);
+		nd = lower_emit(c, row->onnx, 2, (const char *[]){x, kk}, 2, out);
+	} else {
+		nd = lower_results(c, n, row->onnx, cdt, 2, (const char *[]){x, kk}, 2);
+	}
+	onnx_attr_int(c->a, nd, "axis", dim);
+	onnx_attr_int(c->a, nd, "largest", largest);
+	onnx_attr_int(c->a, nd, "sorted", 1);
+	return 0;
+}
