@@ -1578,8 +1578,7 @@ class ScanRev(nn.Module):
 def fx_sym_ops():
     b, s = Dim("b", min=2, max=64), Dim("s", min=4, max=64)
     return SlimFixture(SymOps(), (r(7, 11),), dynamic_shapes={"x": {0: b, 1: s}},
-                       cases=[("min b=2 s=4", (r(2, 4),)), ("large b=64 s=4", (r(64, 4),)),
-                              ("large b=4 s=64", (r(4, 64),))],
+                       cases=[("min b=2 s=4", (r(2, 4),)), ("large b=64 s=6", (r(64, 6),))],
                        case0_desc="example inputs, mid b=7 s=11")
 
 
@@ -1731,6 +1730,8 @@ DEFAULT_SET = {
                                 "op_inplace", "op_norms", "op_pool"]},
     "2.6": set(OP_FIXTURES) - {"op_dtypes"} | {"op_norms_decomp"},
 }
+# Of DYN_FIXTURES, only these two fit in the 10 MB (README "Size").
+DEFAULT_SET["2.14"] |= {"hf_llama_dyn", "sym_ops"}
 
 
 def default_names():
