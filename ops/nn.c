@@ -219,22 +219,47 @@ lower_embedding(LowerCtx *c, const Node *n, const OpRow *row)
 	return 0;
 }
 
+/* The (bags x positions) bool mask of embedding_bag: bag b holds the
+ * positions offsets[b] <= p < offsets[b+1], the last bag running to the end
+ * of idx (iv) unless include_last_offset (last) makes offsets one longer. */
+static const char *
+bag_mask(LowerCtx *c, const Value *iv, const char *idx, const char *off, int last)
+{
+	const char *pos, *starts, *ends, *tail, *len;
+	const char *one = lower_i64s(c, 1, (int64_t[]){1}), *zero = lower_i64s(c, 1, (int64_t[]){0});
+
+	len = iv->dims[0].e ? lower_squeeze(c, lower_op(c, "Shape", NULL, 1, idx), 0, NULL, NULL)
+	                    : lower_i64(c, iv->dims[0].v);
+	pos = lower_op(c, "Range", NULL, 3, lower_i64(c, 0), len, lower_i64(c, 1));
+	tail = lower_op(c, "Slice", NULL, 4, off, one, lower_i64s(c, 1, (int64_t[]){INT64_MAX}), zero);
+	if (last) {
+		starts = lower_op(c, "Slice", NULL, 4, off, zero, lower_i64s(c, 1, (int64_t[]){-1}), zero);
+		ends = tail;
+	} else {
+		starts = off;
+		ends = lower_op(c, "Concat", NULL, 2, tail, lower_unsqueeze(c, len, 1, (int64_t[]){0}, NULL));
+		onnx_attr_int(c->a, c->last, "axis", 0);
+	}
+	starts = lower_unsqueeze(c, starts, 1, (int64_t[]){1}, NULL);
+	ends = lower_unsqueeze(c, ends, 1, (int64_t[]){1}, NULL);
+	return lower_op(c, "And", NULL, 2, lower_op(c, "GreaterOrEqual", NULL, 2, pos, starts),
+	                lower_op(c, "Less", NULL, 2, pos, ends));
+}
+
 /* embedding_bag(weight, indices, offsets, scale_grad_by_freq, mode,
  * sparse, per_sample_weights, include_last_offset, padding_idx) and
- * _embedding_bag (padding_idx=-1: none).  Bag b holds the positions
- * offsets[b] <= p < offsets[b+1] (the last bag runs to the end unless
- * include_last_offset).  A (bags x positions) membership mask M reduces the
- * gathered rows: sum = M @ rows, mean = sum / max(count, 1), max = the max
- * over masked rows, 0 for an empty bag, as torch gives. */
+ * _embedding_bag (padding_idx=-1: none).  The membership mask M (bag_mask,
+ * without padding_idx entries) reduces the gathered rows: sum = M @ rows,
+ * mean = sum / max(count, 1), max = the max over masked rows, 0 for an
+ * empty bag, as torch gives. */
 int
 lower_embedding_bag(LowerCtx *c, const Node *n, const OpRow *row)
 {
 	const Value *wv = lower_arg_value(n, "weight"), *iv = lower_arg_value(n, "indices");
 	const Value *ov = lower_arg_value(n, "offsets");
 	DType cdt = nn_cdt(n, "weight");
-	int64_t mode = lower_int(c, n, "mode", 0), last = lower_int(c, n, "include_last_offset", 0);
-	int64_t pad = lower_int(c, n, "padding_idx", -1);
-	const char *idx, *off, *pos, *starts, *ends, *m, *mf, *rows, *cnt, *out;
+	int64_t mode = lower_int(c, n, "mode", 0), pad = lower_int(c, n, "padding_idx", -1);
+	const char *idx, *m, *mf, *rows, *cnt, *out;
 
 	(void)row;
 	if (!wv || !iv || !ov || iv->rank != 1 || ov->rank != 1 || wv->rank != 2)
@@ -245,31 +270,8 @@ lower_embedding_bag(LowerCtx *c, const Node *n, const OpRow *row)
 		if (lower_out_used(c, n, k))
 			return lower_fail(c, n, "only the pooled output is supported (output %d is used)", k);
 	idx = lower_input(c, n, "indices");
-	off = lower_cast(c, lower_input(c, n, "offsets"), ov->dtype, DT_INT64);
-	if (!iv->dims[0].e) {
-		pos = lower_op(c, "Range", NULL, 3, lower_i64(c, 0), lower_i64(c, iv->dims[0].v), lower_i64(c, 1));
-	} else {
-		const char *len = lower_squeeze(c, lower_op(c, "Shape", NULL, 1, idx), 0, NULL, NULL);
-		pos = lower_op(c, "Range", NULL, 3, lower_i64(c, 0), len, lower_i64(c, 1));
-	}
-	{
-		const char *tail = lower_op(c, "Slice", NULL, 4, off, lower_i64s(c, 1, (int64_t[]){1}),
-		                            lower_i64s(c, 1, (int64_t[]){INT64_MAX}), lower_i64s(c, 1, (int64_t[]){0}));
-		if (last) {
-			starts = lower_op(c, "Slice", NULL, 4, off, lower_i64s(c, 1, (int64_t[]){0}),
-			                  lower_i64s(c, 1, (int64_t[]){-1}), lower_i64s(c, 1, (int64_t[]){0}));
-			ends = tail;
-		} else {
-			starts = off;
-			ends = lower_op(c, "Concat", NULL, 2, tail, lower_unsqueeze(c, lower_op(c, "Size", NULL, 1, idx),
-			                                                             1, (int64_t[]){0}, NULL));
-			onnx_attr_int(c->a, c->last, "axis", 0);
-		}
-	}
-	starts = lower_unsqueeze(c, starts, 1, (int64_t[]){1}, NULL);
-	ends = lower_unsqueeze(c, ends, 1, (int64_t[]){1}, NULL);
-	m = lower_op(c, "And", NULL, 2, lower_op(c, "GreaterOrEqual", NULL, 2, pos, starts),
-	             lower_op(c, "Less", NULL, 2, pos, ends));
+	m = bag_mask(c, iv, idx, lower_cast(c, lower_input(c, n, "offsets"), ov->dtype, DT_INT64),
+	             (int)lower_int(c, n, "include_last_offset", 0));
 	if (pad >= 0)
 		m = lower_op(c, "And", NULL, 2, m, lower_op(c, "Not", NULL, 1, lower_op(c, "Equal", NULL, 2, idx,
 		                                                                         lower_i64(c, pad))));
