@@ -760,37 +760,115 @@ f_binary(Ctx *c)
 	return 0;
 }
 
+static double
+erf_d(double x)
+{
+	return erf(x);
+}
+
+static double
+sigmoid_d(double x)
+{
+	return 1.0 / (1.0 + exp(-x));
+}
+
+static double
+neg_d(double x)
+{
+	return -x;
+}
+
+static double
+recip_d(double x)
+{
+	return 1.0 / x;
+}
+
+/* Unary float functions; results within an ulp or so of onnxruntime's. */
+static const struct {
+	const char *op;
+	double (*fn)(double);
+} unary_fns[] = {
+	{"Neg", neg_d}, {"Abs", fabs}, {"Sqrt", sqrt}, {"Reciprocal", recip_d}, {"Floor", floor},
+	{"Ceil", ceil}, {"Cos", cos}, {"Sin", sin}, {"Exp", exp}, {"Log", log}, {"Tanh", tanh},
+	{"Sigmoid", sigmoid_d}, {"Erf", erf_d},
+};
+
 static int
 f_unary(Ctx *c)
 {
 	const FoldTensor *x = c->in[0];
 	const char *op = c->n->op_type;
 	FoldTensor *y = &c->out[0];
-	int fl = is_float(x->elem);
+	double (*fn)(double) = NULL;
 
+	for (size_t i = 0; i < sizeof unary_fns / sizeof unary_fns[0]; i++)
+		if (strcmp(unary_fns[i].op, op) == 0)
+			fn = unary_fns[i].fn;
 	if (strcmp(op, "Not") == 0 ? x->elem != 9 : x->elem == 9)
 		return -1;
-	if (!fl && strcmp(op, "Neg") != 0 && strcmp(op, "Abs") != 0 && strcmp(op, "Not") != 0)
+	if (!is_float(x->elem) && strcmp(op, "Neg") != 0 && strcmp(op, "Abs") != 0 && strcmp(op, "Not") != 0)
 		return -1;
 	if (alloc_out(c, y, x->elem, x->rank, x->dims))
 		return -1;
 	for (int64_t i = 0; i < x->numel; i++) {
-		if (!fl) {
-			int64_t v = geti(x, i);
-			seti(y, i, op[0] == 'N' && op[1] == 'e' ? -v : op[0] == 'N' ? !v : v < 0 ? -v : v);
+		double v;
+		if (!is_float(x->elem)) {
+			int64_t w = geti(x, i);
+			seti(y, i, op[0] == 'N' && op[1] == 'e' ? -w : op[0] == 'N' ? !w : w < 0 ? -w : w);
 			continue;
 		}
-		double v = getd(x, i);
-		switch (op[0]) {
-		case 'N': v = -v; break;
-		case 'A': v = fabs(v); break;
-		case 'S': v = sqrt(v); break;
-		case 'R': v = 1.0 / v; break;
-		case 'F': v = floor(v); break;
-		case 'C': v = ceil(v); break;
-		}
+		v = fn(getd(x, i));
 		setd(y, i, x->elem == 1 ? (double)(float)v : v);
 	}
+	return 0;
+}
+
+/* MatMul of float operands (rank >= 2, broadcast batch dims), summed in
+ * double; the work is bounded like the output. */
+static int
+f_matmul(Ctx *c)
+{
+	const FoldTensor *a = c->in[0], *b = c->in[1];
+	int64_t d[FOLD_MAX_RANK], m, k, n, batch = 1;
+	int r;
+	Iter it = {0};
+
+	if (!is_float(a->elem) || a->elem != b->elem || a->rank < 2 || b->rank < 2 ||
+	    a->dims[a->rank - 1] != b->dims[b->rank - 2])
+		return -1;
+	m = a->dims[a->rank - 2];
+	k = a->dims[a->rank - 1];
+	n = b->dims[b->rank - 1];
+	if ((r = bcast(a->rank - 2, a->dims, b->rank - 2, b->dims, d)) < 0 || r + 2 > FOLD_MAX_RANK)
+		return -1;
+	for (int i = 0; i < r; i++)
+		batch *= d[i];
+	if (batch * m * n * k > ((int64_t)1 << 26))
+		return -1;
+	d[r] = m;
+	d[r + 1] = n;
+	if (alloc_out(c, &c->out[0], a->elem, r + 2, d))
+		return -1;
+	/* batch offsets of a and b in matrices, by the broadcast iterator */
+	{
+		FoldTensor ab = *a, bb = *b;
+		ab.rank = a->rank - 2;
+		bb.rank = b->rank - 2;
+		it.r = r;
+		it.k = 2;
+		memcpy(it.dims, d, sizeof *d * (size_t)r);
+		bstrides(&ab, r, it.st[0]);
+		bstrides(&bb, r, it.st[1]);
+	}
+	for (int64_t bi = 0; bi < batch; bi++, iter_next(&it))
+		for (int64_t i = 0; i < m; i++)
+			for (int64_t j = 0; j < n; j++) {
+				double acc = 0;
+				for (int64_t t = 0; t < k; t++)
+					acc += getd(a, (it.off[0] * m + i) * k + t) * getd(b, (it.off[1] * k + t) * n + j);
+				setd(&c->out[0], (bi * m + i) * n + j, acc);
+			}
 	return 0;
 }
 
@@ -1019,6 +1097,8 @@ static const struct FoldRow {
 	{"LessOrEqual", f_binary, 2}, {"GreaterOrEqual", f_binary, 2}, {"And", f_binary, 2},
 	{"Or", f_binary, 2}, {"Xor", f_binary, 2}, {"Neg", f_unary, 1}, {"Abs", f_unary, 1},
 	{"Sqrt", f_unary, 1}, {"Reciprocal", f_unary, 1}, {"Floor", f_unary, 1}, {"Ceil", f_unary, 1},
+	{"Cos", f_unary, 1}, {"Sin", f_unary, 1}, {"Exp", f_unary, 1}, {"Log", f_unary, 1},
+	{"Tanh", f_unary, 1}, {"Sigmoid", f_unary, 1}, {"Erf", f_unary, 1}, {"MatMul", f_matmul, 2},
 	{"Not", f_unary, 1}, {"Where", f_where, 3}, {"Range", f_range, 3},
 	{"ConstantOfShape", f_constant_of_shape, 1}, {"Trilu", f_trilu, 1},
 	{"ReduceSum", f_reduce, 1}, {"ReduceMean", f_reduce, 1}, {"ReduceMax", f_reduce, 1},
@@ -1121,13 +1201,18 @@ pat_constant_folding(Opt *o, int r)
 	FoldTensor out = {0};
 	int y = opt_out(o, r, 0), v;
 
-	if (x->nout != 1 || y < 0 || opt_val(o, y)->is_output || opt_val(o, y)->pinned ||
-	    (m->domain && *m->domain) || !fold_supported(m->op_type))
+	if (x->nout != 1 || y < 0 || opt_val(o, y)->is_output || opt_val(o, y)->pinned || (m->domain && *m->domain))
 		return OPT_NOMATCH;
 	if ((opt_is(o, r, "Shape") || opt_is(o, r, "Size")) && !opt_const_tensor(o, opt_in(o, r, 0))) {
 		if (fold_static_shape(o, r, &out))
 			return OPT_NOMATCH;
 	} else {
+		/* cheap tests first: most nodes read some non-constant */
+		for (int k = 0; k < x->nin; k++)
+			if (x->in[k] >= 0 && !opt_val(o, x->in[k])->init)
+				return OPT_NOMATCH;
+		if (!fold_supported(m->op_type))
+			return OPT_NOMATCH;
 		in = ARENA_ARRAY(o->a, const FoldTensor *, x->nin + 1);
 		for (int k = 0; k < x->nin; k++) {
 			FoldTensor *t;

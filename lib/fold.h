@@ -3,9 +3,10 @@
  * fold_eval() computes one ONNX node on constant inputs, in C, for the ops
  * constant folding needs (shape computations, casts, layout ops,
  * arithmetic and comparisons, Range, ConstantOfShape, Where, Expand,
- * Trilu, reductions).  Floating point is computed in double and rounded
- * once to the output type, which for + - * / and sqrt gives the bits a
- * float32 kernel gives.  Inputs may point into the mapped weight file (any
+ * Trilu, reductions, small MatMuls, the usual unary functions).  Floating
+ * point is computed in double and rounded once to the output type, which
+ * for + - * / and sqrt gives the bits a float32 kernel gives (libm's
+ * transcendental functions and MatMul's sums may differ in the last bit).  Inputs may point into the mapped weight file (any
  * alignment); outputs are new arena buffers, or share the input's bytes
  * for ops that only reshape. */
 #ifndef FOLD_H

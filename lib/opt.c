@@ -154,12 +154,13 @@ int
 opt_is(Opt *o, int n, const char *op)
 {
 	const OnnxNode *m = o->node[n].n;
-	const char *colon = strchr(op, ':');
+	/* op types start with a capital, domains do not: only "dom:Op" has a colon */
+	const char *colon = op[0] >= 'a' && op[0] <= 'z' ? strchr(op, ':') : NULL;
 
 	if (o->node[n].dead)
 		return 0;
 	if (!colon)
-		return strcmp(m->op_type, op) == 0 && plain_domain(m->domain);
+		return m->op_type[0] == op[0] && strcmp(m->op_type, op) == 0 && plain_domain(m->domain);
 	return strcmp(m->op_type, colon + 1) == 0 && m->domain &&
 	       strlen(m->domain) == (size_t)(colon - op) && strncmp(m->domain, op, (size_t)(colon - op)) == 0;
 }
@@ -1009,8 +1010,8 @@ opt_index(Opt *o, const Onnx__GraphProto *g)
 {
 	size_t nv = g->n_node * 2 + g->n_initializer + g->n_input + 64;
 
-	o->byname = strmap_new(o->a, nv * 2);
-	o->node_names = strmap_new(o->a, g->n_node * 2 + 64);
+	o->byname = strmap_new(o->a, nv);
+	o->node_names = strmap_new(o->a, g->n_node + 16);
 	o->head = o->tail = -1;
 	for (size_t i = 0; i < g->n_initializer; i++) {
 		OnnxTensor *t = g->initializer[i];

@@ -116,6 +116,7 @@ typedef struct Opt {
 	StrMap *byname;         /* value name -> id + 1 */
 	StrMap *node_names;     /* node names taken */
 	StrMap *root_of;        /* "op" or "domain:op" -> dispatch entry + 1 */
+	StrMap *infer_kinds;    /* op -> shape rule (optinfer.c), built on first use */
 	struct OptRoot *roots;  /* dispatch entries: enabled pattern rows per op type */
 	int nroot;
 	OnnxVec inits;          /* OnnxTensor *: original initializers, then new ones */

@@ -56,17 +56,23 @@ static const struct InferRow {
 	{"GlobalAveragePool", K_SAME_ELEM}, {"GlobalMaxPool", K_SAME_ELEM},
 };
 
+/* The row kind of node n's op (a map from the rows, built on first use). */
 static int
 kind_of(Opt *o, int n)
 {
-	const char *op = opt_msg(o, n)->op_type;
+	const OnnxNode *m = opt_msg(o, n);
+	const char *key = m->op_type;
+	intptr_t k;
 
-	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
-		const char *c = strchr(rows[i].op, ':');
-		if ((c ? c[1] : rows[i].op[0]) == op[0] && opt_is(o, n, rows[i].op))
-			return rows[i].kind;
+	if (!o->infer_kinds) {
+		o->infer_kinds = strmap_new(o->a, sizeof rows / sizeof rows[0]);
+		for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+			strmap_put(o->infer_kinds, rows[i].op, (void *)(intptr_t)(rows[i].kind + 1));
 	}
-	return K_NONE;
+	if (m->domain && *m->domain && strcmp(m->domain, "ai.onnx") != 0)
+		key = arena_printf(o->a, "%s:%s", m->domain, m->op_type);
+	k = (intptr_t)strmap_get(o->infer_kinds, key);
+	return k ? (int)k - 1 : K_NONE;
 }
 
 int

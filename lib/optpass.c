@@ -300,58 +300,82 @@ opt_pass_unused(Opt *o)
 	return (int)(o->removed - before);
 }
 
-/* FNV-1a over the bytes, or for large tensors over 64 blocks spread over
- * them (a prefilter: equal keys are confirmed with memcmp). */
+/* A hash of the bytes, eight at a time, or for large tensors of 64 blocks
+ * spread over them (a prefilter: equal keys are confirmed with memcmp). */
 static uint64_t
 content_hash(const uint8_t *p, size_t n)
 {
-	uint64_t h = 0xcbf29ce484222325ULL;
+	uint64_t h = 0x9e3779b97f4a7c15ULL ^ n;
 	size_t blocks = 64, bs = 64;
 
-	if (n <= ((size_t)1 << 16))
-		return onnx_fnv1a(p, n);
-	for (size_t b = 0; b < blocks; b++) {
-		size_t off = (n - bs) / (blocks - 1) * b;
-		for (size_t i = 0; i < bs; i++) {
-			h ^= p[off + i];
-			h *= 0x100000001b3ULL;
+	if (n > ((size_t)1 << 16)) {
+		for (size_t b = 0; b < blocks; b++) {
+			uint64_t w[8];
+			memcpy(w, p + (n - bs) / (blocks - 1) * b, bs);
+			for (int i = 0; i < 8; i++)
+				h = (h ^ w[i]) * 0x100000001b3ULL ^ (h >> 29);
 		}
+		return h;
 	}
+	for (size_t i = 0; i + 8 <= n; i += 8) {
+		uint64_t w;
+		memcpy(&w, p + i, 8);
+		h = (h ^ w) * 0x100000001b3ULL ^ (h >> 29);
+	}
+	for (size_t i = n & ~(size_t)7; i < n; i++)
+		h = (h ^ p[i]) * 0x100000001b3ULL;
 	return h;
 }
 
+/* "type:bytes:dims," of an initializer, with ":hash" when hashed. */
+static char *
+init_key(Arena *a, const OnnxTensor *t, int hashed)
+{
+	char *key = arena_alloc(a, 64 + 21 * t->n_dims);
+	size_t len = (size_t)sprintf(key, "%d:%zu:", t->data_type, t->raw_data.len);
+
+	for (size_t k = 0; k < t->n_dims; k++)
+		len += (size_t)sprintf(key + len, "%lld,", (long long)t->dims[k]);
+	if (hashed)
+		sprintf(key + len, ":%016llx", (unsigned long long)content_hash(t->raw_data.data, t->raw_data.len));
+	return key;
+}
+
+/* Initializers are grouped by type and shape first; only a group of two or
+ * more has its bytes hashed, so distinct weights are never read. */
 int
 opt_pass_dedup(Opt *o)
 {
-	StrMap *seen = strmap_new(o->a, o->inits.n * 2 + 16);
+	StrMap *shape = strmap_new(o->a, o->inits.n + 16), *seen = strmap_new(o->a, 64);
 	int merged = 0;
 
 	for (size_t i = 0; i < o->inits.n; i++) {
 		OnnxTensor *t = o->inits.v[i];
-		intptr_t id = (intptr_t)strmap_get(o->byname, t->name);
+		intptr_t id = (intptr_t)strmap_get(o->byname, t->name), first, prev;
 		OptValue *v = id ? opt_val(o, (int)id - 1) : NULL;
-		char *key;
-		size_t len = 0;
-		intptr_t prev;
+		char *k1, *k2;
+		const OnnxTensor *p;
 		if (!v || v->init != t || v->is_input || v->is_output || v->pinned || !opt_const_tensor(o, (int)id - 1) ||
 		    !v->nuse)
 			continue;
-		key = arena_alloc(o->a, 48 + 21 * t->n_dims);
-		len += (size_t)sprintf(key, "%d:%zu:", t->data_type, t->raw_data.len);
-		for (size_t k = 0; k < t->n_dims; k++)
-			len += (size_t)sprintf(key + len, "%lld,", (long long)t->dims[k]);
-		sprintf(key + len, ":%016llx", (unsigned long long)content_hash(t->raw_data.data, t->raw_data.len));
-		prev = (intptr_t)strmap_get(seen, key);
-		if (!prev) {
-			strmap_put(seen, key, (void *)id);
+		k1 = init_key(o->a, t, 0);
+		if (!(first = (intptr_t)strmap_get(shape, k1))) {
+			strmap_put(shape, k1, (void *)id);
 			continue;
 		}
-		{
-			const OnnxTensor *p = opt_val(o, (int)prev - 1)->init;
-			if (p->raw_data.data != t->raw_data.data &&
-			    memcmp(p->raw_data.data, t->raw_data.data, t->raw_data.len) != 0)
-				continue;
+		if (first > 0) {        /* the group's first member is hashed now */
+			strmap_put(seen, init_key(o->a, opt_val(o, (int)first - 1)->init, 1), (void *)first);
+			strmap_put(shape, k1, (void *)-first);
 		}
+		k2 = init_key(o->a, t, 1);
+		if (!(prev = (intptr_t)strmap_get(seen, k2))) {
+			strmap_put(seen, k2, (void *)id);
+			continue;
+		}
+		p = opt_val(o, (int)prev - 1)->init;
+		if (p->raw_data.data != t->raw_data.data &&
+		    memcmp(p->raw_data.data, t->raw_data.data, t->raw_data.len) != 0)
+			continue;
 		o->hint = t->name;
 		opt_replace(o, (int)id - 1, (int)prev - 1);
 		merged++;
@@ -393,26 +417,39 @@ cse_key(Opt *o, int n, char **buf, size_t *cap)
 			die("out of memory");
 	}
 	len = (size_t)sprintf(*buf, "%s|%s|%d|", m->op_type, m->domain ? m->domain : "", x->nout);
-	for (int k = 0; k < x->nin; k++)
-		len += (size_t)sprintf(*buf + len, "%d,", x->in[k]);
+	for (int k = 0; k < x->nin; k++) {
+		unsigned v = (unsigned)(x->in[k] + 1);    /* an omitted input (-1) is 0 */
+		char tmp[12];
+		int t = 0;
+		do
+			tmp[t++] = (char)('0' + v % 10);
+		while (v /= 10);
+		while (t)
+			(*buf)[len++] = tmp[--t];
+		(*buf)[len++] = ',';
+	}
 	for (size_t a = 0; a < m->n_attribute; a++) {
+		static const char hex[] = "0123456789abcdef";
 		size_t sz = protobuf_c_message_get_packed_size(&m->attribute[a]->base);
 		uint8_t *tmp = malloc(sz + 1);
 		if (!tmp)
 			die("out of memory");
 		protobuf_c_message_pack(&m->attribute[a]->base, tmp);
 		(*buf)[len++] = '|';
-		for (size_t i = 0; i < sz; i++)
-			len += (size_t)sprintf(*buf + len, "%02x", tmp[i]);
+		for (size_t i = 0; i < sz; i++) {
+			(*buf)[len++] = hex[tmp[i] >> 4];
+			(*buf)[len++] = hex[tmp[i] & 15];
+		}
 		free(tmp);
 	}
+	(*buf)[len] = 0;
 	return *buf;
 }
 
 int
 opt_pass_cse(Opt *o)
 {
-	StrMap *seen = strmap_new(o->a, (size_t)o->live * 2 + 16);
+	StrMap *seen = strmap_new(o->a, (size_t)o->live + 16);
 	char *buf = NULL;
 	size_t cap = 0;
 	int merged = 0;

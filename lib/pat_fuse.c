@@ -495,7 +495,7 @@ int
 pat_attention_fuse(Opt *o, int r)
 {
 	int pv = opt_in(o, r, 0), v = opt_in(o, r, 1), sm = opt_prod(o, pv, "Softmax"), s, mask = -1, qk, q, kt;
-	int k, tr, y, n, add, wh, in[4], user;
+	int k, tr, y, n, add, wh, in[4], user, k_direct = 0;
 	double scale = 1, c;
 	int64_t perm[OPT_MAX_RANK], axis;
 
@@ -552,6 +552,16 @@ pat_attention_fuse(Opt *o, int r)
 		}
 	}
 	qk = opt_prod(o, s, "MatMul");
+	if (qk < 0 && (qk = opt_prod(o, s, "com.microsoft:FusedMatMul")) >= 0) {
+		/* FusedMatMulTranspose got there first: B is k itself */
+		if (opt_attr_i(o, qk, "transA", 0) || opt_attr_i(o, qk, "transBatchA", 0) ||
+		    opt_attr_i(o, qk, "transBatchB", 0))
+			return OPT_NOMATCH;
+		scale *= opt_attr_f(o, qk, "alpha", 1);
+		k_direct = (int)opt_attr_i(o, qk, "transB", 0);
+		if (!k_direct)
+			qk = -1;
+	}
 	if (qk < 0 || !opt_only_use(o, s, user))
 		return OPT_NOMATCH;
 	q = opt_in(o, qk, 0);
@@ -568,7 +578,9 @@ pat_attention_fuse(Opt *o, int r)
 		return OPT_NOMATCH;
 	/* k from k^T */
 	tr = opt_prod(o, kt, "Transpose");
-	if (tr >= 0 && opt_perm(o, tr, perm) == 4) {
+	if (k_direct) {
+		k = kt;
+	} else if (tr >= 0 && opt_perm(o, tr, perm) == 4) {
 		int64_t p2[4] = {perm[0], perm[1], perm[3], perm[2]};
 		int ident = p2[0] == 0 && p2[1] == 1 && p2[2] == 2 && p2[3] == 3;
 		k = opt_in(o, tr, 0);
@@ -589,4 +601,49 @@ pat_attention_fuse(Opt *o, int r)
 	opt_copy_type(o, y, opt_out(o, r, 0));
 	opt_replace(o, opt_out(o, r, 0), y);
 	return OPT_REWROTE;
+}
+
+/* The k of Reshape(Expand(Unsqueeze(k, 2), [B, H, n, L, D]), [B, H*n, L, D])
+ * (repeat_kv of grouped-query attention), or -1. */
+static int
+repeat_kv(Opt *o, int v, int user)
+{
+	int rs = opt_prod(o, v, "Reshape"), ex, un, k, e, u;
+	int64_t ax[OPT_MAX_RANK];
+	const OptDim *dk, *de, *dv;
+
+	if (rs < 0 || !opt_only_use(o, v, user) || opt_rank(o, v) != 4)
+		return -1;
+	e = opt_in(o, rs, 0);
+	if ((ex = opt_prod(o, e, "Expand")) < 0 || !opt_only_use(o, e, rs) || opt_rank(o, e) != 5)
+		return -1;
+	u = opt_in(o, ex, 0);
+	if ((un = opt_prod(o, u, "Unsqueeze")) < 0 || !opt_only_use(o, u, ex) || opt_axes(o, un, ax, OPT_MAX_RANK) != 1 ||
+	    (ax[0] != 2 && ax[0] != -3))
+		return -1;
+	k = opt_in(o, un, 0);
+	if (opt_rank(o, k) != 4)
+		return -1;
+	dk = opt_val(o, k)->dims;
+	de = opt_val(o, e)->dims;
+	dv = opt_val(o, v)->dims;
+	if (!opt_dim_eq(dk[0], de[0]) || !opt_dim_eq(dk[1], de[1]) || !opt_dim_eq(dk[2], de[3]) ||
+	    !opt_dim_eq(dk[3], de[4]) || de[2].v < 1 || !opt_dim_eq(dv[0], dk[0]) || !opt_dim_eq(dv[2], dk[2]) ||
+	    !opt_dim_eq(dv[3], dk[3]) || dk[1].v < 1 || dv[1].v != dk[1].v * de[2].v)
+		return -1;
+	return k;
+}
+
+/* Attention(q, Reshape(Expand(Unsqueeze(k))), Reshape(Expand(Unsqueeze(v))))
+ * that repeats the kv heads -> Attention(q, k, v) (grouped-query attention). */
+int
+pat_attention_gqa(Opt *o, int r)
+{
+	int k = repeat_kv(o, opt_in(o, r, 1), r), v = repeat_kv(o, opt_in(o, r, 2), r);
+
+	if (k < 0 || v < 0 || opt_val(o, k)->dims[1].v != opt_val(o, v)->dims[1].v)
+		return OPT_NOMATCH;
+	opt_set_input(o, r, 1, k);
+	opt_set_input(o, r, 2, v);
+	return OPT_RETRY;
 }
