@@ -112,11 +112,20 @@ lower_clamp(LowerCtx *c, const Node *n, const OpRow *row)
 	return 0;
 }
 
+/* The dtype Where, Mul, Add, Max and Min compute bools in: onnxruntime
+ * has no bool kernels for them; 0/1 int32 results cast back to bool are
+ * the logical ones (a sum of trues is nonzero). */
+static DType
+where_dtype(DType t)
+{
+	return t == DT_BOOL ? DT_INT32 : lower_opmath(t);
+}
+
 /* add/sub/mul/div/pow/maximum/minimum and rsub; alpha scales `other`. */
 int
 lower_binary(LowerCtx *c, const Node *n, const OpRow *row)
 {
-	DType cdt = lower_opmath(out_dtype(n));
+	DType cdt = where_dtype(out_dtype(n));
 	const char *a = lower_operand(c, n, "self", cdt);
 	const char *b = lower_operand(c, n, second(n), cdt);
 	double alpha = lower_float(c, n, "alpha", 1.0);
@@ -183,13 +192,6 @@ lower_bitwise(LowerCtx *c, const Node *n, const OpRow *row)
 	else
 		lower_result(c, n, op, dt, 1, a);
 	return 0;
-}
-
-/* The dtype Where selects in: onnxruntime has no bool Where. */
-static DType
-where_dtype(DType t)
-{
-	return t == DT_BOOL ? DT_INT32 : lower_opmath(t);
 }
 
 /* where(condition, self, other), self or other possibly a python number */

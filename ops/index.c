@@ -6,9 +6,9 @@
  * ScatterND over leading dims, so self is transposed to put the indexed
  * dims first and the result is transposed back into torch's layout.
  * Scatters along a dim are ScatterElements, whose reductions (add, mul
- * from opset 16, max and min from 18) cover scatter_add and
- * scatter_reduce.  Index tensors may be negative: Gather, GatherND and
- * ScatterElements accept [-size, size). */
+ * from opset 16, max and min from 18, emulated before) cover scatter_add
+ * and scatter_reduce.  Index tensors may be negative: Gather, GatherND
+ * and ScatterElements accept [-size, size); ScatterND's get a Mod. */
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -49,11 +49,12 @@ typedef struct IndexList {
 	const Value *ix[MAXR];  /* the index tensors */
 	int adjacent;           /* the index tensors are consecutive */
 	int nb;                 /* rank of their broadcast shape */
-	int64_t b[MAXR];        /* their broadcast shape */
+	int64_t b[MAXR];        /* their broadcast shape, when static */
+	int dynamic;            /* some index dim is symbolic: b is not known */
 } IndexList;
 
 /* Reads indices (Tensor?[]) of n into il; 0 or lower_fail().  Needs integer
- * index tensors of static shapes. */
+ * index tensors. */
 static int
 read_indices(LowerCtx *c, const Node *n, const Value *sv, IndexList *il)
 {
@@ -70,8 +71,9 @@ read_indices(LowerCtx *c, const Node *n, const Value *sv, IndexList *il)
 		v = ix->u.list[i].u.v;
 		if (v->dtype == DT_BOOL || lower_is_float(v->dtype))
 			return lower_fail(c, n, "boolean (data-dependent) indexing is not supported here");
-		if (!lower_static(v) || v->rank > MAXR)
-			return lower_fail(c, n, "index tensors need static shapes");
+		if (v->rank > MAXR)
+			return lower_fail(c, n, "index tensors of rank above %d", MAXR);
+		il->dynamic |= !lower_static(v);
 		il->pos[il->k] = i;
 		il->ix[il->k++] = v;
 	}
@@ -84,7 +86,7 @@ read_indices(LowerCtx *c, const Node *n, const Value *sv, IndexList *il)
 		il->b[j] = 1;
 	for (int i = 0; i < il->k; i++) {
 		const Value *v = il->ix[i];
-		for (int d = 0; d < v->rank; d++) {
+		for (int d = 0; d < v->rank && !il->dynamic; d++) {
 			int64_t *at = &il->b[il->nb - v->rank + d];
 			if (*at == 1)
 				*at = v->dims[d].v;
@@ -117,16 +119,28 @@ stacked(LowerCtx *c, const IndexList *il, const Value *sv)
 	const char *parts[MAXR], *out;
 	int64_t minus1 = -1;
 
+	const char *b = NULL;
+
 	for (int i = 0; i < il->k; i++) {
 		const Value *v = il->ix[i];
-		const char *t = lower_cast(c, lower_value(c, v), v->dtype, DT_INT64);
-		int same = v->rank == il->nb;
+		parts[i] = lower_cast(c, lower_value(c, v), v->dtype, DT_INT64);
+	}
+	if (il->dynamic && il->k > 1) {      /* B at run time: the shape of their sum */
+		b = parts[0];
+		for (int i = 1; i < il->k; i++)
+			b = lower_op(c, "Add", NULL, 2, b, parts[i]);
+		b = lower_op(c, "Shape", NULL, 1, b);
+	}
+	for (int i = 0; i < il->k; i++) {
+		const Value *v = il->ix[i];
+		const char *t = parts[i];
+		int same = v->rank == il->nb && !il->dynamic;
 		if (sv && !sv->dims[il->pos[i]].e)
 			t = lower_op(c, "Mod", NULL, 2, t, lower_i64(c, sv->dims[il->pos[i]].v));
 		for (int d = 0; same && d < v->rank; d++)
 			same = v->dims[d].v == il->b[d];
-		if (!same)
-			t = lower_op(c, "Expand", NULL, 2, t, lower_i64s(c, il->nb, il->b));
+		if (!same && il->k > 1)
+			t = lower_op(c, "Expand", NULL, 2, t, b ? b : lower_i64s(c, il->nb, il->b));
 		parts[i] = lower_unsqueeze(c, t, 1, &minus1, NULL);
 	}
 	if (il->k == 1)
@@ -215,8 +229,8 @@ lower_index_put(LowerCtx *c, const Node *n, const OpRow *row)
 	}
 	if (read_indices(c, n, sv, &il))
 		return DIAG_CONVERT;
-	if (!static_dims(sv, sd))
-		return lower_fail(c, n, "needs a static self");
+	if (!static_dims(sv, sd) || il.dynamic)
+		return lower_fail(c, n, "needs a static self and index tensors of static shapes");
 	r = sv->rank;
 	indexed_first(&il, r, perm);
 	for (int i = 0; i < r; i++)
@@ -329,6 +343,28 @@ identity_of(const char *reduce)
 	return 0;
 }
 
+/* ScatterElements' max/min reductions (opset 18) for earlier opsets: one
+ * index position along dim at a time, each a gather of the current values,
+ * Max/Min with the updates and a plain scatter back (positions within one
+ * such slice are distinct, so nothing collides). */
+static const char *
+scatter_extreme(LowerCtx *c, const char *x, const char *idx, const char *src, const int64_t *idims,
+                int64_t dim, const char *red)
+{
+	const char *ax = lower_i64s(c, 1, &dim), *op = strcmp(red, "max") == 0 ? "Max" : "Min";
+
+	for (int64_t j = 0; j < idims[dim]; j++) {
+		int64_t e = j + 1;
+		const char *b = lower_i64s(c, 1, &j), *en = lower_i64s(c, 1, &e);
+		const char *ij = lower_op(c, "Slice", NULL, 4, idx, b, en, ax);
+		const char *sj = lower_op(c, "Slice", NULL, 4, src, b, en, ax);
+		const char *g = lower_op(c, "GatherElements", NULL, 2, x, ij);
+		onnx_attr_int(c->a, c->last, "axis", dim);
+		x = scatter_elements(c, NULL, x, ij, lower_op(c, op, NULL, 2, g, sj), dim, NULL);
+	}
+	return x;
+}
+
 /* scatter.src(self, dim, index, src), scatter.value(self, dim, index,
  * value), scatter_add(self, dim, index, src), scatter_reduce.two(self,
  * dim, index, src, reduce, include_self=True).  reduce: sum, prod, amax,
@@ -364,13 +400,18 @@ lower_scatter(LowerCtx *c, const Node *n, const OpRow *row)
 		    : strcmp(reduce, "amax") == 0 ? "max" : strcmp(reduce, "amin") == 0 ? "min" : NULL;
 		if (!red)
 			return lower_fail(c, n, "reduce '%s' is not supported", reduce);
-		if ((strcmp(red, "max") == 0 || strcmp(red, "min") == 0) && c->opset < 18)
-			return lower_fail(c, n, "reduce '%s' needs opset 18 or later", reduce);
+		if ((strcmp(red, "max") == 0 || strcmp(red, "min") == 0) && c->opset < 18 && idims[dim] > 1024)
+			return lower_fail(c, n, "reduce '%s' before opset 18 needs an index of at most 1024 along dim",
+			                  reduce);
 	}
 	if (reduce && !include_self) {
 		const char *hit = scatter_elements(c, NULL, filled_like(c, x, DT_BOOL, 0), idx,
 		                                   filled_like(c, src, DT_BOOL, 1), dim, NULL);
 		x = lower_op(c, "Where", NULL, 3, hit, lower_scalar(c, cdt, identity_of(reduce)), x);
+	}
+	if (red && (strcmp(red, "max") == 0 || strcmp(red, "min") == 0) && c->opset < 18) {
+		lower_finish(c, n, 0, scatter_extreme(c, x, idx, src, idims, dim, red), cdt);
+		return 0;
 	}
 	if (!mean) {
 		if (cdt == out_dtype(n))
