@@ -30,6 +30,10 @@ torch-2.14/tv_convnext
 torch-2.14/op_rnn torch-2.14/op_convtranspose torch-2.14/op_pool torch-2.14/op_pool_decomp
 torch-2.14/op_embedding torch-2.14/op_embedding_decomp
 torch-2.6/op_rnn torch-2.6/op_convtranspose torch-2.6/op_pool torch-2.6/op_embedding
+torch-2.14/tv_shufflenet torch-2.14/tv_vit torch-2.14/tv_swin torch-2.14/tv_swin_v2 torch-2.14/tv_seghead
+torch-2.14/op_conv_variants torch-2.14/op_norms torch-2.14/op_norms_decomp
+torch-2.14/op_activations torch-2.14/op_activations_decomp
+torch-2.6/op_conv_variants torch-2.6/op_norms torch-2.6/op_norms_decomp torch-2.6/op_activations
 torch-2.14/hf_distilbert torch-2.14/hf_roberta torch-2.14/hf_gpt2 torch-2.14/hf_mistral
 torch-2.14/hf_qwen2 torch-2.14/hf_phi3 torch-2.14/hf_t5_encoder torch-2.14/hf_t5_decoder
 torch-2.14/hf_whisper_encoder torch-2.14/hf_llama_dyn
