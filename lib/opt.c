@@ -578,7 +578,7 @@ opt_const(Opt *o, int elem, int rank, const int64_t *dims, const void *data, siz
 	OnnxTensor *t = onnx_tensor(o->a, o->val[v].name, elem, rank, dims, data, nbytes);
 
 	o->val[v].init = t;
-	onnx_vec_push(o->a, &o->inits, t);
+	onnx_vec_push(o->a, &o->inits, (void *)(intptr_t)v);
 	type_from_tensor(o, v, t);
 	return v;
 }
@@ -716,9 +716,9 @@ node_index(Opt *o, OnnxNode *m, int before, const int *out_ids)
 	x->n = m;
 	x->nin = (int)m->n_input;
 	x->nout = (int)m->n_output;
-	x->in = ARENA_ARRAY(o->a, int, x->nin + 1);
-	x->upos = ARENA_ARRAY(o->a, int, x->nin + 1);
-	x->out = ARENA_ARRAY(o->a, int, x->nout + 1);
+	x->in = ARENA_ARRAY(o->a, int, 2 * x->nin + x->nout + 1);   /* one block: in, upos, out */
+	x->upos = x->in + x->nin;
+	x->out = x->upos + x->nin;
 	x->root = root_of(o, m);
 	link_before(o, n, before);
 	o->live++;
@@ -1013,15 +1013,21 @@ opt_index(Opt *o, const Onnx__GraphProto *g)
 	o->byname = strmap_new(o->a, nv);
 	o->node_names = strmap_new(o->a, g->n_node + 16);
 	o->head = o->tail = -1;
+	/* room for the graph and for the nodes rewrites add, without regrowing */
+	o->capval = (int)(nv + g->n_value_info);
+	o->val = ARENA_ARRAY(o->a, OptValue, o->capval);
+	o->capnode = (int)(g->n_node + g->n_node / 2 + 16);
+	o->node = ARENA_ARRAY(o->a, OptNode, o->capnode);
 	for (size_t i = 0; i < g->n_initializer; i++) {
 		OnnxTensor *t = g->initializer[i];
 		int v = val_intern(o, t->name);
-		onnx_vec_push(o->a, &o->inits, t);
+		onnx_vec_push(o->a, &o->inits, (void *)(intptr_t)v);
 		if (v < 0 || o->val[v].init)
 			return diag_error(o->d, DIAG_CONVERT, "optimizer: initializer '%s' is given twice", t->name);
 		o->val[v].init = t;
 		type_from_tensor(o, v, t);
 	}
+	o->ninit_orig = (int)o->inits.n;
 	for (size_t i = 0; i < g->n_input; i++) {
 		int v = val_intern(o, g->input[i]->name);
 		if (v < 0)
@@ -1045,16 +1051,15 @@ opt_index(Opt *o, const Onnx__GraphProto *g)
 			strmap_put(o->node_names, m->name, m);
 		else
 			strmap_put(o->node_names, m->name = (char *)fresh_name(o, o->node_names, m->op_type), m);
-		for (size_t k = 0; k < m->n_input; k++)   /* inputs first: a value read before it is defined */
-			if (*m->input[k]) {
-				int v = val_intern(o, m->input[k]);
-				if (o->val[v].producer < 0 && !o->val[v].init && !o->val[v].is_input)
-					return diag_error(o->d, DIAG_CONVERT, "optimizer: node '%s' reads '%s' before it is "
-					                  "defined (the graph is not in topological order)", m->name, m->input[k]);
-			}
 		if ((n = node_index(o, m, -1, NULL)) < 0)
 			return diag_error(o->d, DIAG_CONVERT, "optimizer: value '%s' is defined twice",
 			                  o->val[-1 - n].name);
+		for (int k = 0; k < o->node[n].nin; k++) {  /* nodes come in order: producers are earlier */
+			const OptValue *v = o->node[n].in[k] >= 0 ? &o->val[o->node[n].in[k]] : NULL;
+			if (v && !v->init && !v->is_input && !(v->producer >= 0 && v->producer < n))
+				return diag_error(o->d, DIAG_CONVERT, "optimizer: node '%s' reads '%s' before it is "
+				                  "defined (the graph is not in topological order)", m->name, m->input[k]);
+		}
 	}
 	for (size_t i = 0; i < g->n_output; i++) {
 		int v = val_intern(o, g->output[i]->name);
@@ -1071,8 +1076,15 @@ opt_index(Opt *o, const Onnx__GraphProto *g)
 					pin_subgraph_refs(o, at->graphs[j], strmap_new(o->a, 64));
 			}
 		}
-	for (int n = o->head; n >= 0; n = o->node[n].next)
-		opt_infer(o, n);
+	for (int n = o->head; n >= 0; n = o->node[n].next) {
+		int typed = 1;          /* the lowering's value_info usually has them all */
+		for (int k = 0; k < o->node[n].nout && typed; k++) {
+			const OptValue *v = o->node[n].out[k] >= 0 ? &o->val[o->node[n].out[k]] : NULL;
+			typed = !v || (v->elem && v->rank >= 0);
+		}
+		if (!typed)
+			opt_infer(o, n);
+	}
 	return 0;
 }
 
@@ -1089,11 +1101,9 @@ opt_writeback(Opt *o, Onnx__GraphProto *g)
 	g->initializer = ARENA_ARRAY(o->a, OnnxTensor *, o->inits.n + 1);
 	k = 0;
 	for (size_t i = 0; i < o->inits.n; i++) {
-		OnnxTensor *t = o->inits.v[i];
-		intptr_t id = (intptr_t)strmap_get(o->byname, t->name);
-		const OptValue *v = id ? &o->val[id - 1] : NULL;
-		if (v && v->init == t && (v->nuse || v->is_output || v->is_input || v->pinned))
-			g->initializer[k++] = t;
+		const OptValue *v = &o->val[(intptr_t)o->inits.v[i]];
+		if (v->init && v->name && (v->nuse || v->is_output || v->is_input || v->pinned))
+			g->initializer[k++] = v->init;
 	}
 	g->n_initializer = k;
 	g->value_info = ARENA_ARRAY(o->a, Onnx__ValueInfoProto *, o->vinfo.n + 1);

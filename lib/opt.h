@@ -119,7 +119,8 @@ typedef struct Opt {
 	StrMap *infer_kinds;    /* op -> shape rule (optinfer.c), built on first use */
 	struct OptRoot *roots;  /* dispatch entries: enabled pattern rows per op type */
 	int nroot;
-	OnnxVec inits;          /* OnnxTensor *: original initializers, then new ones */
+	OnnxVec inits;          /* value ids (as pointers) of the initializers: original ones, then new */
+	int ninit_orig;         /* how many of them came with the graph */
 	OnnxVec vinfo;          /* original value_info, in order */
 	int *queue, nqueue, capqueue;  /* the next iteration's worklist */
 	int *sweep, nsweep, capsweep;  /* nodes that may have become unread */

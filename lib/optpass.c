@@ -300,23 +300,9 @@ opt_pass_unused(Opt *o)
 	return (int)(o->removed - before);
 }
 
-/* A hash of the bytes, eight at a time, or for large tensors of 64 blocks
- * spread over them (a prefilter: equal keys are confirmed with memcmp). */
 static uint64_t
-content_hash(const uint8_t *p, size_t n)
+mix(uint64_t h, const uint8_t *p, size_t n)
 {
-	uint64_t h = 0x9e3779b97f4a7c15ULL ^ n;
-	size_t blocks = 64, bs = 64;
-
-	if (n > ((size_t)1 << 16)) {
-		for (size_t b = 0; b < blocks; b++) {
-			uint64_t w[8];
-			memcpy(w, p + (n - bs) / (blocks - 1) * b, bs);
-			for (int i = 0; i < 8; i++)
-				h = (h ^ w[i]) * 0x100000001b3ULL ^ (h >> 29);
-		}
-		return h;
-	}
 	for (size_t i = 0; i + 8 <= n; i += 8) {
 		uint64_t w;
 		memcpy(&w, p + i, 8);
@@ -327,57 +313,82 @@ content_hash(const uint8_t *p, size_t n)
 	return h;
 }
 
-/* "type:bytes:dims," of an initializer, with ":hash" when hashed. */
-static char *
-init_key(Arena *a, const OnnxTensor *t, int hashed)
+/* A hash of the bytes of a small tensor. */
+static uint64_t
+content_hash(const uint8_t *p, size_t n)
 {
-	char *key = arena_alloc(a, 64 + 21 * t->n_dims);
-	size_t len = (size_t)sprintf(key, "%d:%zu:", t->data_type, t->raw_data.len);
+	return mix(0x9e3779b97f4a7c15ULL ^ n, p, n);
+}
 
-	for (size_t k = 0; k < t->n_dims; k++)
-		len += (size_t)sprintf(key + len, "%lld,", (long long)t->dims[k]);
-	if (hashed)
-		sprintf(key + len, ":%016llx", (unsigned long long)content_hash(t->raw_data.data, t->raw_data.len));
+/* Initializers the optimizer made, and those of at most this many bytes,
+ * are compared by content; larger ones from the input only by identity
+ * (the same bytes in the mapped file, as tied weights are): reading them
+ * would fault in every weight the writer otherwise copies file to file. */
+#define DEDUP_CONTENT_BYTES 64
+
+/* Appends the decimal digits of v to p; returns the end. */
+static char *
+put_u64(char *p, uint64_t v)
+{
+	char tmp[24];
+	int t = 0;
+
+	do
+		tmp[t++] = (char)('0' + v % 10);
+	while (v /= 10);
+	while (t)
+		*p++ = tmp[--t];
+	return p;
+}
+
+/* "type:bytes:dims:" of an initializer, then its content hash or its
+ * address (hand-formatted: sprintf cost more than the rest of the pass). */
+static char *
+init_key(Arena *a, const OnnxTensor *t, int by_content)
+{
+	char *key = arena_alloc(a, 80 + 21 * t->n_dims), *p = key;
+
+	p = put_u64(p, (uint64_t)t->data_type);
+	*p++ = ':';
+	p = put_u64(p, t->raw_data.len);
+	*p++ = ':';
+	for (size_t k = 0; k < t->n_dims; k++) {
+		p = put_u64(p, (uint64_t)t->dims[k]);
+		*p++ = ',';
+	}
+	*p++ = by_content ? '#' : '@';
+	p = put_u64(p, by_content ? content_hash(t->raw_data.data, t->raw_data.len) : (uint64_t)(uintptr_t)t->raw_data.data);
+	*p = 0;
 	return key;
 }
 
-/* Initializers are grouped by type and shape first; only a group of two or
- * more has its bytes hashed, so distinct weights are never read. */
 int
 opt_pass_dedup(Opt *o)
 {
-	StrMap *shape = strmap_new(o->a, o->inits.n + 16), *seen = strmap_new(o->a, 64);
+	StrMap *seen = strmap_new(o->a, o->inits.n + 16);
 	int merged = 0;
 
 	for (size_t i = 0; i < o->inits.n; i++) {
-		OnnxTensor *t = o->inits.v[i];
-		intptr_t id = (intptr_t)strmap_get(o->byname, t->name), first, prev;
-		OptValue *v = id ? opt_val(o, (int)id - 1) : NULL;
-		char *k1, *k2;
+		int id = (int)(intptr_t)o->inits.v[i], prev;
+		OptValue *v = opt_val(o, id);
+		OnnxTensor *t = v->init;
 		const OnnxTensor *p;
-		if (!v || v->init != t || v->is_input || v->is_output || v->pinned || !opt_const_tensor(o, (int)id - 1) ||
-		    !v->nuse)
+		int by_content;
+		char *key;
+		if (!t || !v->name || v->is_input || v->is_output || v->pinned || !opt_const_tensor(o, id) || !v->nuse)
 			continue;
-		k1 = init_key(o->a, t, 0);
-		if (!(first = (intptr_t)strmap_get(shape, k1))) {
-			strmap_put(shape, k1, (void *)id);
-			continue;
-		}
-		if (first > 0) {        /* the group's first member is hashed now */
-			strmap_put(seen, init_key(o->a, opt_val(o, (int)first - 1)->init, 1), (void *)first);
-			strmap_put(shape, k1, (void *)-first);
-		}
-		k2 = init_key(o->a, t, 1);
-		if (!(prev = (intptr_t)strmap_get(seen, k2))) {
-			strmap_put(seen, k2, (void *)id);
+		by_content = i >= (size_t)o->ninit_orig || t->raw_data.len <= DEDUP_CONTENT_BYTES;
+		key = init_key(o->a, t, by_content);
+		if (!(prev = (int)(intptr_t)strmap_get(seen, key))) {
+			strmap_put(seen, key, (void *)(intptr_t)(id + 1));
 			continue;
 		}
-		p = opt_val(o, (int)prev - 1)->init;
+		p = opt_val(o, prev - 1)->init;
 		if (p->raw_data.data != t->raw_data.data &&
 		    memcmp(p->raw_data.data, t->raw_data.data, t->raw_data.len) != 0)
 			continue;
 		o->hint = t->name;
-		opt_replace(o, (int)id - 1, (int)prev - 1);
+		opt_replace(o, id, prev - 1);
 		merged++;
 	}
 	opt_sweep(o);
@@ -399,50 +410,113 @@ nondeterministic(const OnnxNode *m)
 	return 0;
 }
 
-/* The node's identity as a string: op, domain, input values, output
- * count and the packed attributes. */
+/* Appends attribute at to p in a form equal exactly for equal attributes;
+ * returns the end.  The caller sized the buffer with attr_room(). */
+static char *
+put_attr(char *p, const Onnx__AttributeProto *at)
+{
+	size_t n = strlen(at->name);
+
+	*p++ = '|';
+	memcpy(p, at->name, n);
+	p += n;
+	*p++ = '=';
+	p = put_u64(p, (uint64_t)at->type);
+	*p++ = ':';
+	switch (at->type) {
+	case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT:
+		return put_u64(p, (uint64_t)at->i);
+	case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOAT: {
+		uint32_t b;
+		memcpy(&b, &at->f, 4);
+		return put_u64(p, b);
+	}
+	case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS:
+		for (size_t i = 0; i < at->n_ints; i++) {
+			p = put_u64(p, (uint64_t)at->ints[i]);
+			*p++ = ',';
+		}
+		return p;
+	case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOATS:
+		for (size_t i = 0; i < at->n_floats; i++) {
+			uint32_t b;
+			memcpy(&b, &at->floats[i], 4);
+			p = put_u64(p, b);
+			*p++ = ',';
+		}
+		return p;
+	case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRING:
+		p = put_u64(p, at->s.len);
+		*p++ = ':';
+		memcpy(p, at->s.data, at->s.len);
+		return p + at->s.len;
+	default: {          /* tensors and the rest: their packed bytes in hex */
+		static const char hex[] = "0123456789abcdef";
+		size_t sz = protobuf_c_message_get_packed_size(&at->base);
+		uint8_t *tmp = malloc(sz + 1);
+		if (!tmp)
+			die("out of memory");
+		protobuf_c_message_pack(&at->base, tmp);
+		for (size_t i = 0; i < sz; i++) {
+			*p++ = hex[tmp[i] >> 4];
+			*p++ = hex[tmp[i] & 15];
+		}
+		free(tmp);
+		return p;
+	}
+	}
+}
+
+static size_t
+attr_room(const Onnx__AttributeProto *at)
+{
+	switch (at->type) {
+	case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT: case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOAT:
+	case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS: case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOATS:
+	case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRING:
+		return strlen(at->name) + 64 + 22 * (at->n_ints + at->n_floats) + at->s.len;
+	default:
+		return strlen(at->name) + 64 + 2 * protobuf_c_message_get_packed_size(&at->base);
+	}
+}
+
+/* The node's identity as a string: op, domain, output count, input values
+ * and attributes. */
 static char *
 cse_key(Opt *o, int n, char **buf, size_t *cap)
 {
 	const OptNode *x = opt_node(o, n);
 	const OnnxNode *m = x->n;
 	size_t need = strlen(m->op_type) + (m->domain ? strlen(m->domain) : 0) + 32 + 12 * (size_t)x->nin, len;
+	char *p;
 
 	for (size_t a = 0; a < m->n_attribute; a++)
-		need += 2 * protobuf_c_message_get_packed_size(&m->attribute[a]->base) + 2;
+		need += attr_room(m->attribute[a]);
 	if (need > *cap) {
 		free(*buf);
 		*cap = need * 2;
 		if (!(*buf = malloc(*cap)))
 			die("out of memory");
 	}
-	len = (size_t)sprintf(*buf, "%s|%s|%d|", m->op_type, m->domain ? m->domain : "", x->nout);
+	len = strlen(m->op_type);
+	memcpy(*buf, m->op_type, len);
+	p = *buf + len;
+	*p++ = '|';
+	if (m->domain) {
+		size_t dl = strlen(m->domain);
+		memcpy(p, m->domain, dl);
+		p += dl;
+	}
+	*p++ = '|';
+	p = put_u64(p, (uint64_t)x->nout);
+	*p++ = '|';
 	for (int k = 0; k < x->nin; k++) {
-		unsigned v = (unsigned)(x->in[k] + 1);    /* an omitted input (-1) is 0 */
-		char tmp[12];
-		int t = 0;
-		do
-			tmp[t++] = (char)('0' + v % 10);
-		while (v /= 10);
-		while (t)
-			(*buf)[len++] = tmp[--t];
-		(*buf)[len++] = ',';
+		p = put_u64(p, (uint64_t)(x->in[k] + 1));      /* an omitted input (-1) is 0 */
+		*p++ = ',';
 	}
-	for (size_t a = 0; a < m->n_attribute; a++) {
-		static const char hex[] = "0123456789abcdef";
-		size_t sz = protobuf_c_message_get_packed_size(&m->attribute[a]->base);
-		uint8_t *tmp = malloc(sz + 1);
-		if (!tmp)
-			die("out of memory");
-		protobuf_c_message_pack(&m->attribute[a]->base, tmp);
-		(*buf)[len++] = '|';
-		for (size_t i = 0; i < sz; i++) {
-			(*buf)[len++] = hex[tmp[i] >> 4];
-			(*buf)[len++] = hex[tmp[i] & 15];
-		}
-		free(tmp);
-	}
-	(*buf)[len] = 0;
+	for (size_t a = 0; a < m->n_attribute; a++)
+		p = put_attr(p, m->attribute[a]);
+	*p = 0;
 	return *buf;
 }
 
@@ -502,7 +576,8 @@ run_pass(Opt *o, int row)
 		ReportStat s = {opt_rows[row].name, o->removed - r0, o->added - a0, dt, o->iteration, 0, n};
 		report_stat(o->r, &s);
 	}
-	opt_verify(o, opt_rows[row].name);
+	if (n || o->verify_each)     /* a pass that changed nothing left the index as it was */
+		opt_verify(o, opt_rows[row].name);
 	return n;
 }
 
@@ -607,7 +682,8 @@ run(Onnx__ModelProto *m, Arena *a, const OptSelect *sel, Report *r, OptResult *r
 	build_dispatch(&o);
 	if ((rc = opt_index(&o, m->graph)))
 		return rc;
-	opt_verify(&o, "indexing");
+	if (checked)
+		opt_verify(&o, "indexing");
 	if (on[OPT_RemoveUnused])
 		run_pass(&o, OPT_RemoveUnused);
 	for (int n = o.head; n >= 0; n = opt_node(&o, n)->next)
@@ -615,10 +691,8 @@ run(Onnx__ModelProto *m, Arena *a, const OptSelect *sel, Report *r, OptResult *r
 	for (int round = 0; round < OPT_MAX_ROUNDS; round++) {
 		int changed = 0;
 		o.rounds = round + 1;
-		if (patterns) {
-			rewrite(&o);
+		if (patterns && (rewrite(&o) || o.verify_each))
 			opt_verify(&o, "Rewrite");
-		}
 		if (on[OPT_DedupInitializers])
 			changed += run_pass(&o, OPT_DedupInitializers);
 		if (on[OPT_CommonSubexpressions])
