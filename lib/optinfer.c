@@ -33,6 +33,7 @@ static const struct InferRow {
 	{"Asin", K_UNARY}, {"Tan", K_UNARY}, {"Sinh", K_UNARY}, {"Cosh", K_UNARY},
 	{"BitwiseNot", K_UNARY}, {"com.microsoft:Gelu", K_UNARY}, {"com.microsoft:FastGelu", K_UNARY},
 	{"com.microsoft:BiasGelu", K_UNARY}, {"com.microsoft:FusedConv", K_CONV},
+	{"com.microsoft:QuickGelu", K_UNARY}, {"SimplifiedLayerNormalization", K_NORM},
 	{"IsNaN", K_NONE}, {"IsInf", K_NONE},
 	{"LayerNormalization", K_NORM}, {"RMSNormalization", K_NORM},
 	{"BatchNormalization", K_UNARY}, {"InstanceNormalization", K_UNARY},

@@ -218,7 +218,7 @@ norm_size(Opt *o, int ln, int *axis)
 static int
 norm_affine(Opt *o, int r, const char *norm, int mul)
 {
-	int nv, ln, c, axis, x, s, b, in[3], y, n, nin = strcmp(norm, "RMSNormalization") == 0 ? 2 : 3;
+	int nv, ln, c, axis, x, s, b, in[3], y, n, nin = strcmp(norm, "LayerNormalization") == 0 ? 3 : 2;
 	int64_t size, dims[OPT_MAX_RANK];
 	float *cv, *sv, *bv, *ns, *nb;
 
@@ -283,7 +283,7 @@ pat_rmsnorm_scale(Opt *o, int r)
 /* x / Sqrt(Add(ReduceMean(x^2), eps)) at r, with the denominator value den:
  * the fused node, or OPT_NOMATCH. */
 static int
-rms_fuse(Opt *o, int r, int user, int x, int den)
+rms_fuse(Opt *o, int r, int user, int x, int den, const char *op)
 {
 	int rank = opt_rank(o, x), k, mean, d, n, y, s;
 	double eps;
@@ -291,7 +291,7 @@ rms_fuse(Opt *o, int r, int user, int x, int den)
 	if (opt_elem(o, x) != 1 || (mean = rms_denominator(o, den, user, rank, &k, &eps)) < 0 ||
 	    square_of(o, opt_in(o, mean, 0), mean, &d) < 0 || d != x || (s = ones_over(o, x, k)) < 0)
 		return OPT_NOMATCH;
-	n = opt_add(o, r, "RMSNormalization", 2, (int[]){x, s}, 1, &y);
+	n = opt_add(o, r, op, 2, (int[]){x, s}, 1, &y);
 	opt_set_attr_i(o, n, "axis", rank - k);
 	opt_set_attr_f(o, n, "epsilon", eps);
 	opt_replace(o, opt_out(o, r, 0), y);
@@ -307,7 +307,7 @@ pat_rmsnorm_fuse(Opt *o, int r)
 		int rv = opt_in(o, r, s), rc = opt_prod(o, rv, "Reciprocal"), res;
 		if (rc < 0 || !opt_only_use(o, rv, r))
 			continue;
-		if ((res = rms_fuse(o, r, rc, opt_in(o, r, 1 - s), opt_in(o, rc, 0))) != OPT_NOMATCH)
+		if ((res = rms_fuse(o, r, rc, opt_in(o, r, 1 - s), opt_in(o, rc, 0), "RMSNormalization")) != OPT_NOMATCH)
 			return res;
 	}
 	return OPT_NOMATCH;
@@ -317,7 +317,23 @@ pat_rmsnorm_fuse(Opt *o, int r)
 int
 pat_rmsnorm_div(Opt *o, int r)
 {
-	return rms_fuse(o, r, r, opt_in(o, r, 0), opt_in(o, r, 1));
+	return rms_fuse(o, r, r, opt_in(o, r, 0), opt_in(o, r, 1), "RMSNormalization");
+}
+
+/* The RMSNormalizationDiv form before opset 23 -> SimplifiedLayerNormalization(x,
+ * ones), onnxruntime's RMS norm (registered in the ai.onnx domain). */
+int
+pat_simplified_layernorm_ort(Opt *o, int r)
+{
+	return rms_fuse(o, r, r, opt_in(o, r, 0), opt_in(o, r, 1), "SimplifiedLayerNormalization");
+}
+
+/* Mul(SimplifiedLayerNormalization(x, s), g) with constant s and g over the
+ * normalized axes -> SimplifiedLayerNormalization(x, s*g). */
+int
+pat_simplified_layernorm_scale_ort(Opt *o, int r)
+{
+	return norm_affine(o, r, "SimplifiedLayerNormalization", 1);
 }
 
 /* ---- Gelu ---- */

@@ -128,3 +128,30 @@ pat_skip_layernorm_ort(Opt *o, int r)
 	}
 	return OPT_REWROTE;
 }
+
+/* Mul(x, Sigmoid(x)) (SiLU) or Mul(x, Sigmoid(Mul(x, a))) of float32 ->
+ * com.microsoft QuickGelu(x) alpha=1 or a. */
+int
+pat_quick_gelu_ort(Opt *o, int r)
+{
+	for (int s = 0; s < 2; s++) {
+		int x = opt_in(o, r, 1 - s), sv = opt_in(o, r, s), sg = opt_prod(o, sv, "Sigmoid"), a, m, y, n;
+		double alpha = 1;
+		if (sg < 0 || !opt_only_use(o, sv, r) || opt_elem(o, x) != 1)
+			continue;
+		a = opt_in(o, sg, 0);
+		if (a != x) {
+			if ((m = opt_prod(o, a, "Mul")) < 0 || !opt_only_use(o, a, sg))
+				continue;
+			if (!(opt_in(o, m, 0) == x && opt_const_scalar(o, opt_in(o, m, 1), &alpha)) &&
+			    !(opt_in(o, m, 1) == x && opt_const_scalar(o, opt_in(o, m, 0), &alpha)))
+				continue;
+		}
+		n = opt_add(o, r, "com.microsoft:QuickGelu", 1, &x, 1, &y);
+		opt_set_attr_f(o, n, "alpha", alpha);
+		opt_copy_type(o, y, opt_out(o, r, 0));
+		opt_replace(o, opt_out(o, r, 0), y);
+		return OPT_REWROTE;
+	}
+	return OPT_NOMATCH;
+}
