@@ -97,6 +97,54 @@ read_indices(LowerCtx *c, const Node *n, const Value *sv, IndexList *il)
 	return 0;
 }
 
+/* The list position of the one boolean mask in n's indices when every
+ * other item is None; -1 when there is no boolean index.  A mask beside
+ * other index tensors fails (-2 after lower_fail()). */
+static int
+bool_mask(LowerCtx *c, const Node *n, const Value **mask)
+{
+	const Arg *ix = lower_arg(n, "indices");
+	int at = -1, tensors = 0;
+
+	if (!ix || (ix->kind != ARG_OPT_TENSORS && ix->kind != ARG_TENSORS))
+		return -1;
+	for (int i = 0; i < ix->n; i++) {
+		if (ix->u.list[i].kind == ARG_NONE)
+			continue;
+		tensors++;
+		if (ix->u.list[i].u.v->dtype == DT_BOOL) {
+			at = i;
+			*mask = ix->u.list[i].u.v;
+		}
+	}
+	if (at >= 0 && tensors > 1)
+		return lower_fail(c, n, "a boolean mask beside other index tensors is not supported"), -2;
+	return at;
+}
+
+/* The true positions of a mask as GatherND/ScatterND indices: [N, rank]. */
+static const char *
+mask_positions(LowerCtx *c, const Value *mask)
+{
+	static const int64_t t[2] = {1, 0};
+
+	return lower_perm(c, lower_op(c, "NonZero", NULL, 1, lower_value(c, mask)), 2, t, NULL);
+}
+
+/* An IndexList standing for a mask of rank m at list position p: m
+ * adjacent indexed dims, one broadcast dim (the count of true values). */
+static void
+mask_list(IndexList *il, int p, int m)
+{
+	memset(il, 0, sizeof *il);
+	il->k = m;
+	for (int i = 0; i < m; i++)
+		il->pos[i] = p + i;
+	il->adjacent = 1;
+	il->nb = 1;
+	il->dynamic = 1;
+}
+
 /* self's dims reordered indexed-first (perm), for GatherND/ScatterND. */
 static void
 indexed_first(const IndexList *il, int r, int64_t *perm)
@@ -171,62 +219,108 @@ torch_layout(const IndexList *il, int r, int64_t *perm)
 }
 
 /* index.Tensor(self, indices): one index tensor is a Gather on its dim;
- * several a GatherND on self with the indexed dims moved first. */
+ * several a GatherND on self with the indexed dims moved first; a
+ * boolean mask a GatherND of its true positions (NonZero), whose count is
+ * known at run time only. */
 int
 lower_index(LowerCtx *c, const Node *n, const OpRow *row)
 {
-	const Value *sv = lower_arg_value(n, "self");
+	const Value *sv = lower_arg_value(n, "self"), *mask = NULL;
 	IndexList il;
 	int64_t perm[2 * MAXR];
-	const char *x;
-	int r;
+	const char *x, *idx;
+	int r, at = bool_mask(c, n, &mask);
 
-	if (read_indices(c, n, sv, &il))
+	if (at == -2)
 		return DIAG_CONVERT;
+	if (at >= 0) {
+		if (!sv || at + mask->rank > sv->rank || sv->rank > MAXR)
+			return lower_fail(c, n, "the mask has more dims than self");
+		mask_list(&il, at, mask->rank);
+		idx = mask_positions(c, mask);
+	} else if (read_indices(c, n, sv, &il)) {
+		return DIAG_CONVERT;
+	}
 	r = sv->rank;
-	if (il.k == 1) {
+	if (at < 0 && il.k == 1) {
 		lower_op(c, row->onnx, lower_out(c, n, 0), 2, self_name(c, n), lower_value(c, il.ix[0]));
 		onnx_attr_int(c->a, c->last, "axis", il.pos[0]);
 		return 0;
 	}
+	if (at < 0)
+		idx = stacked(c, &il, NULL);
 	indexed_first(&il, r, perm);
 	x = lower_perm(c, self_name(c, n), r, perm, NULL);
 	if (!torch_layout(&il, r, perm)) {
-		lower_op(c, "GatherND", lower_out(c, n, 0), 2, x, stacked(c, &il, NULL));
+		lower_op(c, "GatherND", lower_out(c, n, 0), 2, x, idx);
 		return 0;
 	}
-	x = lower_op(c, "GatherND", NULL, 2, x, stacked(c, &il, NULL));
+	x = lower_op(c, "GatherND", NULL, 2, x, idx);
 	lower_perm(c, x, il.nb + r - il.k, perm, lower_out(c, n, 0));
+	return 0;
+}
+
+/* index_put with a boolean mask: one value (not accumulated) is a Where
+ * with the mask unsqueezed to self's trailing dims; else, for a mask on
+ * the leading dims, a ScatterND at its true positions of the values
+ * broadcast to [count] + the other dims. */
+static int
+put_masked(LowerCtx *c, const Node *n, const OpRow *row, const Value *sv, const Value *vv, const Value *mask, int at,
+           int accumulate)
+{
+	int64_t numel = 1, axes[MAXR], one = 1, zero = 0, m = mask->rank;
+	const char *idx, *shape, *parts[2];
+	int k = 0;
+
+	for (int i = 0; i < vv->rank; i++)
+		numel *= vv->dims[i].e ? 2 : vv->dims[i].v;
+	if (at + m > sv->rank || sv->rank > MAXR)
+		return lower_fail(c, n, "the mask has more dims than self");
+	if (numel == 1 && !accumulate) {
+		const char *mk = lower_value(c, mask);
+		for (int i = at + (int)m; i < sv->rank; i++)
+			axes[k++] = i;
+		if (k)
+			mk = lower_unsqueeze(c, mk, k, axes, NULL);
+		lower_op(c, "Where", lower_out(c, n, 0), 3, mk, lower_operand(c, n, "values", sv->dtype), self_name(c, n));
+		return 0;
+	}
+	if (at != 0)
+		return lower_fail(c, n, "a boolean mask after other dims takes one value only");
+	idx = mask_positions(c, mask);
+	parts[0] = lower_op(c, "Slice", NULL, 3, lower_op(c, "Shape", NULL, 1, idx), lower_i64s(c, 1, &zero),
+	                    lower_i64s(c, 1, &one));
+	parts[1] = lower_op(c, "Slice", NULL, 3, lower_op(c, "Shape", NULL, 1, self_name(c, n)), lower_i64s(c, 1, &m),
+	                    lower_i64s(c, 1, &(int64_t){INT64_MAX}));
+	shape = lower_tmp(c);
+	lower_emit(c, "Concat", 2, parts, 1, &shape);
+	onnx_attr_int(c->a, c->last, "axis", 0);
+	lower_op(c, row->onnx, lower_out(c, n, 0), 3, self_name(c, n), idx,
+	         lower_op(c, "Expand", NULL, 2, lower_operand(c, n, "values", sv->dtype), shape));
+	if (accumulate)
+		onnx_attr_string(c->a, c->last, "reduction", "add");
 	return 0;
 }
 
 /* index_put(self, indices, values, accumulate=False): a ScatterND (with
  * reduction add when accumulating) into self with the indexed dims moved
  * first; values are broadcast to the indexing result in torch's layout,
- * then brought into ScatterND's.  One boolean mask with one value is a
- * Where. */
+ * then brought into ScatterND's.  A boolean mask: put_masked(). */
 int
 lower_index_put(LowerCtx *c, const Node *n, const OpRow *row)
 {
-	const Value *sv = lower_arg_value(n, "self"), *vv = lower_arg_value(n, "values");
-	const Arg *ix = lower_arg(n, "indices");
-	int accumulate = (int)lower_int(c, n, "accumulate", 0), r, m = 0, moved = 0;
+	const Value *sv = lower_arg_value(n, "self"), *vv = lower_arg_value(n, "values"), *mask = NULL;
+	int accumulate = (int)lower_int(c, n, "accumulate", 0), r, m = 0, moved = 0, at;
 	int64_t perm[MAXR], inv[MAXR], tperm[2 * MAXR], tinv[2 * MAXR], sd[MAXR], res[2 * MAXR];
 	const char *x, *upd;
 	IndexList il;
 
 	if (!vv || !sv)
 		return lower_fail(c, n, "needs self and values");
-	if (ix && ix->n == 1 && ix->u.list[0].kind == ARG_TENSOR && ix->u.list[0].u.v->dtype == DT_BOOL) {
-		int64_t numel = 1;
-		for (int i = 0; i < vv->rank; i++)
-			numel *= vv->dims[i].e ? 2 : vv->dims[i].v;
-		if (numel != 1 || accumulate)
-			return lower_fail(c, n, "a boolean index is supported with one value only");
-		lower_op(c, "Where", lower_out(c, n, 0), 3, lower_value(c, ix->u.list[0].u.v),
-		         lower_operand(c, n, "values", sv->dtype), self_name(c, n));
-		return 0;
-	}
+	if ((at = bool_mask(c, n, &mask)) == -2)
+		return DIAG_CONVERT;
+	if (at >= 0)
+		return put_masked(c, n, row, sv, vv, mask, at, accumulate);
 	if (read_indices(c, n, sv, &il))
 		return DIAG_CONVERT;
 	if (!static_dims(sv, sd) || il.dynamic)

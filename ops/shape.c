@@ -553,8 +553,8 @@ lower_roll(LowerCtx *c, const Node *n, const OpRow *row)
 	int k = lower_ints(c, n, "shifts", shifts, MAXR), nd = lower_ints(c, n, "dims", dims, MAXR), flat = nd <= 0;
 	const char *x = self_name(c, n);
 
-	if (!lower_static(sv) || k < 1)
-		return lower_fail(c, n, "needs static shapes and constant shifts");
+	if (k < 1 || (flat && !lower_static(sv)))
+		return lower_fail(c, n, "needs constant shifts (and a static self without dims)");
 	if (flat) {
 		for (int i = 0; i < sv->rank; i++)
 			numel *= sv->dims[i].v;
@@ -566,6 +566,8 @@ lower_roll(LowerCtx *c, const Node *n, const OpRow *row)
 		return lower_fail(c, n, "'shifts' and 'dims' differ in length");
 	for (int i = 0; i < k; i++) {
 		int64_t d = flat ? 0 : lower_axis(dims[i], sv->rank), size = flat ? numel : sv->dims[d].v, sh;
+		if (!flat && sv->dims[d].e)
+			return lower_fail(c, n, "rolling a dynamic dim is not supported");
 		if (size == 0 || !(sh = ((shifts[i] % size) + size) % size))
 			continue;
 		const char *part[2] = {slice1(c, x, d, size - sh, size), slice1(c, x, d, 0, size - sh)};
@@ -625,9 +627,9 @@ lower_pad(LowerCtx *c, const Node *n, const OpRow *row)
 
 /* diagonal(self, offset=0, dim1=0, dim2=1): dim1 and dim2 moved last and
  * merged, then a Gather of the diagonal's flat positions; the diagonal is
- * the result's last dim, as in torch. */
-int
-lower_diagonal(LowerCtx *c, const Node *n, const OpRow *row)
+ * the result's last dim, as in torch.  Backwards, a ScatterElements there. */
+static int
+diagonal(LowerCtx *c, const Node *n, const OpRow *row, const char *upd)
 {
 	const Value *sv = lower_arg_value(n, "self");
 	int r = sv->rank;
@@ -636,8 +638,6 @@ lower_diagonal(LowerCtx *c, const Node *n, const OpRow *row)
 	const char *x;
 	int k = 0;
 
-	if (c->update)
-		return lower_fail(c, n, "writing through diagonal is not supported");
 	if (r < 2 || r > MAXR || d1 == d2 || sv->dims[d1].e || sv->dims[d2].e)
 		return lower_fail(c, n, "needs two distinct static dims");
 	a = sv->dims[d1].v;
@@ -657,9 +657,46 @@ lower_diagonal(LowerCtx *c, const Node *n, const OpRow *row)
 	idx = ARENA_ARRAY(c->a, int64_t, len + 1);
 	for (int64_t i = 0; i < len; i++)
 		idx[i] = off >= 0 ? i * b + i + off : (i - off) * b + i;
-	lower_op(c, row->onnx, lower_out(c, n, 0), 2, x, lower_i64s(c, (int)len, idx));
-	onnx_attr_int(c->a, c->last, "axis", k);
+	if (!upd) {
+		lower_op(c, row->onnx, lower_out(c, n, 0), 2, x, lower_i64s(c, (int)len, idx));
+		onnx_attr_int(c->a, c->last, "axis", k);
+		return 0;
+	}
+	/* backwards: the new diagonal scattered into the merged dims, then
+	 * the dims split and moved back */
+	{
+		int64_t ones[MAXR], inv[MAXR];
+		const char *pos;
+		for (int i = 0; i <= k; i++)
+			ones[i] = i < k ? 1 : len;
+		pos = lower_op(c, "Reshape", NULL, 2, lower_i64s(c, (int)len, idx), lower_i64s(c, k + 1, ones));
+		pos = lower_op(c, "Expand", NULL, 2, pos, lower_op(c, "Shape", NULL, 1, upd));
+		x = lower_op(c, "ScatterElements", NULL, 3, x, pos, upd);
+		onnx_attr_int(c->a, c->last, "axis", k);
+		shape[k] = a;
+		shape[k + 1] = b;
+		x = lower_op(c, "Reshape", NULL, 2, x, lower_i64s(c, k + 2, shape));
+		for (int i = 0; i < r; i++)
+			inv[perm[i]] = i;
+		lower_perm(c, x, r, inv, lower_out(c, n, 0));
+	}
 	return 0;
+}
+
+/* diagonal_scatter(self, src, offset=0, dim1=0, dim2=1): diagonal's
+ * backward direction with src as the new diagonal. */
+int
+lower_diagonal_scatter(LowerCtx *c, const Node *n, const OpRow *row)
+{
+	const Value *sv = lower_arg_value(n, "self");
+
+	return diagonal(c, n, row, lower_operand(c, n, "src", sv ? sv->dtype : DT_FLOAT32));
+}
+
+int
+lower_diagonal(LowerCtx *c, const Node *n, const OpRow *row)
+{
+	return diagonal(c, n, row, c->update);
 }
 
 /* The flat positions as_strided(size, stride, storage_offset) reads, of a
@@ -687,8 +724,28 @@ strided_positions(LowerCtx *c, const Node *n, int *rank, int64_t *size)
 	return lower_const(c, DT_INT64, k, size, pos);
 }
 
+/* src written at the positions as_strided(size, stride, storage_offset)
+ * reads of the flattened static self; the result is n's output. */
+static int
+strided_write(LowerCtx *c, const Node *n, const Value *sv, const char *src)
+{
+	int64_t size[MAXR], minus1 = -1;
+	int k;
+	const char *pos, *flat;
+
+	if (!(pos = strided_positions(c, n, &k, size)))
+		return DIAG_CONVERT;
+	flat = lower_op(c, "Reshape", NULL, 2, self_name(c, n), lower_i64s(c, 1, &minus1));
+	pos = lower_op(c, "Reshape", NULL, 2, pos, lower_i64s(c, 1, &minus1));
+	src = lower_op(c, "Reshape", NULL, 2, src, lower_i64s(c, 1, &minus1));
+	flat = lower_op(c, "ScatterElements", NULL, 3, flat, pos, src);
+	onnx_attr_int(c->a, c->last, "axis", 0);
+	lower_op(c, "Reshape", lower_out(c, n, 0), 2, flat, lower_shape(c, sv, NULL));
+	return 0;
+}
+
 /* as_strided(self, size, stride, storage_offset=None) of a contiguous
- * static self: a Gather of its flattened elements. */
+ * static self: a Gather of its flattened elements; backwards, a scatter. */
 int
 lower_as_strided(LowerCtx *c, const Node *n, const OpRow *row)
 {
@@ -697,8 +754,10 @@ lower_as_strided(LowerCtx *c, const Node *n, const OpRow *row)
 	int k;
 	const char *pos;
 
-	if (c->update || !lower_static(sv))
-		return lower_fail(c, n, "needs a static self (and no write through it)");
+	if (!lower_static(sv))
+		return lower_fail(c, n, "needs a static self");
+	if (c->update)
+		return strided_write(c, n, sv, c->update);
 	if (!(pos = strided_positions(c, n, &k, size)))
 		return DIAG_CONVERT;
 	lower_op(c, row->onnx, lower_out(c, n, 0), 2,
@@ -712,21 +771,11 @@ int
 lower_as_strided_scatter(LowerCtx *c, const Node *n, const OpRow *row)
 {
 	const Value *sv = lower_arg_value(n, "self");
-	int64_t size[MAXR], minus1 = -1;
-	int k;
-	const char *pos, *flat, *src;
 
+	(void)row;
 	if (!lower_static(sv))
 		return lower_fail(c, n, "needs a static self");
-	if (!(pos = strided_positions(c, n, &k, size)))
-		return DIAG_CONVERT;
-	flat = lower_op(c, "Reshape", NULL, 2, self_name(c, n), lower_i64s(c, 1, &minus1));
-	pos = lower_op(c, "Reshape", NULL, 2, pos, lower_i64s(c, 1, &minus1));
-	src = lower_op(c, "Reshape", NULL, 2, lower_operand(c, n, "src", sv->dtype), lower_i64s(c, 1, &minus1));
-	flat = lower_op(c, row->onnx, NULL, 3, flat, pos, src);
-	onnx_attr_int(c->a, c->last, "axis", 0);
-	lower_op(c, "Reshape", lower_out(c, n, 0), 2, flat, lower_shape(c, sv, NULL));
-	return 0;
+	return strided_write(c, n, sv, lower_operand(c, n, "src", sv->dtype));
 }
 
 /* slice_scatter(self, src, dim=0, start=None, end=None, step=1): src

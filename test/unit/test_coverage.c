@@ -40,6 +40,8 @@ static const char *const pending[] = {
 	"aten.var_mean.dim", "aten.var_mean.correction",
 	/* op_shape: x.detach(), torch.ops.aten._unsafe_view(x, [n]); op_creation: torch.arange(1, 4) */
 	"aten.detach.default", "aten._unsafe_view.default", "aten.arange.start",
+	/* op_inplace(_decomp): x.diagonal().copy_(v) (core ATen writes it as diagonal_scatter) */
+	"aten.diagonal_scatter.default",
 	/* norm: training-mode batch norm (BatchNorm2d.train()) in training IR and core ATen */
 	"aten.native_batch_norm.default", "aten._native_batch_norm_legit_functional.default",
 	/* sym: a dynamic-shape fixture doing the rest of the size arithmetic (**, /, unary -,
