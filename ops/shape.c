@@ -520,6 +520,51 @@ lower_repeat(LowerCtx *c, const Node *n, const OpRow *row)
 	return 0;
 }
 
+/* Concat(parts) along axis 0 (1-D int64 shape pieces). */
+static const char *
+concat_shape(LowerCtx *c, int k, const char *const *parts)
+{
+	const char *out = lower_tmp(c);
+
+	lower_emit(c, "Concat", k, parts, 1, &out);
+	onnx_attr_int(c->a, c->last, "axis", 0);
+	return out;
+}
+
+/* repeat_interleave.self_int(self, repeats, dim=None, output_size=None):
+ * each element repeated along dim (of the flattened self without dim):
+ * Unsqueeze after dim, Expand the new dim to repeats, Reshape it away. */
+int
+lower_repeat_interleave(LowerCtx *c, const Node *n, const OpRow *row)
+{
+	const Value *sv = lower_arg_value(n, "self"), *ov = lower_out_value(n, 0);
+	const Arg *d = lower_arg(n, "dim");
+	int64_t rep = lower_int(c, n, "repeats", 1), minus1 = -1, dim, after;
+	const char *x = self_name(c, n), *sh;
+
+	(void)row;
+	if (!sv || !ov || sv->rank > MAXR)
+		return lower_fail(c, n, "needs a tensor 'self'");
+	if (!d || d->kind == ARG_NONE) {
+		x = lower_op(c, "Reshape", NULL, 2, x, lower_i64s(c, 1, &minus1));
+		dim = 0;
+	} else {
+		dim = lower_axis(lower_int(c, n, "dim", 0), sv->rank);
+	}
+	after = dim + 1;
+	x = lower_unsqueeze(c, x, 1, &after, NULL);
+	sh = lower_op(c, "Shape", NULL, 1, x);
+	x = lower_op(c, "Expand", NULL, 2, x, concat_shape(c, 3, (const char *[]){slice1(c, sh, 0, 0, after),
+	             lower_i64s(c, 1, &rep), slice1(c, sh, 0, after + 1, INT64_MAX)}));
+	if (lower_static(ov))
+		sh = lower_shape(c, ov, NULL);
+	else
+		sh = concat_shape(c, 3, (const char *[]){slice1(c, sh, 0, 0, dim), lower_i64s(c, 1, &minus1),
+		                  slice1(c, sh, 0, after + 1, INT64_MAX)});
+	lower_op(c, "Reshape", lower_out(c, n, 0), 2, x, sh);
+	return 0;
+}
+
 /* flip(self, dims): a Slice with step -1 on each dim. */
 int
 lower_flip(LowerCtx *c, const Node *n, const OpRow *row)
