@@ -41,6 +41,14 @@ grow(Arena *a, void *arr, int n, int *cap, size_t size)
 
 /* ---- values ---- */
 
+/* 1 when x is defined outside the graph's nodes and initializers: a graph
+ * input, or a value of an enclosing graph. */
+static int
+from_outside(const OptValue *x)
+{
+	return x->is_input || x->outer;
+}
+
 static int
 val_new(Opt *o, const char *name)
 {
@@ -69,12 +77,27 @@ val_intern(Opt *o, const char *name)
 }
 
 /* A name not taken yet: base itself or base__K. */
+/* 1 when s names a value here or in an enclosing graph (a subgraph must
+ * not shadow an outer name). */
+static int
+name_taken(Opt *o, StrMap *taken, const char *s)
+{
+	if (strmap_get(taken, s))
+		return 1;
+	if (taken != o->byname)
+		return 0;
+	for (Opt *p = o->parent; p; p = p->parent)
+		if (strmap_get(p->byname, s))
+			return 1;
+	return 0;
+}
+
 static const char *
 fresh_name(Opt *o, StrMap *taken, const char *base)
 {
 	const char *s = base;
 
-	while (strmap_get(taken, s))
+	while (name_taken(o, taken, s))
 		s = arena_printf(o->a, "%s__%d", base, ++o->nfresh);
 	return s;
 }
@@ -733,7 +756,7 @@ node_index(Opt *o, OnnxNode *m, int before, const int *out_ids)
 		o->node[n].out[k] = v;
 		if (v < 0)
 			continue;
-		if (o->val[v].producer >= 0 || o->val[v].init || o->val[v].is_input)
+		if (o->val[v].producer >= 0 || o->val[v].init || from_outside(&o->val[v]))
 			return -1 - v;
 		o->val[v].producer = n;
 		o->val[v].slot = k;
@@ -870,7 +893,7 @@ fresh_value(Opt *o, int v)
 {
 	const OptValue *x = &o->val[v];
 
-	return x->producer >= o->fresh_from && !x->vi && !x->is_output && !x->pinned && !x->is_input;
+	return x->producer >= o->fresh_from && !x->vi && !x->is_output && !x->pinned && !from_outside(x);
 }
 
 /* Gives value `to` the name of `from` (a graph output or a value a
@@ -937,7 +960,7 @@ opt_replace(Opt *o, int from, int to)
 			o->node[prod].n->output[f->slot] = "";
 			f->producer = -1;
 		}
-		if (t->producer >= 0 && !t->is_output && !t->pinned && !t->is_input) {
+		if (t->producer >= 0 && !t->is_output && !t->pinned && !from_outside(t)) {
 			take_name(o, from, to);
 		} else {
 			/* keep the name with an Identity placed where the old producer was */
@@ -994,6 +1017,28 @@ pin_subgraph_refs(Opt *o, const Onnx__GraphProto *g, StrMap *local)
 		for (size_t k = 0; k < m->n_output; k++)
 			strmap_put(local, m->output[k], local);
 	}
+}
+
+/* Marks value v, read but not defined here, as a value of an enclosing
+ * graph when one defines it (type and constant bytes come along, so
+ * folding sees outer constants).  1 when found. */
+static int
+outer_ref(Opt *o, int v)
+{
+	OptValue *x = &o->val[v];
+
+	for (Opt *p = o->parent; p; p = p->parent) {
+		intptr_t id = (intptr_t)strmap_get(p->byname, x->name);
+		const OptValue *y = id ? &p->val[id - 1] : NULL;
+		if (!y || !(y->producer >= 0 || y->init || from_outside(y)))
+			continue;
+		x->outer = 1;
+		x->init = opt_const_tensor(p, (int)id - 1);
+		if (y->elem || y->rank >= 0)
+			opt_set_type(o, v, y->elem, y->rank, y->dims);
+		return 1;
+	}
+	return 0;
 }
 
 static int
@@ -1056,7 +1101,8 @@ opt_index(Opt *o, const Onnx__GraphProto *g)
 			                  o->val[-1 - n].name);
 		for (int k = 0; k < o->node[n].nin; k++) {  /* nodes come in order: producers are earlier */
 			const OptValue *v = o->node[n].in[k] >= 0 ? &o->val[o->node[n].in[k]] : NULL;
-			if (v && !v->init && !v->is_input && !(v->producer >= 0 && v->producer < n))
+			if (v && !v->init && !from_outside(v) && !(v->producer >= 0 && v->producer < n) &&
+			    !outer_ref(o, o->node[n].in[k]))
 				return diag_error(o->d, DIAG_CONVERT, "optimizer: node '%s' reads '%s' before it is "
 				                  "defined (the graph is not in topological order)", m->name, m->input[k]);
 		}
@@ -1129,7 +1175,7 @@ opt_verify(Opt *o, const char *after)
 	if (!def)
 		die("out of memory");
 	for (int v = 0; v < o->nval; v++)
-		def[v] = o->val[v].init || o->val[v].is_input;
+		def[v] = o->val[v].init || from_outside(&o->val[v]);
 	for (int n = o->head; n >= 0; prev = n, n = o->node[n].next) {
 		const OptNode *x = &o->node[n];
 		live++;
@@ -1189,7 +1235,7 @@ opt_forward(Opt *o, int from, int to)
 		return OPT_NOMATCH;
 	/* a graph output that `to` cannot rename into would need an Identity:
 	 * no node would be saved */
-	if ((f->is_output || f->pinned) && (t->producer < 0 || t->is_output || t->pinned || t->is_input))
+	if ((f->is_output || f->pinned) && (t->producer < 0 || t->is_output || t->pinned || from_outside(t)))
 		return OPT_NOMATCH;
 	opt_replace(o, from, to);
 	return OPT_REWROTE;

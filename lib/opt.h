@@ -74,6 +74,7 @@ typedef struct OptValue {
 	unsigned char is_input; /* a graph input */
 	unsigned char is_output;/* a graph output (counts as a reader) */
 	unsigned char pinned;   /* read by name inside a subgraph (counts as a reader) */
+	unsigned char outer;    /* defined in an enclosing graph: read-only here, like an input */
 	int elem;               /* ONNX element type; 0 when unknown */
 	int rank;               /* -1 when unknown */
 	OptDim *dims;           /* rank entries (arena) */
@@ -101,7 +102,9 @@ typedef struct OptCount {
 	double seconds;
 } OptCount;
 
-typedef struct Opt {
+typedef struct Opt Opt;
+struct Opt {
+	Opt *parent;            /* the enclosing graph's index, for a subgraph */
 	Arena *a;
 	Diag *d;
 	Report *r;              /* NULL: no report */
@@ -135,7 +138,7 @@ typedef struct Opt {
 	OptCount *count;        /* by row */
 	struct OptIter *iter;   /* by row: this iteration's counters */
 	int rounds;             /* pass-group repetitions done */
-} Opt;
+};
 
 /* What one run did, for the caller's summary. */
 typedef struct OptResult {

@@ -623,30 +623,92 @@ model_opset(const Onnx__ModelProto *m)
 	return 1;
 }
 
-/* Adds an opset import for every domain the nodes use and m lacks. */
+/* Adds to m an opset import for domain dom when it lacks one. */
 static void
-import_domains(Opt *o, Onnx__ModelProto *m)
+import_domain(Arena *a, Onnx__ModelProto *m, const char *dom)
 {
-	for (int n = o->head; n >= 0; n = opt_node(o, n)->next) {
-		const char *dom = opt_msg(o, n)->domain;
-		Onnx__OperatorSetIdProto *op, **ni;
-		int have = 0;
-		if (!dom || !*dom || strcmp(dom, "ai.onnx") == 0)
-			continue;
-		for (size_t i = 0; i < m->n_opset_import && !have; i++)
-			have = m->opset_import[i]->domain && strcmp(m->opset_import[i]->domain, dom) == 0;
-		if (have)
-			continue;
-		op = ARENA_NEW(o->a, Onnx__OperatorSetIdProto);
-		*op = (Onnx__OperatorSetIdProto)ONNX__OPERATOR_SET_ID_PROTO__INIT;
-		op->domain = (char *)dom;
-		op->has_version = 1;
-		op->version = 1;
-		ni = ARENA_ARRAY(o->a, Onnx__OperatorSetIdProto *, m->n_opset_import + 1);
-		memcpy(ni, m->opset_import, sizeof *ni * m->n_opset_import);
-		ni[m->n_opset_import++] = op;
-		m->opset_import = ni;
+	Onnx__OperatorSetIdProto *op, **ni;
+
+	if (!dom || !*dom || strcmp(dom, "ai.onnx") == 0)
+		return;
+	for (size_t i = 0; i < m->n_opset_import; i++)
+		if (m->opset_import[i]->domain && strcmp(m->opset_import[i]->domain, dom) == 0)
+			return;
+	op = ARENA_NEW(a, Onnx__OperatorSetIdProto);
+	*op = (Onnx__OperatorSetIdProto)ONNX__OPERATOR_SET_ID_PROTO__INIT;
+	op->domain = (char *)dom;
+	op->has_version = 1;
+	op->version = 1;
+	ni = ARENA_ARRAY(a, Onnx__OperatorSetIdProto *, m->n_opset_import + 1);
+	memcpy(ni, m->opset_import, sizeof *ni * m->n_opset_import);
+	ni[m->n_opset_import++] = op;
+	m->opset_import = ni;
+}
+
+/* The same for every domain the nodes of g and its subgraphs use. */
+static void
+import_domains(Arena *a, Onnx__ModelProto *m, const Onnx__GraphProto *g)
+{
+	for (size_t i = 0; i < g->n_node; i++) {
+		const OnnxNode *n = g->node[i];
+		import_domain(a, m, n->domain);
+		for (size_t k = 0; k < n->n_attribute; k++) {
+			if (n->attribute[k]->g)
+				import_domains(a, m, n->attribute[k]->g);
+			for (size_t j = 0; j < n->attribute[k]->n_graphs; j++)
+				import_domains(a, m, n->attribute[k]->graphs[j]);
+		}
 	}
+}
+
+/* Optimizes g with o (settings filled, index empty), then each subgraph of
+ * its nodes with a child index whose parent is o: a body sees the values
+ * and constants of the graphs around it.  Returns 0 or DIAG_CONVERT. */
+static int
+optimize(Opt *o, Onnx__GraphProto *g, int patterns)
+{
+	int rc;
+
+	if ((rc = opt_index(o, g)))
+		return rc;
+	if (o->verify_each)
+		opt_verify(o, "indexing");
+	if (o->on[OPT_RemoveUnused])
+		run_pass(o, OPT_RemoveUnused);
+	for (int n = o->head; n >= 0; n = opt_node(o, n)->next)
+		opt_enqueue(o, n);
+	for (int round = 0; round < OPT_MAX_ROUNDS; round++) {
+		int changed = 0;
+		o->rounds = round + 1;
+		if (patterns && (rewrite(o) || o->verify_each))
+			opt_verify(o, "Rewrite");
+		if (o->on[OPT_DedupInitializers])
+			changed += run_pass(o, OPT_DedupInitializers);
+		if (o->on[OPT_CommonSubexpressions])
+			changed += run_pass(o, OPT_CommonSubexpressions);
+		if (!changed || !patterns)
+			break;
+	}
+	o->nqueue = 0;
+	opt_writeback(o, g);
+	for (int n = o->head; n >= 0; n = opt_node(o, n)->next) {
+		const OnnxNode *m = opt_msg(o, n);
+		for (size_t k = 0; k < m->n_attribute; k++) {
+			Onnx__AttributeProto *at = m->attribute[k];
+			for (size_t j = 0; j < (at->g ? 1 : at->n_graphs); j++) {
+				Opt *c = ARENA_NEW(o->a, Opt);
+				*c = (Opt){.parent = o, .a = o->a, .d = o->d, .r = o->r, .opset = o->opset, .on = o->on,
+				           .root_of = o->root_of, .roots = o->roots, .nroot = o->nroot,
+				           .verify_each = o->verify_each, .fold_max_bytes = o->fold_max_bytes,
+				           .fresh_from = INT_MAX, .count = o->count, .iter = o->iter,
+				           .iteration = o->iteration, .infer_kinds = o->infer_kinds};
+				if ((rc = optimize(c, at->g ? at->g : at->graphs[j], patterns)))
+					return rc;
+				o->iteration = c->iteration;
+			}
+		}
+	}
+	return 0;
 }
 
 static int
@@ -680,29 +742,9 @@ run(Onnx__ModelProto *m, Arena *a, const OptSelect *sel, Report *r, OptResult *r
 	if (!any)
 		return 0;
 	build_dispatch(&o);
-	if ((rc = opt_index(&o, m->graph)))
+	if ((rc = optimize(&o, m->graph, patterns)))
 		return rc;
-	if (checked)
-		opt_verify(&o, "indexing");
-	if (on[OPT_RemoveUnused])
-		run_pass(&o, OPT_RemoveUnused);
-	for (int n = o.head; n >= 0; n = opt_node(&o, n)->next)
-		opt_enqueue(&o, n);
-	for (int round = 0; round < OPT_MAX_ROUNDS; round++) {
-		int changed = 0;
-		o.rounds = round + 1;
-		if (patterns && (rewrite(&o) || o.verify_each))
-			opt_verify(&o, "Rewrite");
-		if (on[OPT_DedupInitializers])
-			changed += run_pass(&o, OPT_DedupInitializers);
-		if (on[OPT_CommonSubexpressions])
-			changed += run_pass(&o, OPT_CommonSubexpressions);
-		if (!changed || !patterns)
-			break;
-	}
-	o.nqueue = 0;
-	opt_writeback(&o, m->graph);
-	import_domains(&o, m);
+	import_domains(a, m, m->graph);
 	res->nodes_out = (int64_t)m->graph->n_node;
 	res->inits_out = (int64_t)m->graph->n_initializer;
 	res->iterations = o.iteration;

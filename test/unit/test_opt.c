@@ -1037,6 +1037,36 @@ START_TEST(test_fixtures)
 }
 END_TEST
 
+/* A loop body reads an outer weight through Tanh: the body is optimized
+ * with the outer constants in view, so Tanh folds into a body initializer. */
+START_TEST(test_subgraph)
+{
+	Arena a;
+	Program p = {0};
+	Diag d = {0};
+	int ok;
+	Onnx__ModelProto *m;
+	const Onnx__GraphProto *body = NULL;
+
+	arena_init(&a);
+	m = lower_fixture("test/models/torch-2.14/while_loop.pt2", &a, &p, &ok);
+	if (ok) {
+		ck_assert_int_eq(opt_model_checked(m, &a, NULL, NULL, NULL, &d), 0);
+		for (size_t i = 0; i < m->graph->n_node; i++)
+			for (size_t k = 0; k < m->graph->node[i]->n_attribute; k++)
+				if (m->graph->node[i]->attribute[k]->g)
+					body = m->graph->node[i]->attribute[k]->g;
+		ck_assert(body != NULL);
+		for (size_t i = 0; i < body->n_node; i++)
+			ck_assert_str_ne(body->node[i]->op_type, "Tanh");
+		ck_assert_int_ge((int)body->n_initializer, 1);
+	}
+	diag_free(&d);
+	pt2_close(&p);
+	arena_free(&a);
+}
+END_TEST
+
 static Suite *
 make_suite(void)
 {
@@ -1054,6 +1084,7 @@ make_suite(void)
 	tcase_add_test(tc, test_every_row_has_cases);
 	tcase_add_test(tc, test_cases);
 	tcase_add_test(tc, test_fixtures);
+	tcase_add_test(tc, test_subgraph);
 	suite_add_tcase(s, tc);
 	return s;
 }
