@@ -313,11 +313,20 @@ mix(uint64_t h, const uint8_t *p, size_t n)
 	return h;
 }
 
-/* A hash of the bytes of a small tensor. */
+/* A hash of the bytes, or of a sample of them past 4 KiB (the first and
+ * last KiB and 16 blocks between): it groups candidates, memcmp confirms. */
 static uint64_t
 content_hash(const uint8_t *p, size_t n)
 {
-	return mix(0x9e3779b97f4a7c15ULL ^ n, p, n);
+	uint64_t h = 0x9e3779b97f4a7c15ULL ^ n;
+
+	if (n <= 4096)
+		return mix(h, p, n);
+	h = mix(h, p, 1024);
+	h = mix(h, p + n - 1024, 1024);
+	for (size_t b = 1; b <= 16; b++)
+		h = mix(h, p + (n - 64) / 17 * b, 64);
+	return h;
 }
 
 /* Initializers the optimizer made, and those of at most this many bytes,

@@ -175,6 +175,28 @@ bn_affine(Opt *o, int bn, int64_t m, double **s, double **h)
 	return 1;
 }
 
+/* dst[0..n) = src[0..n) * sc, src unaligned (mapped weights), four floats
+ * at a time: this loop is most of what folding a ResNet's norms costs. */
+static void
+scale_row(float *dst, const uint8_t *src, int64_t n, float sc)
+{
+	typedef float F4 __attribute__((vector_size(16)));
+	F4 k = {sc, sc, sc, sc};
+	int64_t j = 0;
+
+	for (; j + 4 <= n; j += 4) {
+		F4 v;
+		memcpy(&v, src + 4 * j, 16);
+		v *= k;
+		memcpy(dst + j, &v, 16);
+	}
+	for (; j < n; j++) {
+		float v;
+		memcpy(&v, src + 4 * j, 4);
+		dst[j] = v * sc;
+	}
+}
+
 /* BatchNormalization(Conv(x, W, b)) in inference, all constant, the Conv
  * read only there -> Conv(x, W', b') with new weights. */
 int
@@ -201,13 +223,7 @@ pat_batchnorm_into_conv(Opt *o, int r)
 	w = arena_alloc(o->a, (size_t)(m * per) * sizeof *w);
 	b = ARENA_ARRAY(o->a, float, m);
 	for (int64_t i = 0; i < m; i++) {
-		const uint8_t *src = wt->raw_data.data + (size_t)(i * per) * 4;
-		float sc = (float)s[i], *dst = w + i * per;
-		for (int64_t j = 0; j < per; j++) {
-			float v;
-			memcpy(&v, src + 4 * j, 4);
-			dst[j] = v * sc;
-		}
+		scale_row(w + i * per, wt->raw_data.data + (size_t)(i * per) * 4, per, (float)s[i]);
 		b[i] = (float)((bias ? (double)bias[i] : 0.0) * s[i] + h[i]);
 	}
 	in[0] = opt_in(o, cv, 0);
