@@ -225,5 +225,9 @@ DType lower_opmath(DType t);
 /* Transpose(x, perm) of a rank-`rank` tensor; x itself when perm is the
  * identity and out is NULL.  Returns the output name (out, or a fresh one). */
 const char *lower_perm(LowerCtx *c, const char *x, int rank, const int64_t *perm, const char *out);
+/* lower_finish(), and when x itself becomes the output (no cast) and a
+ * node made it under a helper name, x's value_info gets the output's
+ * dtype and shape, as a name from lower_out() would. */
+const char *lower_finish_typed(LowerCtx *c, const Node *n, int k, const char *x, DType from);
 
 #endif

@@ -716,3 +716,15 @@ lower_perm(LowerCtx *c, const char *x, int rank, const int64_t *perm, const char
 	onnx_attr_ints(c->a, c->last, "perm", rank, perm);
 	return c->last->output[0];
 }
+
+const char *
+lower_finish_typed(LowerCtx *c, const Node *n, int k, const char *x, DType from)
+{
+	const char *r = lower_finish(c, n, k, x, from);
+	const Value *v = c->update ? lower_arg_value(n, "self") : lower_out_value(n, k);
+
+	/* x kept its helper name: give it the output's type, once */
+	if (r == x && v && strmap_get(c->producer, x) && !strmap_get(c->vinfo, x))
+		record_type(c, x, v);
+	return r;
+}

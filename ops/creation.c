@@ -103,9 +103,10 @@ int
 lower_fill_(LowerCtx *c, const Node *n, const OpRow *row)
 {
 	const Value *sv = lower_arg_value(n, "self");
-	const char *v = lower_arg(n, "value") ? lower_operand(c, n, "value", sv->dtype) : lower_scalar(c, sv->dtype, 0);
+	DType cdt = lower_compute(sv->dtype);     /* Expand has no bfloat16 kernel in onnxruntime */
+	const char *v = lower_arg(n, "value") ? lower_operand(c, n, "value", cdt) : lower_scalar(c, cdt, 0);
 
-	lower_op(c, row->onnx, lower_out(c, n, 0), 2, v, lower_shape(c, sv, lower_input(c, n, "self")));
+	lower_result(c, n, row->onnx, cdt, 2, v, lower_shape(c, sv, lower_input(c, n, "self")));
 	return 0;
 }
 

@@ -108,7 +108,7 @@ lower_clamp(LowerCtx *c, const Node *n, const OpRow *row)
 	if (hi)
 		lower_result(c, n, "Min", cdt, 2, x, hi);
 	if (!lo && !hi)
-		lower_finish(c, n, 0, x, cdt);
+		lower_finish_typed(c, n, 0, x, cdt);
 	return 0;
 }
 
@@ -226,7 +226,7 @@ lower_to(LowerCtx *c, const Node *n, const OpRow *row)
 	(void)row;
 	if (!x)
 		return lower_fail(c, n, "no tensor 'self'");
-	lower_finish(c, n, 0, lower_value(c, x), x->dtype);
+	lower_finish_typed(c, n, 0, lower_value(c, x), x->dtype);
 	return 0;
 }
 
@@ -302,7 +302,7 @@ lower_trunc(LowerCtx *c, const Node *n, const OpRow *row)
 	if (frac)
 		lower_result(c, n, "Sub", cdt, 2, x, t);
 	else
-		lower_finish(c, n, 0, t, cdt);
+		lower_finish_typed(c, n, 0, t, cdt);
 	return 0;
 }
 
@@ -384,7 +384,7 @@ lower_nan_to_num(LowerCtx *c, const Node *n, const OpRow *row)
 	double big = dtype_max(odt);
 
 	if (!lower_is_float(cdt)) {
-		lower_finish(c, n, 0, x, cdt);
+		lower_finish_typed(c, n, 0, x, cdt);
 		return 0;
 	}
 	x = lower_op(c, row->onnx, NULL, 3, lower_op(c, "IsNaN", NULL, 1, x),
@@ -521,7 +521,7 @@ lower_div_mode(LowerCtx *c, const Node *n, const OpRow *row)
 		lower_result(c, n, "Mul", cdt, 2, lower_op(c, "Sign", NULL, 1, q),
 		             lower_op(c, "Floor", NULL, 1, lower_op(c, "Abs", NULL, 1, q)));
 	} else if (strcmp(mode, "floor") == 0) {
-		lower_finish(c, n, 0, floor_div(c, a, b, cdt), cdt);
+		lower_finish_typed(c, n, 0, floor_div(c, a, b, cdt), cdt);
 	} else {
 		return lower_fail(c, n, "rounding_mode '%s' is not 'trunc' or 'floor'", mode);
 	}
@@ -569,6 +569,6 @@ lower_shift(LowerCtx *c, const Node *n, const OpRow *row)
 	if (strcmp(row->onnx, "Mul") == 0)
 		lower_result(c, n, "Mul", cdt, 2, x, p);
 	else
-		lower_finish(c, n, 0, floor_div(c, x, p, cdt), cdt);
+		lower_finish_typed(c, n, 0, floor_div(c, x, p, cdt), cdt);
 	return 0;
 }

@@ -260,6 +260,15 @@ lower_index(LowerCtx *c, const Node *n, const OpRow *row)
 	return 0;
 }
 
+/* The dtype index_put writes in: onnxruntime's Where, Expand and
+ * ScatterND lack bool (Where), bfloat16 and the small integers in places,
+ * so those travel as int32 or float32 (exact both ways). */
+static DType
+put_dtype(DType t)
+{
+	return t == DT_BOOL ? DT_INT32 : lower_opmath(t);
+}
+
 /* index_put with a boolean mask: one value (not accumulated) is a Where
  * with the mask unsqueezed to self's trailing dims; else, for a mask on
  * the leading dims, a ScatterND at its true positions of the values
@@ -269,8 +278,9 @@ put_masked(LowerCtx *c, const Node *n, const OpRow *row, const Value *sv, const 
            int accumulate)
 {
 	int64_t numel = 1, axes[MAXR], one = 1, zero = 0, m = mask->rank;
-	const char *idx, *shape, *parts[2];
+	const char *idx, *shape, *parts[2], *x;
 	int k = 0;
+	DType cdt = put_dtype(sv->dtype);
 
 	for (int i = 0; i < vv->rank; i++)
 		numel *= vv->dims[i].e ? 2 : vv->dims[i].v;
@@ -282,7 +292,7 @@ put_masked(LowerCtx *c, const Node *n, const OpRow *row, const Value *sv, const 
 			axes[k++] = i;
 		if (k)
 			mk = lower_unsqueeze(c, mk, k, axes, NULL);
-		lower_op(c, "Where", lower_out(c, n, 0), 3, mk, lower_operand(c, n, "values", sv->dtype), self_name(c, n));
+		lower_result(c, n, "Where", cdt, 3, mk, lower_operand(c, n, "values", cdt), lower_operand(c, n, "self", cdt));
 		return 0;
 	}
 	if (at != 0)
@@ -295,10 +305,11 @@ put_masked(LowerCtx *c, const Node *n, const OpRow *row, const Value *sv, const 
 	shape = lower_tmp(c);
 	lower_emit(c, "Concat", 2, parts, 1, &shape);
 	onnx_attr_int(c->a, c->last, "axis", 0);
-	lower_op(c, row->onnx, lower_out(c, n, 0), 3, self_name(c, n), idx,
-	         lower_op(c, "Expand", NULL, 2, lower_operand(c, n, "values", sv->dtype), shape));
+	x = lower_op(c, row->onnx, NULL, 3, lower_operand(c, n, "self", cdt), idx,
+	             lower_op(c, "Expand", NULL, 2, lower_operand(c, n, "values", cdt), shape));
 	if (accumulate)
 		onnx_attr_string(c->a, c->last, "reduction", "add");
+	lower_finish_typed(c, n, 0, x, cdt);
 	return 0;
 }
 
@@ -310,7 +321,8 @@ int
 lower_index_put(LowerCtx *c, const Node *n, const OpRow *row)
 {
 	const Value *sv = lower_arg_value(n, "self"), *vv = lower_arg_value(n, "values"), *mask = NULL;
-	int accumulate = (int)lower_int(c, n, "accumulate", 0), r, m = 0, moved = 0, at;
+	int accumulate = (int)lower_int(c, n, "accumulate", 0), r, m = 0, at;
+	DType cdt;
 	int64_t perm[MAXR], inv[MAXR], tperm[2 * MAXR], tinv[2 * MAXR], sd[MAXR], res[2 * MAXR];
 	const char *x, *upd;
 	IndexList il;
@@ -338,20 +350,18 @@ lower_index_put(LowerCtx *c, const Node *n, const OpRow *row)
 	for (int i = il.k; i < r; i++)
 		if (!il.adjacent || perm[i] > il.pos[0])
 			res[m++] = sd[perm[i]];
-	upd = lower_op(c, "Expand", NULL, 2, lower_operand(c, n, "values", sv->dtype), lower_i64s(c, m, res));
+	cdt = put_dtype(sv->dtype);
+	upd = lower_op(c, "Expand", NULL, 2, lower_operand(c, n, "values", cdt), lower_i64s(c, m, res));
 	if (torch_layout(&il, r, tperm)) {
 		for (int i = 0; i < m; i++)
 			tinv[tperm[i]] = i;
 		upd = lower_perm(c, upd, m, tinv, NULL);
 	}
-	for (int i = 0; i < r; i++)
-		moved |= perm[i] != i;
-	x = lower_perm(c, self_name(c, n), r, perm, NULL);
-	x = lower_op(c, row->onnx, moved ? NULL : lower_out(c, n, 0), 3, x, stacked(c, &il, sv), upd);
+	x = lower_perm(c, lower_operand(c, n, "self", cdt), r, perm, NULL);
+	x = lower_op(c, row->onnx, NULL, 3, x, stacked(c, &il, sv), upd);
 	if (accumulate)
 		onnx_attr_string(c->a, c->last, "reduction", "add");
-	if (moved)
-		lower_perm(c, x, r, inv, lower_out(c, n, 0));
+	lower_finish_typed(c, n, 0, lower_perm(c, x, r, inv, NULL), cdt);
 	return 0;
 }
 
@@ -504,14 +514,14 @@ lower_scatter(LowerCtx *c, const Node *n, const OpRow *row)
 		x = lower_op(c, "Where", NULL, 3, hit, lower_scalar(c, cdt, identity_of(reduce)), x);
 	}
 	if (red && (strcmp(red, "max") == 0 || strcmp(red, "min") == 0) && c->opset < 18) {
-		lower_finish(c, n, 0, scatter_extreme(c, x, idx, src, idims, dim, red), cdt);
+		lower_finish_typed(c, n, 0, scatter_extreme(c, x, idx, src, idims, dim, red), cdt);
 		return 0;
 	}
 	if (!mean) {
 		if (cdt == out_dtype(n))
 			scatter_elements(c, lower_out(c, n, 0), x, idx, src, dim, red);
 		else
-			lower_finish(c, n, 0, scatter_elements(c, NULL, x, idx, src, dim, red), cdt);
+			lower_finish_typed(c, n, 0, scatter_elements(c, NULL, x, idx, src, dim, red), cdt);
 		return 0;
 	}
 	/* mean: sum / count, count >= 1 where self is included or reached */
@@ -564,7 +574,7 @@ lower_index_add(LowerCtx *c, const Node *n, const OpRow *row)
 	}
 	r = scatter_elements(c, NULL, lower_operand(c, n, "self", cdt), along(c, lower_value(c, iv), sv->rank, dim, shape),
 	                     upd, dim, add ? "add" : NULL);
-	lower_finish(c, n, 0, r, cdt);
+	lower_finish_typed(c, n, 0, r, cdt);
 	return 0;
 }
 

@@ -30,7 +30,7 @@ lower_addmm(LowerCtx *c, const Node *n, const OpRow *row)
 		if (alpha != 1.0)
 			p = lower_op(c, "Mul", NULL, 2, p, lower_operand(c, n, "alpha", cdt));
 		if (beta == 0.0) {
-			lower_finish(c, n, 0, p, cdt);
+			lower_finish_typed(c, n, 0, p, cdt);
 			return 0;
 		}
 		if (beta != 1.0)
@@ -102,7 +102,7 @@ lower_matmul(LowerCtx *c, const Node *n, const OpRow *row)
 			a = lower_unsqueeze(c, a, 1, &axis, NULL);
 		else
 			b = lower_unsqueeze(c, b, 1, &axis, NULL);
-		lower_finish(c, n, 0, lower_squeeze(c, lower_op(c, row->onnx, NULL, 2, a, b), 1, &axis, NULL), cdt);
+		lower_finish_typed(c, n, 0, lower_squeeze(c, lower_op(c, row->onnx, NULL, 2, a, b), 1, &axis, NULL), cdt);
 		return 0;
 	}
 
@@ -144,7 +144,7 @@ lower_einsum(LowerCtx *c, const Node *n, const OpRow *row)
 		OnnxNode *nd = lower_emit(c, row->onnx, ts->n, in, 1, &out);
 		onnx_attr_string(c->a, nd, "equation", lower_str(c, n, "equation", ""));
 		if (ov && ov->dtype != cdt)
-			lower_finish(c, n, 0, out, cdt);
+			lower_finish_typed(c, n, 0, out, cdt);
 	}
 	return 0;
 }
@@ -167,6 +167,6 @@ lower_trace(LowerCtx *c, const Node *n, const OpRow *row)
 		pos[i] = i * (sv->dims[1].v + 1);
 	x = lower_op(c, "Reshape", NULL, 2, lower_operand(c, n, "self", cdt), lower_i64s(c, 1, &minus1));
 	x = lower_op(c, "Gather", NULL, 2, x, lower_i64s(c, (int)len, pos));
-	lower_finish(c, n, 0, lower_reduce(c, row->onnx, x, 0, NULL, 0, NULL), cdt);
+	lower_finish_typed(c, n, 0, lower_reduce(c, row->onnx, x, 0, NULL, 0, NULL), cdt);
 	return 0;
 }

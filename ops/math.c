@@ -38,7 +38,7 @@ lower_cumprod(LowerCtx *c, const Node *n, const OpRow *row)
 	const char *x = lower_operand(c, n, "self", cdt), **part, *out;
 
 	if (sv->rank == 0) {
-		lower_finish(c, n, 0, x, cdt);
+		lower_finish_typed(c, n, 0, x, cdt);
 		return 0;
 	}
 	if (dim < 0 || dim >= sv->rank || sv->dims[dim].e || sv->dims[dim].v > 1024)
@@ -54,7 +54,7 @@ lower_cumprod(LowerCtx *c, const Node *n, const OpRow *row)
 	out = lower_tmp(c);
 	lower_emit(c, "Concat", (int)len, part, 1, &out);
 	onnx_attr_int(c->a, c->last, "axis", dim);
-	lower_finish(c, n, 0, out, cdt);
+	lower_finish_typed(c, n, 0, out, cdt);
 	return 0;
 }
 
@@ -84,15 +84,19 @@ lower_topk(LowerCtx *c, const Node *n, const OpRow *row)
 		onnx_attr_int(c->a, c->last, "start", dim);
 		onnx_attr_int(c->a, c->last, "end", dim + 1);
 	}
+	/* TopK always has both outputs; values computed in cdt are cast back */
 	if (argsort) {
 		out[0] = lower_tmp(c);
 		out[1] = lower_out(c, n, 0);
-		nd = lower_emit(c, row->onnx, 2, (const char *[]){x, kk}, 2, out);
 	} else {
-		nd = lower_results(c, n, row->onnx, cdt, 2, (const char *[]){x, kk}, 2);
+		out[0] = sv->dtype == cdt ? lower_out(c, n, 0) : lower_tmp(c);
+		out[1] = lower_out_used(c, n, 1) ? lower_out(c, n, 1) : lower_tmp(c);
 	}
+	nd = lower_emit(c, row->onnx, 2, (const char *[]){x, kk}, 2, out);
 	onnx_attr_int(c->a, nd, "axis", dim);
 	onnx_attr_int(c->a, nd, "largest", largest);
 	onnx_attr_int(c->a, nd, "sorted", 1);
+	if (!argsort && sv->dtype != cdt)
+		lower_finish_typed(c, n, 0, out[0], cdt);
 	return 0;
 }

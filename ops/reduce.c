@@ -18,12 +18,21 @@ out_dtype(const Node *n, int k)
 	return v ? v->dtype : DT_FLOAT32;
 }
 
+/* The dtype a reduction of dtype-t values computes in: lower_opmath(),
+ * and int32 for bool (onnxruntime's ReduceMax, ArgMax, ... have no bool
+ * kernels). */
+static DType
+reduce_dtype(DType t)
+{
+	return t == DT_BOOL ? DT_INT32 : lower_opmath(t);
+}
+
 /* sum / mean / amax / amin / prod / max / min (self, dim=None,
  * keepdim=False, dtype=None) */
 int
 lower_reduction(LowerCtx *c, const Node *n, const OpRow *row)
 {
-	DType odt = out_dtype(n, 0), cdt = lower_opmath(odt);
+	DType odt = out_dtype(n, 0), cdt = reduce_dtype(odt);
 	int64_t axes[MAXR];
 	int k = lower_ints(c, n, "dim", axes, MAXR);
 	const char *r;
@@ -31,7 +40,7 @@ lower_reduction(LowerCtx *c, const Node *n, const OpRow *row)
 	r = lower_reduce(c, row->onnx, lower_operand(c, n, "self", cdt), k < 0 ? 0 : k, axes,
 	                 (int)lower_int(c, n, "keepdim", 0), odt == cdt ? lower_out(c, n, 0) : NULL);
 	if (odt != cdt)
-		lower_finish(c, n, 0, r, cdt);
+		lower_finish_typed(c, n, 0, r, cdt);
 	return 0;
 }
 
@@ -44,7 +53,7 @@ lower_any_all(LowerCtx *c, const Node *n, const OpRow *row)
 	const char *x = lower_cast(c, lower_operand(c, n, "self", DT_BOOL), DT_BOOL, DT_INT32);
 	const char *r = lower_reduce(c, row->onnx, x, k < 0 ? 0 : k, axes, (int)lower_int(c, n, "keepdim", 0), NULL);
 
-	lower_finish(c, n, 0, r, DT_INT32);
+	lower_finish_typed(c, n, 0, r, DT_INT32);
 	return 0;
 }
 
@@ -80,9 +89,9 @@ lower_var_mean(LowerCtx *c, const Node *n, const OpRow *row)
 		var = lower_op(c, "Mul", NULL, 2, var, lower_scalar(c, cdt, (double)cnt / ((double)cnt - corr)));
 	if (std)
 		var = lower_op(c, "Sqrt", NULL, 1, var);
-	lower_finish(c, n, 0, var, cdt);
+	lower_finish_typed(c, n, 0, var, cdt);
 	if (lower_nout(n) > 1 && lower_out_used(c, n, 1))
-		lower_finish(c, n, 1, keep ? mean : lower_reduce(c, row->onnx, x, k, axes, 0, NULL), cdt);
+		lower_finish_typed(c, n, 1, keep ? mean : lower_reduce(c, row->onnx, x, k, axes, 0, NULL), cdt);
 	return 0;
 }
 
@@ -109,7 +118,7 @@ int
 lower_arg_reduce(LowerCtx *c, const Node *n, const OpRow *row)
 {
 	const Value *sv = lower_arg_value(n, "self");
-	DType cdt = lower_opmath(sv ? sv->dtype : DT_FLOAT32);
+	DType cdt = reduce_dtype(sv ? sv->dtype : DT_FLOAT32);
 	const Arg *d = lower_arg(n, "dim");
 	int keep = (int)lower_int(c, n, "keepdim", 0), two = lower_nout(n) > 1, ismax = strstr(n->op, "max") != NULL;
 	int64_t dim = d && d->kind != ARG_NONE ? lower_int(c, n, "dim", 0) : 0, minus1 = -1;
@@ -124,14 +133,14 @@ lower_arg_reduce(LowerCtx *c, const Node *n, const OpRow *row)
 	}
 	if (sv->rank == 0) {                    /* a 0-d self: itself, index 0 */
 		if (two)
-			lower_finish(c, n, 0, x, cdt);
+			lower_finish_typed(c, n, 0, x, cdt);
 		lower_bind(c, n, two, lower_i64(c, 0));
 		return 0;
 	}
 	dim = lower_axis(dim, sv->rank);
 	if (two) {
 		r = lower_reduce(c, ismax ? "ReduceMax" : "ReduceMin", x, 1, &dim, keep, NULL);
-		lower_finish(c, n, 0, r, cdt);
+		lower_finish_typed(c, n, 0, r, cdt);
 	}
 	if (!two || lower_out_used(c, n, 1)) {
 		lower_op(c, ismax ? "ArgMax" : "ArgMin", lower_out(c, n, two), 1, x);
@@ -195,7 +204,7 @@ lower_vector_norm(LowerCtx *c, const Node *n, const OpRow *row)
 		             lower_scalar(c, cdt, p)), k, axes, keep, NULL), lower_scalar(c, cdt, 1 / p));
 	if (sv->rank == 0 && keep)
 		r = lower_squeeze(c, r, 1, (int64_t[]){0}, NULL);
-	lower_finish(c, n, 0, r, cdt);
+	lower_finish_typed(c, n, 0, r, cdt);
 	return 0;
 }
 
@@ -211,7 +220,7 @@ lower_nansum(LowerCtx *c, const Node *n, const OpRow *row)
 
 	if (lower_is_float(cdt))
 		x = lower_op(c, "Where", NULL, 3, lower_op(c, "IsNaN", NULL, 1, x), lower_scalar(c, cdt, 0), x);
-	lower_finish(c, n, 0, lower_reduce(c, row->onnx, x, k, axes, (int)lower_int(c, n, "keepdim", 0), NULL), cdt);
+	lower_finish_typed(c, n, 0, lower_reduce(c, row->onnx, x, k, axes, (int)lower_int(c, n, "keepdim", 0), NULL), cdt);
 	return 0;
 }
 
@@ -226,6 +235,6 @@ lower_count_nonzero(LowerCtx *c, const Node *n, const OpRow *row)
 	const char *x = lower_operand(c, n, "self", cdt == DT_BOOL ? DT_INT32 : cdt), *nz;
 
 	nz = lower_op(c, "Not", NULL, 1, lower_op(c, "Equal", NULL, 2, x, lower_scalar(c, cdt == DT_BOOL ? DT_INT32 : cdt, 0)));
-	lower_finish(c, n, 0, lower_reduce(c, row->onnx, lower_cast(c, nz, DT_BOOL, DT_INT64), k, axes, 0, NULL), DT_INT64);
+	lower_finish_typed(c, n, 0, lower_reduce(c, row->onnx, lower_cast(c, nz, DT_BOOL, DT_INT64), k, axes, 0, NULL), DT_INT64);
 	return 0;
 }

@@ -32,6 +32,31 @@ self_name(LowerCtx *c, const Node *n)
 	return lower_input(c, n, "self");
 }
 
+/* The dtype data of dtype t moves in through Pad, Tile and Expand:
+ * onnxruntime has no bfloat16 kernels for them, so bfloat16 travels as its
+ * exact float32 image (carry_name/carry_out). */
+static DType
+carrier(DType t)
+{
+	return t == DT_BFLOAT16 ? DT_FLOAT32 : t;
+}
+
+/* The name an op on carried data writes: n's output 0 when nothing needs
+ * casting back, else a fresh one for carry_out(). */
+static const char *
+carry_name(LowerCtx *c, const Node *n, DType t)
+{
+	return carrier(t) == t ? lower_out(c, n, 0) : NULL;
+}
+
+/* Binds x, computed on carried data of dtype t, as n's output 0. */
+static void
+carry_out(LowerCtx *c, const Node *n, const char *x, DType t)
+{
+	if (carrier(t) != t)
+		lower_finish_typed(c, n, 0, x, carrier(t));
+}
+
 /* Writes u (a view of shape vdims along dim, at positions pos[0..len))
  * into parent with ScatterElements; the result is n's output. */
 static int
@@ -306,23 +331,23 @@ lower_select(LowerCtx *c, const Node *n, const OpRow *row)
 int
 lower_expand(LowerCtx *c, const Node *n, const OpRow *row)
 {
-	const Value *ov = lower_out_value(n, 0);
+	const Value *ov = lower_out_value(n, 0), *sv = lower_arg_value(n, "self");
 	int64_t sz[MAXR];
-	int k;
+	const char *shape, *x;
 
 	if (c->update)
 		return lower_fail(c, n, "writing into an expanded tensor is not supported");
-	if (lower_static(ov)) {
-		k = ov->rank;
-		for (int i = 0; i < k; i++)
+	if (lower_static(ov) && ov->rank <= MAXR) {
+		for (int i = 0; i < ov->rank; i++)
 			sz[i] = ov->dims[i].v;
-		lower_op(c, row->onnx, lower_out(c, n, 0), 2, self_name(c, n), lower_i64s(c, k, sz));
+		shape = lower_i64s(c, ov->rank, sz);
 	} else if (lower_arg_value(n, "other")) {     /* expand_as */
-		lower_op(c, row->onnx, lower_out(c, n, 0), 2, self_name(c, n), lower_op(c, "Shape", NULL, 1,
-		         lower_input(c, n, "other")));
+		shape = lower_op(c, "Shape", NULL, 1, lower_input(c, n, "other"));
 	} else {
-		lower_op(c, row->onnx, lower_out(c, n, 0), 2, self_name(c, n), lower_size_arg(c, n, "size"));
+		shape = lower_size_arg(c, n, "size");
 	}
+	x = lower_cast(c, self_name(c, n), sv->dtype, carrier(sv->dtype));
+	carry_out(c, n, lower_op(c, row->onnx, carry_name(c, n, sv->dtype), 2, x, shape), sv->dtype);
 	return 0;
 }
 
@@ -356,10 +381,13 @@ lower_copy(LowerCtx *c, const Node *n, const OpRow *row)
 
 	if (!x)
 		return lower_fail(c, n, "no 'src'");
-	if (src && same_shape(sv, src))
+	if (src && same_shape(sv, src)) {
 		lower_bind(c, n, 0, x);
-	else
-		lower_op(c, row->onnx, lower_out(c, n, 0), 2, x, lower_shape(c, sv, self_name(c, n)));
+		return 0;
+	}
+	x = lower_op(c, row->onnx, carry_name(c, n, sv->dtype), 2, lower_cast(c, x, sv->dtype, carrier(sv->dtype)),
+	             lower_shape(c, sv, self_name(c, n)));
+	carry_out(c, n, x, sv->dtype);
 	return 0;
 }
 
@@ -500,9 +528,23 @@ lower_repeat(LowerCtx *c, const Node *n, const OpRow *row)
 {
 	const Value *sv = lower_arg_value(n, "self");
 	const char *name = lower_arg(n, "repeats") ? "repeats" : "dims", *x = self_name(c, n), *reps;
+	const Arg *g = lower_arg(n, name);
 	int64_t r[MAXR], lead[MAXR];
-	int k = lower_ints(c, n, name, r, MAXR);
+	int k, sym = 0;
 
+	for (int i = 0; g && g->kind == ARG_SYM_INTS && i < g->n; i++)
+		sym |= g->u.list[i].kind == ARG_SYM_INT;
+	if (sym && g->n >= sv->rank && g->n <= MAXR) {    /* SymInt repeats: a size tensor */
+		for (int i = 0; i < g->n - sv->rank; i++)
+			lead[i] = i;
+		if (g->n > sv->rank)
+			x = lower_unsqueeze(c, x, g->n - sv->rank, lead, NULL);
+		x = lower_op(c, row->onnx, carry_name(c, n, sv->dtype), 2,
+		             lower_cast(c, x, sv->dtype, carrier(sv->dtype)), lower_size_arg(c, n, name));
+		carry_out(c, n, x, sv->dtype);
+		return 0;
+	}
+	k = lower_ints(c, n, name, r, MAXR);
 	if (k < 0 || sv->rank > MAXR)
 		return lower_fail(c, n, "needs constant '%s'", name);
 	if (k > sv->rank) {
@@ -516,7 +558,8 @@ lower_repeat(LowerCtx *c, const Node *n, const OpRow *row)
 		k = sv->rank;
 	}
 	reps = lower_i64s(c, k, r);
-	lower_op(c, row->onnx, lower_out(c, n, 0), 2, x, reps);
+	x = lower_op(c, row->onnx, carry_name(c, n, sv->dtype), 2, lower_cast(c, x, sv->dtype, carrier(sv->dtype)), reps);
+	carry_out(c, n, x, sv->dtype);
 	return 0;
 }
 
@@ -552,7 +595,7 @@ lower_repeat_interleave(LowerCtx *c, const Node *n, const OpRow *row)
 		dim = lower_axis(lower_int(c, n, "dim", 0), sv->rank);
 	}
 	after = dim + 1;
-	x = lower_unsqueeze(c, x, 1, &after, NULL);
+	x = lower_unsqueeze(c, lower_cast(c, x, sv->dtype, carrier(sv->dtype)), 1, &after, NULL);
 	sh = lower_op(c, "Shape", NULL, 1, x);
 	x = lower_op(c, "Expand", NULL, 2, x, concat_shape(c, 3, (const char *[]){slice1(c, sh, 0, 0, after),
 	             lower_i64s(c, 1, &rep), slice1(c, sh, 0, after + 1, INT64_MAX)}));
@@ -561,7 +604,7 @@ lower_repeat_interleave(LowerCtx *c, const Node *n, const OpRow *row)
 	else
 		sh = concat_shape(c, 3, (const char *[]){slice1(c, sh, 0, 0, dim), lower_i64s(c, 1, &minus1),
 		                  slice1(c, sh, 0, after + 1, INT64_MAX)});
-	lower_op(c, "Reshape", lower_out(c, n, 0), 2, x, sh);
+	carry_out(c, n, lower_op(c, "Reshape", carry_name(c, n, sv->dtype), 2, x, sh), sv->dtype);
 	return 0;
 }
 
@@ -622,7 +665,7 @@ lower_roll(LowerCtx *c, const Node *n, const OpRow *row)
 	}
 	if (flat)
 		x = lower_op(c, "Reshape", NULL, 2, x, lower_shape(c, sv, NULL));
-	lower_bind(c, n, 0, x);
+	lower_finish_typed(c, n, 0, x, sv->dtype);
 	return 0;
 }
 
@@ -637,6 +680,7 @@ lower_pad(LowerCtx *c, const Node *n, const OpRow *row)
 	int64_t p[2 * MAXR], pads[2 * MAXR] = {0};
 	int k = lower_ints(c, n, "pad", p, 2 * MAXR), r = sv->rank;
 	const char *mode = lower_str(c, n, "mode", "constant"), *x = self_name(c, n);
+	DType cdt;
 
 	if (k < 0 || k % 2 || k / 2 > r || r > MAXR)
 		return lower_fail(c, n, "bad 'pad'");
@@ -656,17 +700,20 @@ lower_pad(LowerCtx *c, const Node *n, const OpRow *row)
 			lower_emit(c, "Concat", b ? 3 : 2, b ? part : part + 1, 1, &x);
 			onnx_attr_int(c->a, c->last, "axis", d);
 		}
-		lower_bind(c, n, 0, x);
+		lower_finish_typed(c, n, 0, x, sv->dtype);
 		return 0;
 	}
-	if (strcmp(mode, "constant") == 0)
-		lower_op(c, row->onnx, lower_out(c, n, 0), 3, x, lower_i64s(c, 2 * r, pads),
-		         lower_scalar(c, sv->dtype, lower_float(c, n, "value", 0)));
-	else if (strcmp(mode, "reflect") == 0 || strcmp(mode, "replicate") == 0)
-		lower_op(c, row->onnx, lower_out(c, n, 0), 2, x, lower_i64s(c, 2 * r, pads));
-	else
+	if (strcmp(mode, "constant") != 0 && strcmp(mode, "reflect") != 0 && strcmp(mode, "replicate") != 0)
 		return lower_fail(c, n, "padding mode '%s' is not supported", mode);
+	cdt = carrier(sv->dtype);
+	x = lower_cast(c, x, sv->dtype, cdt);
+	if (strcmp(mode, "constant") == 0)
+		x = lower_op(c, row->onnx, carry_name(c, n, sv->dtype), 3, x, lower_i64s(c, 2 * r, pads),
+		             lower_scalar(c, cdt, lower_float(c, n, "value", 0)));
+	else
+		x = lower_op(c, row->onnx, carry_name(c, n, sv->dtype), 2, x, lower_i64s(c, 2 * r, pads));
 	onnx_attr_string(c->a, c->last, "mode", strcmp(mode, "replicate") == 0 ? "edge" : mode);
+	carry_out(c, n, x, sv->dtype);
 	return 0;
 }
 
