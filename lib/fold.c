@@ -169,6 +169,40 @@ seti(FoldTensor *t, int64_t i, int64_t x)
 		memcpy(p, &x, (size_t)fold_elem_size(t->elem));
 }
 
+/* t's elements as doubles in a new array (a tight loop for float32). */
+static double *
+as_doubles(Arena *a, const FoldTensor *t)
+{
+	double *v = ARENA_ARRAY(a, double, t->numel + 1);
+
+	if (t->elem == 1) {
+		const uint8_t *p = t->data;
+		for (int64_t i = 0; i < t->numel; i++) {
+			float f;
+			memcpy(&f, p + 4 * i, 4);
+			v[i] = f;
+		}
+	} else {
+		for (int64_t i = 0; i < t->numel; i++)
+			v[i] = getd(t, i);
+	}
+	return v;
+}
+
+/* Stores v[0..numel) into y, rounding to y's type (a tight loop for float32). */
+static void
+from_doubles(FoldTensor *y, const double *v)
+{
+	if (y->elem == 1) {
+		float *p = (float *)y->data;        /* alloc_out's buffers are aligned */
+		for (int64_t i = 0; i < y->numel; i++)
+			p[i] = (float)v[i];
+	} else {
+		for (int64_t i = 0; i < y->numel; i++)
+			setd(y, i, v[i]);
+	}
+}
+
 /* ---- shapes ---- */
 
 typedef struct Ctx {
@@ -699,9 +733,11 @@ f_binary(Ctx *c)
 	memcpy(it.dims, d, sizeof d);
 	bstrides(a, r, it.st[0]);
 	bstrides(b, r, it.st[1]);
-	for (int64_t i = 0; i < y->numel; i++, iter_next(&it)) {
-		if (fl) {
-			double x = getd(a, it.off[0]), z = getd(b, it.off[1]), v = 0;
+	if (fl) {
+		double *da = as_doubles(c->a, a), *db = as_doubles(c->a, b);
+		double *res = ARENA_ARRAY(c->a, double, y->numel + 1);
+		for (int64_t i = 0; i < y->numel; i++, iter_next(&it)) {
+			double x = da[it.off[0]], z = db[it.off[1]], v = 0;
 			switch (op) {
 			case B_ADD: v = x + z; break;
 			case B_SUB: v = x - z; break;
@@ -721,10 +757,13 @@ f_binary(Ctx *c)
 			case B_LE: v = x <= z; break;
 			case B_GE: v = x >= z; break;
 			}
-			if (op == B_MUL || op == B_ADD || op == B_SUB || op == B_DIV)
-				v = a->elem == 1 ? (double)(float)v : v;
-			setd(y, i, v);
-		} else {
+			res[i] = v;
+		}
+		from_doubles(y, res);
+		return 0;
+	}
+	for (int64_t i = 0; i < y->numel; i++, iter_next(&it)) {
+		{
 			int64_t x = geti(a, it.off[0]), z = geti(b, it.off[1]), v = 0;
 			switch (op) {
 			case B_ADD: v = (int64_t)((uint64_t)x + (uint64_t)z); break;
@@ -779,6 +818,12 @@ neg_d(double x)
 }
 
 static double
+relu_d(double x)
+{
+	return x > 0 ? x : x == x ? 0 : x;
+}
+
+static double
 recip_d(double x)
 {
 	return 1.0 / x;
@@ -791,7 +836,7 @@ static const struct {
 } unary_fns[] = {
 	{"Neg", neg_d}, {"Abs", fabs}, {"Sqrt", sqrt}, {"Reciprocal", recip_d}, {"Floor", floor},
 	{"Ceil", ceil}, {"Cos", cos}, {"Sin", sin}, {"Exp", exp}, {"Log", log}, {"Tanh", tanh},
-	{"Sigmoid", sigmoid_d}, {"Erf", erf_d},
+	{"Sigmoid", sigmoid_d}, {"Erf", erf_d}, {"Relu", relu_d},
 };
 
 static int
@@ -811,15 +856,16 @@ f_unary(Ctx *c)
 		return -1;
 	if (alloc_out(c, y, x->elem, x->rank, x->dims))
 		return -1;
+	if (is_float(x->elem)) {
+		double *v = as_doubles(c->a, x);
+		for (int64_t i = 0; i < x->numel; i++)
+			v[i] = fn(v[i]);
+		from_doubles(y, v);
+		return 0;
+	}
 	for (int64_t i = 0; i < x->numel; i++) {
-		double v;
-		if (!is_float(x->elem)) {
-			int64_t w = geti(x, i);
-			seti(y, i, op[0] == 'N' && op[1] == 'e' ? -w : op[0] == 'N' ? !w : w < 0 ? -w : w);
-			continue;
-		}
-		v = fn(getd(x, i));
-		setd(y, i, x->elem == 1 ? (double)(float)v : v);
+		int64_t w = geti(x, i);
+		seti(y, i, op[0] == 'N' && op[1] == 'e' ? -w : op[0] == 'N' ? !w : w < 0 ? -w : w);
 	}
 	return 0;
 }
@@ -861,14 +907,24 @@ f_matmul(Ctx *c)
 		bstrides(&ab, r, it.st[0]);
 		bstrides(&bb, r, it.st[1]);
 	}
-	for (int64_t bi = 0; bi < batch; bi++, iter_next(&it))
-		for (int64_t i = 0; i < m; i++)
-			for (int64_t j = 0; j < n; j++) {
-				double acc = 0;
-				for (int64_t t = 0; t < k; t++)
-					acc += getd(a, (it.off[0] * m + i) * k + t) * getd(b, (it.off[1] * k + t) * n + j);
-				setd(&c->out[0], (bi * m + i) * n + j, acc);
+	/* both operands as doubles once, then row by row in i, t, j order */
+	{
+		double *da = as_doubles(c->a, a), *db = as_doubles(c->a, b);
+		double *row = ARENA_ARRAY(c->a, double, n + 1);
+		for (int64_t bi = 0; bi < batch; bi++, iter_next(&it))
+			for (int64_t i = 0; i < m; i++) {
+				const double *ar = da + (it.off[0] * m + i) * k;
+				memset(row, 0, sizeof *row * (size_t)n);
+				for (int64_t t = 0; t < k; t++) {
+					const double *br = db + (it.off[1] * k + t) * n;
+					double x = ar[t];
+					for (int64_t j = 0; j < n; j++)
+						row[j] += x * br[j];
+				}
+				for (int64_t j = 0; j < n; j++)
+					setd(&c->out[0], (bi * m + i) * n + j, row[j]);
 			}
+	}
 	return 0;
 }
 
@@ -1098,7 +1154,8 @@ static const struct FoldRow {
 	{"Or", f_binary, 2}, {"Xor", f_binary, 2}, {"Neg", f_unary, 1}, {"Abs", f_unary, 1},
 	{"Sqrt", f_unary, 1}, {"Reciprocal", f_unary, 1}, {"Floor", f_unary, 1}, {"Ceil", f_unary, 1},
 	{"Cos", f_unary, 1}, {"Sin", f_unary, 1}, {"Exp", f_unary, 1}, {"Log", f_unary, 1},
-	{"Tanh", f_unary, 1}, {"Sigmoid", f_unary, 1}, {"Erf", f_unary, 1}, {"MatMul", f_matmul, 2},
+	{"Tanh", f_unary, 1}, {"Sigmoid", f_unary, 1}, {"Erf", f_unary, 1}, {"Relu", f_unary, 1},
+	{"MatMul", f_matmul, 2},
 	{"Not", f_unary, 1}, {"Where", f_where, 3}, {"Range", f_range, 3},
 	{"ConstantOfShape", f_constant_of_shape, 1}, {"Trilu", f_trilu, 1},
 	{"ReduceSum", f_reduce, 1}, {"ReduceMean", f_reduce, 1}, {"ReduceMax", f_reduce, 1},

@@ -2,10 +2,11 @@
  * Rewrite worklist with its per-pattern counters, the `patterns` selection
  * and docs/patterns.md.
  *
- * opt_model() runs RemoveUnused once, then repeats Rewrite,
+ * opt_model() runs RemoveUnused, DedupInitializers and CommonSubexpressions
+ * once (merging first, repeated layers fold once), then repeats Rewrite,
  * DedupInitializers and CommonSubexpressions while the last two change
  * something (at most OPT_MAX_ROUNDS times); the checker runs after each
- * step.  Rewrite pops nodes from the worklist in order; one sweep through
+ * step that changed the graph.  Rewrite pops nodes from the worklist in order; one sweep through
  * the list is an iteration, and nodes a rewrite touches go on the list of
  * the next one, so the work is proportional to the rewrites, not to the
  * graph size times the iterations. */
@@ -684,6 +685,11 @@ optimize(Opt *o, Onnx__GraphProto *g, int patterns)
 		opt_verify(o, "indexing");
 	if (o->on[OPT_RemoveUnused])
 		run_pass(o, OPT_RemoveUnused);
+	/* merging first means repeated subgraphs (one per layer) fold once */
+	if (o->on[OPT_DedupInitializers])
+		run_pass(o, OPT_DedupInitializers);
+	if (o->on[OPT_CommonSubexpressions])
+		run_pass(o, OPT_CommonSubexpressions);
 	for (int n = o->head; n >= 0; n = opt_node(o, n)->next)
 		opt_enqueue(o, n);
 	for (int round = 0; round < OPT_MAX_ROUNDS; round++) {
