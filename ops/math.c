@@ -100,3 +100,40 @@ lower_topk(LowerCtx *c, const Node *n, const OpRow *row)
 		lower_finish_typed(c, n, 0, out[0], cdt);
 	return 0;
 }
+
+/* diff(self, n=1, dim=-1, prepend=None, append=None): prepend and append
+ * are concatenated along dim, then n times x[1:] - x[:-1] (logical xor for
+ * bool, as torch does).  Slices are clamped by ONNX, so dim may be dynamic. */
+int
+lower_diff(LowerCtx *c, const Node *n, const OpRow *row)
+{
+	const Value *sv = lower_arg_value(n, "self");
+	DType t = out_dtype(n);
+	DType cdt = t == DT_BOOL ? DT_BOOL : lower_opmath(t);
+	int64_t dim = lower_axis(lower_int(c, n, "dim", -1), sv->rank), times = lower_int(c, n, "n", 1);
+	int64_t zero = 0, one = 1, minus1 = -1, end = INT64_MAX;
+	const char *x = lower_operand(c, n, "self", cdt);
+	const char *pre = lower_operand(c, n, "prepend", cdt), *app = lower_operand(c, n, "append", cdt);
+	const char *ax = lower_i64s(c, 1, &dim);
+
+	(void)row;
+	if (pre || app) {
+		const char *parts[3];
+		int k = 0;
+		if (pre)
+			parts[k++] = pre;
+		parts[k++] = x;
+		if (app)
+			parts[k++] = app;
+		x = k == 2 ? lower_op(c, "Concat", NULL, 2, parts[0], parts[1])
+		           : lower_op(c, "Concat", NULL, 3, parts[0], parts[1], parts[2]);
+		onnx_attr_int(c->a, c->last, "axis", dim);
+	}
+	for (int64_t i = 0; i < times; i++) {
+		const char *hi = lower_op(c, "Slice", NULL, 4, x, lower_i64s(c, 1, &one), lower_i64s(c, 1, &end), ax);
+		const char *lo = lower_op(c, "Slice", NULL, 4, x, lower_i64s(c, 1, &zero), lower_i64s(c, 1, &minus1), ax);
+		x = lower_op(c, cdt == DT_BOOL ? "Xor" : "Sub", NULL, 2, hi, lo);
+	}
+	lower_finish(c, n, 0, x, cdt);
+	return 0;
+}

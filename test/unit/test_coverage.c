@@ -32,6 +32,9 @@ static const char *const allowed[] = {
  * an entry a fixture starts using fails the test until it is removed, so
  * this list only shrinks.  Empty it to make the test strict. */
 static const char *const pending[] = {
+	/* math: torch.diff, in transformers' create_causal_mask when no attention
+	 * mask is given (bench/make_llama.py); no fixture has room for it yet */
+	"aten.diff.default",
 	/* op_elementwise: direct torch.ops.aten calls and a tensor fill value */
 	"aten.add_.Scalar", "aten.mul_.Scalar", "aten.sub.Scalar", "aten.div.Scalar",
 	"aten.rsub.Tensor",                     /* torch.rsub(x, y) */
