@@ -22,7 +22,11 @@
 #define OPT_MAX_ROUNDS 8
 #define OPT_MAX_ITER 64
 #define OPT_MAX_RETRY 16
-#define OPT_FOLD_MAX_BYTES ((int64_t)16 << 20)
+/* Constant folding makes new buffers no larger than this: enough for shape
+ * arithmetic, masks and rotary tables, but it never rewrites (and so never
+ * copies) a model's weights, which would make the cost of a conversion grow
+ * with the bytes of weights instead of the number of nodes. */
+#define OPT_FOLD_MAX_BYTES ((int64_t)64 << 10)
 
 const OptRow opt_rows[OPT_NROW] = {
 #define PASS(name, fn, sets, doc) {#name, NULL, NULL, fn, sets, 1, 99, doc},
