@@ -505,17 +505,40 @@ pat_fast_gelu_ort(Opt *o, int r)
 
 /* ---- attention ---- */
 
+/* torch's safe softmax, Where(c, Softmax(s), 0) with c true on the rows
+ * that have some key to attend (last dim 1), read only by `user`: c, with
+ * the Softmax node and the zero; -1 when not. */
+static int
+safe_softmax(Opt *o, int pv, int user, int *sm, int *zero)
+{
+	int w = opt_prod(o, pv, "Where"), c, sv, rc;
+
+	if (w < 0 || !opt_only_use(o, pv, user) || !opt_const_all(o, opt_in(o, w, 2), 0, 0) ||
+	    opt_rank(o, opt_in(o, w, 2)) > 0)
+		return -1;
+	c = opt_in(o, w, 0);
+	sv = opt_in(o, w, 1);
+	rc = opt_rank(o, c);
+	if ((*sm = opt_prod(o, sv, "Softmax")) < 0 || !opt_only_use(o, sv, w) || rc < 1 || rc > 4 ||
+	    opt_val(o, c)->dims[rc - 1].v != 1)
+		return -1;
+	*zero = opt_in(o, w, 2);
+	return c;
+}
+
 /* MatMul(Softmax(MatMul(q, k^T) * scale [+ mask | Where(mask, ., -inf)]), v)
  * on 4-D operands -> Attention(q, k, v, mask) scale=. */
 int
 pat_attention_fuse(Opt *o, int r)
 {
 	int pv = opt_in(o, r, 0), v = opt_in(o, r, 1), sm = opt_prod(o, pv, "Softmax"), s, mask = -1, qk, q, kt;
-	int k, tr, y, n, add, wh, in[4], user, k_direct = 0;
+	int k, tr, y, n, add, wh, in[4], user, k_direct = 0, guard = -1, zero = -1;
 	double scale = 1, c;
 	int64_t perm[OPT_MAX_RANK], axis;
 
-	if (sm < 0 || !opt_only_use(o, pv, r) || opt_rank(o, v) != 4 || opt_rank(o, pv) != 4 ||
+	if (sm < 0 && (guard = safe_softmax(o, pv, r, &sm, &zero)) < 0)
+		return OPT_NOMATCH;
+	if (!opt_only_use(o, pv, r) || opt_rank(o, v) != 4 || opt_rank(o, pv) != 4 ||
 	    (opt_elem(o, v) != 1 && opt_elem(o, v) != 10))
 		return OPT_NOMATCH;
 	axis = opt_attr_i(o, sm, "axis", -1);
@@ -615,6 +638,10 @@ pat_attention_fuse(Opt *o, int r)
 	n = opt_add(o, r, "Attention", mask >= 0 ? 4 : 3, in, 1, &y);
 	opt_set_attr_f(o, n, "scale", scale);
 	opt_copy_type(o, y, opt_out(o, r, 0));
+	if (guard >= 0) {       /* rows with no key to attend stay 0, as torch makes them */
+		y = opt_add1(o, r, "Where", 3, guard, y, zero);
+		opt_copy_type(o, y, opt_out(o, r, 0));
+	}
 	opt_replace(o, opt_out(o, r, 0), y);
 	return OPT_REWROTE;
 }
@@ -662,4 +689,69 @@ pat_attention_gqa(Opt *o, int r)
 	opt_set_input(o, r, 1, k);
 	opt_set_input(o, r, 2, v);
 	return OPT_RETRY;
+}
+
+/* The [B, S, H*D] value x3 of Transpose(Reshape(x3, [B, S, H, D]),
+ * [0, 2, 1, 3]) read only by `user`, with H in *heads; -1 when not. */
+static int
+split_heads(Opt *o, int v, int user, int64_t *heads)
+{
+	int tr = opt_prod(o, v, "Transpose"), rs, x3, r4;
+	int64_t p[OPT_MAX_RANK];
+	const OptDim *d3, *d4;
+
+	if (tr < 0 || !opt_only_use(o, v, user) || opt_perm(o, tr, p) != 4 || p[0] != 0 || p[1] != 2 || p[2] != 1 ||
+	    p[3] != 3)
+		return -1;
+	r4 = opt_in(o, tr, 0);
+	if ((rs = opt_prod(o, r4, "Reshape")) < 0 || !opt_only_use(o, r4, tr) || opt_rank(o, r4) != 4)
+		return -1;
+	x3 = opt_in(o, rs, 0);
+	if (opt_rank(o, x3) != 3)
+		return -1;
+	d3 = opt_val(o, x3)->dims;
+	d4 = opt_val(o, r4)->dims;
+	if (!opt_dim_eq(d3[0], d4[0]) || !opt_dim_eq(d3[1], d4[1]) || d4[2].v < 1 || d4[3].v < 1 ||
+	    d3[2].v != d4[2].v * d4[3].v)
+		return -1;
+	*heads = d4[2].v;
+	return x3;
+}
+
+/* Reshape(Transpose(Attention(q, k, v), [0, 2, 1, 3]), [B, S, H*Dv]) where
+ * q, k and v are Transpose(Reshape(x, [B, S, H, D]), [0, 2, 1, 3]) -> the
+ * Attention on the 3-D values with q_num_heads and kv_num_heads. */
+int
+pat_attention_3d(Opt *o, int r)
+{
+	int tv = opt_in(o, r, 0), tr = opt_prod(o, tv, "Transpose"), at, av, q, k, v, in[4], y, n, z = opt_out(o, r, 0);
+	int64_t p[OPT_MAX_RANK], hq, hk, hv;
+	const OptDim *da, *dz;
+
+	if (tr < 0 || !opt_only_use(o, tv, r) || opt_perm(o, tr, p) != 4 || p[0] != 0 || p[1] != 2 || p[2] != 1 ||
+	    p[3] != 3)
+		return OPT_NOMATCH;
+	av = opt_in(o, tr, 0);
+	if ((at = opt_prod(o, av, "Attention")) < 0 || !opt_only_use(o, av, tr) || !opt_only_out0(o, at) ||
+	    opt_node(o, at)->nin > 4 || opt_rank(o, av) != 4 || opt_rank(o, z) != 3)
+		return OPT_NOMATCH;
+	if ((q = split_heads(o, opt_in(o, at, 0), at, &hq)) < 0 || (k = split_heads(o, opt_in(o, at, 1), at, &hk)) < 0 ||
+	    (v = split_heads(o, opt_in(o, at, 2), at, &hv)) < 0 || hk != hv || hq % hk)
+		return OPT_NOMATCH;
+	da = opt_val(o, av)->dims;      /* [B, H, S, Dv] */
+	dz = opt_val(o, z)->dims;       /* [B, S, H*Dv] */
+	if (!opt_dim_eq(dz[0], da[0]) || !opt_dim_eq(dz[1], da[2]) || da[1].v != hq || da[3].v < 1 ||
+	    dz[2].v != hq * da[3].v)
+		return OPT_NOMATCH;
+	in[0] = q;
+	in[1] = k;
+	in[2] = v;
+	in[3] = opt_in(o, at, 3);
+	n = opt_add(o, r, "Attention", in[3] >= 0 ? 4 : 3, in, 1, &y);
+	opt_copy_attrs(o, n, at, NULL);
+	opt_set_attr_i(o, n, "q_num_heads", hq);
+	opt_set_attr_i(o, n, "kv_num_heads", hk);
+	opt_copy_type(o, y, z);
+	opt_replace(o, z, y);
+	return OPT_REWROTE;
 }
