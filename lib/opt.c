@@ -764,6 +764,19 @@ node_index(Opt *o, OnnxNode *m, int before, const int *out_ids)
 	return n;
 }
 
+/* The node names taken, built when a rewrite first names a node (most
+ * graphs are indexed and written without one). */
+static StrMap *
+node_names(Opt *o)
+{
+	if (!o->node_names) {
+		o->node_names = strmap_new(o->a, (size_t)o->nnode + 16);
+		for (int n = 0; n < o->nnode; n++)
+			strmap_put(o->node_names, o->node[n].n->name, o->node[n].n);
+	}
+	return o->node_names;
+}
+
 int
 opt_add(Opt *o, int before, const char *op, int nin, const int *in, int nout, int *out)
 {
@@ -787,7 +800,7 @@ opt_add(Opt *o, int before, const char *op, int nin, const int *in, int nout, in
 		if (out)
 			out[k] = ids[k];
 	}
-	m = onnx_node(o->a, type, fresh_name(o, o->node_names, base), nin, inn, nout, outn);
+	m = onnx_node(o->a, type, fresh_name(o, node_names(o), base), nin, inn, nout, outn);
 	if (domain)
 		m->domain = (char *)domain;
 	strmap_put(o->node_names, m->name, m);
@@ -969,7 +982,7 @@ opt_replace(Opt *o, int from, int to)
 			int n, before = prod >= 0 ? prod : o->head;
 			const char *in1[1] = {t->name}, *out1[1] = {f->name};
 			o->hint = f->name;
-			m = onnx_node(o->a, "Identity", fresh_name(o, o->node_names, f->name), 1, in1, 1, out1);
+			m = onnx_node(o->a, "Identity", fresh_name(o, node_names(o), f->name), 1, in1, 1, out1);
 			o->hint = hint;
 			strmap_put(o->node_names, m->name, m);
 			n = node_index(o, m, before, &from);
@@ -1056,7 +1069,6 @@ opt_index(Opt *o, const Onnx__GraphProto *g)
 	size_t nv = g->n_node * 2 + g->n_initializer + g->n_input + 64;
 
 	o->byname = strmap_new(o->a, nv);
-	o->node_names = strmap_new(o->a, g->n_node + 16);
 	o->head = o->tail = -1;
 	/* room for the graph and for the nodes rewrites add, without regrowing */
 	o->capval = (int)(nv + g->n_value_info);
@@ -1092,10 +1104,8 @@ opt_index(Opt *o, const Onnx__GraphProto *g)
 	for (size_t i = 0; i < g->n_node; i++) {
 		OnnxNode *m = g->node[i];
 		int n;
-		if (m->name && *m->name)
-			strmap_put(o->node_names, m->name, m);
-		else
-			strmap_put(o->node_names, m->name = (char *)fresh_name(o, o->node_names, m->op_type), m);
+		if (!m->name || !*m->name)
+			m->name = arena_printf(o->a, "%s_%zu", m->op_type, i);   /* made unique if a rewrite names nodes */
 		if ((n = node_index(o, m, -1, NULL)) < 0)
 			return diag_error(o->d, DIAG_CONVERT, "optimizer: value '%s' is defined twice",
 			                  o->val[-1 - n].name);

@@ -117,7 +117,7 @@ struct Opt {
 	int head, tail;         /* topological order */
 	int live;               /* nodes not dead */
 	StrMap *byname;         /* value name -> id + 1 */
-	StrMap *node_names;     /* node names taken */
+	StrMap *node_names;     /* node names taken (built on first use) */
 	StrMap *root_of;        /* "op" or "domain:op" -> dispatch entry + 1 */
 	StrMap *infer_kinds;    /* op -> shape rule (optinfer.c), built on first use */
 	struct OptRoot *roots;  /* dispatch entries: enabled pattern rows per op type */

@@ -340,69 +340,63 @@ content_hash(const uint8_t *p, size_t n)
  * would fault in every weight the writer otherwise copies file to file. */
 #define DEDUP_CONTENT_BYTES 64
 
-/* Appends the decimal digits of v to p; returns the end. */
-static char *
-put_u64(char *p, uint64_t v)
+/* The key of an initializer: type, shape and its content hash, or its
+ * address when it is compared by identity. */
+static uint64_t
+init_hash(const OnnxTensor *t, int by_content)
 {
-	char tmp[24];
-	int t = 0;
+	uint64_t h = (uint64_t)t->data_type * 0x9e3779b97f4a7c15ULL ^ t->raw_data.len;
 
-	do
-		tmp[t++] = (char)('0' + v % 10);
-	while (v /= 10);
-	while (t)
-		*p++ = tmp[--t];
-	return p;
+	h = mix(h, (const uint8_t *)t->dims, t->n_dims * sizeof *t->dims);
+	if (by_content)
+		return mix(h, (const uint8_t *)&(uint64_t){content_hash(t->raw_data.data, t->raw_data.len)}, 8);
+	return mix(h, (const uint8_t *)&t->raw_data.data, sizeof t->raw_data.data);
 }
 
-/* "type:bytes:dims:" of an initializer, then its content hash or its
- * address (hand-formatted: sprintf cost more than the rest of the pass). */
-static char *
-init_key(Arena *a, const OnnxTensor *t, int by_content)
+/* 1 when two initializers hold the same type, shape and bytes. */
+static int
+same_init(const OnnxTensor *a, const OnnxTensor *b)
 {
-	char *key = arena_alloc(a, 80 + 21 * t->n_dims), *p = key;
-
-	p = put_u64(p, (uint64_t)t->data_type);
-	*p++ = ':';
-	p = put_u64(p, t->raw_data.len);
-	*p++ = ':';
-	for (size_t k = 0; k < t->n_dims; k++) {
-		p = put_u64(p, (uint64_t)t->dims[k]);
-		*p++ = ',';
-	}
-	*p++ = by_content ? '#' : '@';
-	p = put_u64(p, by_content ? content_hash(t->raw_data.data, t->raw_data.len) : (uint64_t)(uintptr_t)t->raw_data.data);
-	*p = 0;
-	return key;
+	return a->data_type == b->data_type && a->n_dims == b->n_dims && a->raw_data.len == b->raw_data.len &&
+	       !memcmp(a->dims, b->dims, a->n_dims * sizeof *a->dims) &&
+	       (a->raw_data.data == b->raw_data.data || !memcmp(a->raw_data.data, b->raw_data.data, a->raw_data.len));
 }
 
+/* Open addressing over the initializers by init_hash(); equal ones are
+ * confirmed with same_init() (which reads the bytes only when the keys
+ * matched: then they are equal, or a rare collision). */
 int
 opt_pass_dedup(Opt *o)
 {
-	StrMap *seen = strmap_new(o->a, o->inits.n + 16);
-	int merged = 0;
+	size_t cap = 16;
+	int *slot, merged = 0;
+	uint64_t *hs;
 
+	while (cap < o->inits.n * 2)
+		cap *= 2;
+	slot = ARENA_ARRAY(o->a, int, cap);         /* value id + 1, 0 empty */
+	hs = ARENA_ARRAY(o->a, uint64_t, cap);
 	for (size_t i = 0; i < o->inits.n; i++) {
-		int id = (int)(intptr_t)o->inits.v[i], prev;
+		int id = (int)(intptr_t)o->inits.v[i], prev = -1;
 		OptValue *v = opt_val(o, id);
 		OnnxTensor *t = v->init;
-		const OnnxTensor *p;
-		int by_content;
-		char *key;
+		uint64_t h;
+		size_t j;
 		if (!t || !v->name || v->is_input || v->is_output || v->pinned || !opt_const_tensor(o, id) || !v->nuse)
 			continue;
-		by_content = i >= (size_t)o->ninit_orig || t->raw_data.len <= DEDUP_CONTENT_BYTES;
-		key = init_key(o->a, t, by_content);
-		if (!(prev = (int)(intptr_t)strmap_get(seen, key))) {
-			strmap_put(seen, key, (void *)(intptr_t)(id + 1));
+		h = init_hash(t, i >= (size_t)o->ninit_orig || t->raw_data.len <= DEDUP_CONTENT_BYTES);
+		for (j = h & (cap - 1); slot[j]; j = (j + 1) & (cap - 1))
+			if (hs[j] == h && same_init(opt_val(o, slot[j] - 1)->init, t)) {
+				prev = slot[j] - 1;
+				break;
+			}
+		if (prev < 0) {
+			slot[j] = id + 1;
+			hs[j] = h;
 			continue;
 		}
-		p = opt_val(o, prev - 1)->init;
-		if (p->raw_data.data != t->raw_data.data &&
-		    memcmp(p->raw_data.data, t->raw_data.data, t->raw_data.len) != 0)
-			continue;
 		o->hint = t->name;
-		opt_replace(o, id, prev - 1);
+		opt_replace(o, id, prev);
 		merged++;
 	}
 	opt_sweep(o);
@@ -424,151 +418,139 @@ nondeterministic(const OnnxNode *m)
 	return 0;
 }
 
-/* Appends attribute at to p in a form equal exactly for equal attributes;
- * returns the end.  The caller sized the buffer with attr_room(). */
-static char *
-put_attr(char *p, const Onnx__AttributeProto *at)
+static uint64_t
+hash_str(uint64_t h, const char *s)
 {
-	size_t n = strlen(at->name);
+	return s ? mix(h, (const uint8_t *)s, strlen(s)) : h;
+}
 
-	*p++ = '|';
-	memcpy(p, at->name, n);
-	p += n;
-	*p++ = '=';
-	p = put_u64(p, (uint64_t)at->type);
-	*p++ = ':';
-	switch (at->type) {
+/* A hash of attribute at, consistent with attr_equal(). */
+static uint64_t
+attr_hash(uint64_t h, const Onnx__AttributeProto *at)
+{
+	h = hash_str(h, at->name) ^ (uint64_t)at->type * 0x9e3779b97f4a7c15ULL;
+	h = mix(h, (const uint8_t *)&at->i, sizeof at->i);
+	h = mix(h, (const uint8_t *)&at->f, sizeof at->f);
+	h = mix(h, (const uint8_t *)at->ints, at->n_ints * sizeof *at->ints);
+	h = mix(h, (const uint8_t *)at->floats, at->n_floats * sizeof *at->floats);
+	return mix(h, at->s.data, at->s.len);
+}
+
+/* 1 when two attributes are equal: compared field by field for the plain
+ * kinds, by their packed bytes for tensors and the rest. */
+static int
+attr_equal(const Onnx__AttributeProto *a, const Onnx__AttributeProto *b)
+{
+	size_t la, lb;
+	uint8_t *pa, *pb;
+	int eq;
+
+	if (strcmp(a->name, b->name) != 0 || a->type != b->type)
+		return 0;
+	switch (a->type) {
 	case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT:
-		return put_u64(p, (uint64_t)at->i);
-	case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOAT: {
-		uint32_t b;
-		memcpy(&b, &at->f, 4);
-		return put_u64(p, b);
-	}
+		return a->i == b->i;
+	case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOAT:
+		return memcmp(&a->f, &b->f, sizeof a->f) == 0;
 	case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS:
-		for (size_t i = 0; i < at->n_ints; i++) {
-			p = put_u64(p, (uint64_t)at->ints[i]);
-			*p++ = ',';
-		}
-		return p;
+		return a->n_ints == b->n_ints && !memcmp(a->ints, b->ints, a->n_ints * sizeof *a->ints);
 	case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOATS:
-		for (size_t i = 0; i < at->n_floats; i++) {
-			uint32_t b;
-			memcpy(&b, &at->floats[i], 4);
-			p = put_u64(p, b);
-			*p++ = ',';
-		}
-		return p;
+		return a->n_floats == b->n_floats && !memcmp(a->floats, b->floats, a->n_floats * sizeof *a->floats);
 	case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRING:
-		p = put_u64(p, at->s.len);
-		*p++ = ':';
-		memcpy(p, at->s.data, at->s.len);
-		return p + at->s.len;
-	default: {          /* tensors and the rest: their packed bytes in hex */
-		static const char hex[] = "0123456789abcdef";
-		size_t sz = protobuf_c_message_get_packed_size(&at->base);
-		uint8_t *tmp = malloc(sz + 1);
-		if (!tmp)
-			die("out of memory");
-		protobuf_c_message_pack(&at->base, tmp);
-		for (size_t i = 0; i < sz; i++) {
-			*p++ = hex[tmp[i] >> 4];
-			*p++ = hex[tmp[i] & 15];
-		}
-		free(tmp);
-		return p;
-	}
-	}
-}
-
-static size_t
-attr_room(const Onnx__AttributeProto *at)
-{
-	switch (at->type) {
-	case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT: case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOAT:
-	case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS: case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOATS:
-	case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRING:
-		return strlen(at->name) + 64 + 22 * (at->n_ints + at->n_floats) + at->s.len;
+		return a->s.len == b->s.len && !memcmp(a->s.data, b->s.data, a->s.len);
 	default:
-		return strlen(at->name) + 64 + 2 * protobuf_c_message_get_packed_size(&at->base);
+		la = protobuf_c_message_get_packed_size(&a->base);
+		lb = protobuf_c_message_get_packed_size(&b->base);
+		if (la != lb)
+			return 0;
+		pa = malloc(la + 1);
+		pb = malloc(lb + 1);
+		if (!pa || !pb)
+			die("out of memory");
+		protobuf_c_message_pack(&a->base, pa);
+		protobuf_c_message_pack(&b->base, pb);
+		eq = memcmp(pa, pb, la) == 0;
+		free(pa);
+		free(pb);
+		return eq;
 	}
 }
 
-/* The node's identity as a string: op, domain, output count, input values
- * and attributes. */
-static char *
-cse_key(Opt *o, int n, char **buf, size_t *cap)
+/* A hash of what makes node n what it computes: op, domain, output count,
+ * inputs and attributes (in order). */
+static uint64_t
+node_hash(Opt *o, int n)
 {
 	const OptNode *x = opt_node(o, n);
-	const OnnxNode *m = x->n;
-	size_t need = strlen(m->op_type) + (m->domain ? strlen(m->domain) : 0) + 32 + 12 * (size_t)x->nin, len;
-	char *p;
+	uint64_t h = hash_str(hash_str(0x84222325cbf29ce4ULL, x->n->op_type), x->n->domain) ^ (uint64_t)x->nout;
 
-	for (size_t a = 0; a < m->n_attribute; a++)
-		need += attr_room(m->attribute[a]);
-	if (need > *cap) {
-		free(*buf);
-		*cap = need * 2;
-		if (!(*buf = malloc(*cap)))
-			die("out of memory");
-	}
-	len = strlen(m->op_type);
-	memcpy(*buf, m->op_type, len);
-	p = *buf + len;
-	*p++ = '|';
-	if (m->domain) {
-		size_t dl = strlen(m->domain);
-		memcpy(p, m->domain, dl);
-		p += dl;
-	}
-	*p++ = '|';
-	p = put_u64(p, (uint64_t)x->nout);
-	*p++ = '|';
-	for (int k = 0; k < x->nin; k++) {
-		p = put_u64(p, (uint64_t)(x->in[k] + 1));      /* an omitted input (-1) is 0 */
-		*p++ = ',';
-	}
-	for (size_t a = 0; a < m->n_attribute; a++)
-		p = put_attr(p, m->attribute[a]);
-	*p = 0;
-	return *buf;
+	h = mix(h, (const uint8_t *)x->in, (size_t)x->nin * sizeof *x->in);
+	for (size_t a = 0; a < x->n->n_attribute; a++)
+		h = attr_hash(h, x->n->attribute[a]);
+	return h;
 }
 
+/* 1 when nodes a and b compute the same thing. */
+static int
+same_node(Opt *o, int a, int b)
+{
+	const OptNode *x = opt_node(o, a), *y = opt_node(o, b);
+	const char *dx = x->n->domain ? x->n->domain : "", *dy = y->n->domain ? y->n->domain : "";
+
+	if (x->nin != y->nin || x->nout != y->nout || x->n->n_attribute != y->n->n_attribute ||
+	    strcmp(x->n->op_type, y->n->op_type) != 0 || strcmp(dx, dy) != 0 ||
+	    memcmp(x->in, y->in, (size_t)x->nin * sizeof *x->in) != 0)
+		return 0;
+	for (size_t k = 0; k < x->n->n_attribute; k++)
+		if (!attr_equal(x->n->attribute[k], y->n->attribute[k]))
+			return 0;
+	return 1;
+}
+
+/* One topological sweep with an open-addressing table of the nodes seen,
+ * by node_hash(); candidates with the same hash are compared in full. */
 int
 opt_pass_cse(Opt *o)
 {
-	StrMap *seen = strmap_new(o->a, (size_t)o->live + 16);
-	char *buf = NULL;
-	size_t cap = 0;
-	int merged = 0;
+	size_t cap = 16;
+	int *slot, merged = 0;
+	uint64_t *hs;
 
+	while (cap < (size_t)o->live * 2)
+		cap *= 2;
+	slot = ARENA_ARRAY(o->a, int, cap);         /* node id + 1, 0 empty */
+	hs = ARENA_ARRAY(o->a, uint64_t, cap);
 	for (int n = o->head, next; n >= 0; n = next) {
 		const OptNode *x = opt_node(o, n);
-		intptr_t prev;
-		int skip = 0;
+		uint64_t h;
+		size_t i;
+		int prev = -1, skip = 0;
 		next = x->next;
 		if (nondeterministic(x->n) || !x->nout)
 			continue;
-		for (int k = 0; k < x->nout; k++)
-			skip |= x->out[k] >= 0 && (opt_val(o, x->out[k])->is_output || opt_val(o, x->out[k])->pinned);
-		prev = (intptr_t)strmap_get(seen, cse_key(o, n, &buf, &cap));
-		if (!prev) {
-			strmap_put(seen, arena_strdup(o->a, buf), (void *)(intptr_t)(n + 1));
+		h = node_hash(o, n);
+		for (i = h & (cap - 1); slot[i]; i = (i + 1) & (cap - 1))
+			if (hs[i] == h && same_node(o, slot[i] - 1, n)) {
+				prev = slot[i] - 1;
+				break;
+			}
+		if (prev < 0) {
+			slot[i] = n + 1;
+			hs[i] = h;
 			continue;
 		}
 		for (int k = 0; k < x->nout; k++)
-			skip |= x->out[k] >= 0 && opt_node(o, (int)prev - 1)->out[k] < 0;
+			skip |= x->out[k] >= 0 && (opt_val(o, x->out[k])->is_output || opt_val(o, x->out[k])->pinned ||
+			                           opt_node(o, prev)->out[k] < 0);
 		if (skip)
 			continue;
 		o->hint = x->n->name;
 		for (int k = 0; k < x->nout; k++)
 			if (opt_node(o, n)->out[k] >= 0)
-				opt_replace(o, opt_node(o, n)->out[k], opt_node(o, (int)prev - 1)->out[k]);
-		/* next may have been swept only if it read n alone: it is after n, so
-		 * sweeping waits until the walk is over */
+				opt_replace(o, opt_node(o, n)->out[k], opt_node(o, prev)->out[k]);
+		/* n is swept after the walk: nothing before `next` changes */
 		merged++;
 	}
-	free(buf);
 	opt_sweep(o);
 	return merged;
 }
