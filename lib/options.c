@@ -255,7 +255,7 @@ options_default(Options *o)
 	o->opset = 18;
 	o->external_data_threshold = 1 << 20;
 	o->report = 1;
-	o->report_timings = 1;
+	o->report_timings = 0;
 	o->label = "options";
 }
 

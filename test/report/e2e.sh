@@ -57,7 +57,7 @@ elif [ -z "$py" ]; then
 else
 	# Converted fixtures, the time cells measured.  The threshold puts the
 	# larger weights in external data, which the byte count must follow.
-	printf 'opset: 18\nexternal_data_threshold: 1024\n' >"$out/opts.yaml"
+	printf 'opset: 18\nexternal_data_threshold: 1024\nreport_timings: true\n' >"$out/opts.yaml"
 	for name in mlp cnn mlp_dyn attention; do
 		rm -f "$out/$name.onnx" "$out/$name.xlsx"
 		if "$bin" "$models/$name.pt2" -c "$out/opts.yaml" -o "$out/$name.onnx" \
@@ -129,10 +129,14 @@ else
 			>"$out/det.check" 2>&1
 		tally "$out/det.check"
 	done
-	# and with the default, the files differ (the times are real)
-	"$bin" "$models/attention.pt2" -o "$out/t.onnx" --quiet && mv "$out/t.xlsx" "$out/t1.xlsx" &&
-		"$bin" "$models/attention.pt2" -o "$out/t.onnx" --quiet
+	# with report_timings: true the files differ (the times are real) ...
+	"$bin" "$models/attention.pt2" -c "$out/opts.yaml" -o "$out/t.onnx" --quiet && mv "$out/t.xlsx" "$out/t1.xlsx" &&
+		"$bin" "$models/attention.pt2" -c "$out/opts.yaml" -o "$out/t.onnx" --quiet
 	expect "report_timings true: the times differ between runs" sh -c "! cmp -s '$out/t1.xlsx' '$out/t.xlsx'"
+	# ... and with no options at all the report is byte-identical (the default)
+	"$bin" "$models/attention.pt2" -o "$out/d.onnx" --quiet && mv "$out/d.xlsx" "$out/d1.xlsx" &&
+		"$bin" "$models/attention.pt2" -o "$out/d.onnx" --quiet
+	expect "default options: byte-identical workbooks" cmp -s "$out/d1.xlsx" "$out/d.xlsx"
 
 	# The report path: the extension replaced, or .xlsx appended.
 	"$bin" "$models/mlp.pt2" -o "$out/noext" --quiet
