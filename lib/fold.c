@@ -1249,6 +1249,9 @@ fold_static_shape(Opt *o, int r, FoldTensor *out)
 	return 0;
 }
 
+/* A node whose inputs are all constants (or Shape/Size of a static shape)
+ * becomes an initializer, when fold_eval() knows its op and the result is
+ * within the budget; graph outputs are not folded. */
 int
 pat_constant_folding(Opt *o, int r)
 {

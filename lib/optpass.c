@@ -284,6 +284,8 @@ rewrite(Opt *o)
 
 /* ---- passes ---- */
 
+/* Requires the index; removes every node no graph output depends on (the
+ * initializers no node reads are dropped by opt_writeback()). */
 int
 opt_pass_unused(Opt *o)
 {
@@ -362,8 +364,9 @@ same_init(const OnnxTensor *a, const OnnxTensor *b)
 	       (a->raw_data.data == b->raw_data.data || !memcmp(a->raw_data.data, b->raw_data.data, a->raw_data.len));
 }
 
-/* Open addressing over the initializers by init_hash(); equal ones are
- * confirmed with same_init() (which reads the bytes only when the keys
+/* Requires the index; makes initializers with the same type, shape and
+ * bytes one value, readers moving to the first.  Open addressing by
+ * init_hash(); same_init() confirms (reading the bytes only when the keys
  * matched: then they are equal, or a rare collision). */
 int
 opt_pass_dedup(Opt *o)
@@ -507,8 +510,9 @@ same_node(Opt *o, int a, int b)
 	return 1;
 }
 
-/* One topological sweep with an open-addressing table of the nodes seen,
- * by node_hash(); candidates with the same hash are compared in full. */
+/* Requires the index; merges a node into an earlier equal one (op, domain,
+ * inputs, attributes), in one topological sweep with an open-addressing
+ * table by node_hash(); candidates with the same hash are compared in full. */
 int
 opt_pass_cse(Opt *o)
 {
