@@ -8,6 +8,7 @@
  * because the folded tensors are shape computations and small constants,
  * and anything larger than the byte budget is left to the runtime. */
 #include "fold.h"
+#include "dtype.h"
 
 #include <math.h>
 #include <string.h>
@@ -34,64 +35,6 @@ is_float(int elem)
 	return elem == 1 || elem == 10 || elem == 11 || elem == 16;
 }
 
-uint16_t
-fold_f16(float f)
-{
-	uint32_t x, sign, mant, h, rem, mid;
-	int32_t e;
-	int shift;
-
-	memcpy(&x, &f, 4);
-	sign = (x >> 16) & 0x8000;
-	mant = x & 0x7fffff;
-	if (((x >> 23) & 0xff) == 0xff)
-		return (uint16_t)(sign | 0x7c00 | (mant ? 0x200 : 0));
-	e = (int32_t)((x >> 23) & 0xff) - 127 + 15;
-	if (e >= 31)
-		return (uint16_t)(sign | 0x7c00);
-	if (e <= 0) {
-		if (e < -10)
-			return (uint16_t)sign;
-		mant |= 0x800000;
-		shift = 14 - e;
-		h = mant >> shift;
-		rem = mant & ((1u << shift) - 1);
-		mid = 1u << (shift - 1);
-		if (rem > mid || (rem == mid && (h & 1)))
-			h++;
-		return (uint16_t)(sign | h);
-	}
-	h = ((uint32_t)e << 10) | (mant >> 13);
-	rem = mant & 0x1fff;
-	if (rem > 0x1000 || (rem == 0x1000 && (h & 1)))
-		h++;
-	return (uint16_t)(sign | h);
-}
-
-float
-fold_from_f16(uint16_t h)
-{
-	int e = (h >> 10) & 31, m = h & 1023;
-	float s = (h & 0x8000) ? -1.0f : 1.0f;
-
-	if (e == 0)
-		return s * (float)m * (1.0f / 16777216.0f);
-	if (e == 31)
-		return m ? NAN : s * INFINITY;
-	return s * (1.0f + (float)m / 1024.0f) * ldexpf(1.0f, e - 15);
-}
-
-static uint16_t
-f32_to_bf16(float f)
-{
-	uint32_t x;
-
-	memcpy(&x, &f, 4);
-	if ((x & 0x7fffffff) > 0x7f800000)
-		return (uint16_t)((x >> 16) | 0x40);
-	return (uint16_t)((x + 0x7fff + ((x >> 16) & 1)) >> 16);
-}
-
 static double
 getd(const FoldTensor *t, int64_t i)
 {
@@ -103,7 +46,7 @@ getd(const FoldTensor *t, int64_t i)
 	switch (t->elem) {
 	case 1: return u.f;
 	case 11: return u.d;
-	case 10: return fold_from_f16(u.us);
+	case 10: return dtype_f16_value(u.us);
 	case 16: { uint32_t w = (uint32_t)u.us << 16; float f; memcpy(&f, &w, 4); return f; }
 	case 7: return (double)u.l;
 	case 6: return u.i;
@@ -146,8 +89,8 @@ setd(FoldTensor *t, int64_t i, double x)
 	switch (t->elem) {
 	case 1: { float f = (float)x; memcpy(p, &f, 4); break; }
 	case 11: memcpy(p, &x, 8); break;
-	case 10: { uint16_t h = fold_f16((float)x); memcpy(p, &h, 2); break; }
-	case 16: { uint16_t h = f32_to_bf16((float)x); memcpy(p, &h, 2); break; }
+	case 10: { uint16_t h = dtype_f16_bits((float)x); memcpy(p, &h, 2); break; }
+	case 16: { uint16_t h = dtype_bf16_bits((float)x); memcpy(p, &h, 2); break; }
 	case 9: *p = x != 0; break;
 	default: {
 		int64_t l = (int64_t)x;

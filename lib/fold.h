@@ -39,8 +39,5 @@ int fold_eval(Arena *a, const OnnxNode *n, int nin, const FoldTensor *const *in,
 int fold_from_tensor(const OnnxTensor *t, FoldTensor *out);
 /* Size in bytes of one element of type elem (0: unsupported). */
 int fold_elem_size(int elem);
-/* float <-> float16 bits (round to nearest even). */
-uint16_t fold_f16(float f);
-float fold_from_f16(uint16_t h);
 
 #endif

@@ -309,59 +309,14 @@ lower_op(LowerCtx *c, const char *op, const char *out, int nin, ...)
 
 /* ---- constants ---- */
 
-static uint16_t
-f32_to_f16(float f)
-{
-	uint32_t x, sign, mant, h, rem, mid;
-	int32_t e;
-	int shift;
-
-	memcpy(&x, &f, 4);
-	sign = (x >> 16) & 0x8000;
-	mant = x & 0x7fffff;
-	if (((x >> 23) & 0xff) == 0xff)
-		return (uint16_t)(sign | 0x7c00 | (mant ? 0x200 : 0));
-	e = (int32_t)((x >> 23) & 0xff) - 127 + 15;
-	if (e >= 31)
-		return (uint16_t)(sign | 0x7c00);
-	if (e <= 0) {                       /* subnormal or zero */
-		if (e < -10)
-			return (uint16_t)sign;
-		mant |= 0x800000;
-		shift = 14 - e;
-		h = mant >> shift;
-		rem = mant & ((1u << shift) - 1);
-		mid = 1u << (shift - 1);
-		if (rem > mid || (rem == mid && (h & 1)))
-			h++;
-		return (uint16_t)(sign | h);
-	}
-	h = ((uint32_t)e << 10) | (mant >> 13);
-	rem = mant & 0x1fff;
-	if (rem > 0x1000 || (rem == 0x1000 && (h & 1)))
-		h++;                        /* a carry into the exponent is right */
-	return (uint16_t)(sign | h);
-}
-
-static uint16_t
-f32_to_bf16(float f)
-{
-	uint32_t x;
-
-	memcpy(&x, &f, 4);
-	if ((x & 0x7fffffff) > 0x7f800000)
-		return (uint16_t)((x >> 16) | 0x40);
-	return (uint16_t)((x + 0x7fff + ((x >> 16) & 1)) >> 16);
-}
-
 void
 lower_encode(DType t, double v, void *out)
 {
 	switch (t) {
 	case DT_FLOAT32: { float f = (float)v; memcpy(out, &f, 4); break; }
 	case DT_FLOAT64: memcpy(out, &v, 8); break;
-	case DT_FLOAT16: { uint16_t h = f32_to_f16((float)v); memcpy(out, &h, 2); break; }
-	case DT_BFLOAT16: { uint16_t h = f32_to_bf16((float)v); memcpy(out, &h, 2); break; }
+	case DT_FLOAT16: { uint16_t h = dtype_f16_bits((float)v); memcpy(out, &h, 2); break; }
+	case DT_BFLOAT16: { uint16_t h = dtype_bf16_bits((float)v); memcpy(out, &h, 2); break; }
 	case DT_BOOL: *(uint8_t *)out = v != 0; break;
 	case DT_UINT8: *(uint8_t *)out = (uint8_t)(int64_t)v; break;
 	case DT_INT8: *(int8_t *)out = (int8_t)(int64_t)v; break;

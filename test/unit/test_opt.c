@@ -106,7 +106,7 @@ store(int ti, void *p, int64_t i, double v)
 	switch (types[ti].elem) {
 	case 1: { float f = (float)v; memcpy(b, &f, 4); break; }
 	case 11: memcpy(b, &v, 8); break;
-	case 10: { uint16_t h = fold_f16((float)v); memcpy(b, &h, 2); break; }
+	case 10: { uint16_t h = dtype_f16_bits((float)v); memcpy(b, &h, 2); break; }
 	case 7: { int64_t l = (int64_t)llround(v); memcpy(b, &l, 8); break; }
 	case 6: { int32_t l = (int32_t)lround(v); memcpy(b, &l, 4); break; }
 	case 3: { int8_t l = (int8_t)lround(v); memcpy(b, &l, 1); break; }
