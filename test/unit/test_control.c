@@ -21,25 +21,6 @@
 #include "strmap.h"
 #include "testutil.h"
 
-static char *
-slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf;
-	long n;
-
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	buf = malloc((size_t)n + 1);
-	*len = fread(buf, 1, (size_t)n, f);
-	buf[*len] = 0;
-	fclose(f);
-	return buf;
-}
-
 /* Loads pt2 and lowers it with the options text; the model lives in *a. */
 static int
 convert(Arena *a, Program *p, const char *pt2, const char *yaml, Onnx__ModelProto **m, Diag *d)
@@ -150,7 +131,7 @@ START_TEST(test_dims_goldens)
 		Diag d = {0};
 		Onnx__ModelProto *m;
 		FILE *f;
-		text = slurp(path, &len);
+		text = test_slurp(path, &len);
 		body = text;
 		while (*body == '#') {
 			char *eol = strchr(body, '\n');

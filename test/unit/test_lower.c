@@ -22,31 +22,12 @@
 
 #define OUTDIR "build/test/lower"
 
-static char *
-slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf;
-	long n;
-
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	buf = malloc((size_t)n + 1);
-	*len = fread(buf, 1, (size_t)n, f);
-	buf[*len] = 0;
-	fclose(f);
-	return buf;
-}
-
 /* Unpacks an ONNX file and renders it; malloc'd text. */
 static char *
 render_file(const char *path)
 {
 	size_t len, tlen = 0;
-	char *bytes = slurp(path, &len), *text = NULL;
+	char *bytes = test_slurp(path, &len), *text = NULL;
 	Onnx__ModelProto *m;
 	FILE *f;
 
@@ -100,7 +81,7 @@ START_TEST(test_goldens)
 		size_t len, hlen;
 		Diag d = {0};
 		snprintf(out, sizeof out, OUTDIR "/%.*s.onnx", (int)strlen(base) - 4, base);
-		text = slurp(path, &len);
+		text = test_slurp(path, &len);
 		body = text;
 		while (*body == '#') {          /* the header: input and options */
 			char *eol = strchr(body, '\n');
@@ -550,8 +531,8 @@ START_TEST(test_external_data_and_determinism)
 	mkdir(OUTDIR, 0777);
 	ck_assert_int_eq(convert(pt2, "", OUTDIR "/det1.onnx", &d), 0);
 	ck_assert_int_eq(convert(pt2, "", OUTDIR "/det2.onnx", &d), 0);
-	a = slurp(OUTDIR "/det1.onnx", &l1);
-	b = slurp(OUTDIR "/det2.onnx", &l2);
+	a = test_slurp(OUTDIR "/det1.onnx", &l1);
+	b = test_slurp(OUTDIR "/det2.onnx", &l2);
 	ck_assert_msg(l1 == l2 && memcmp(a, b, l1) == 0, "two conversions differ");
 	free(a);
 	free(b);
@@ -567,7 +548,7 @@ START_TEST(test_external_data_and_determinism)
 	ck_assert_str_eq(inl, ext);
 	free(inl);
 	free(ext);
-	a = slurp(OUTDIR "/ext.onnx.data", &n);
+	a = test_slurp(OUTDIR "/ext.onnx.data", &n);
 	ck_assert_msg(n > 2304 && n < 2304 + 5 * 64 + 1024, "data file of %zu bytes", n);
 	free(a);
 }

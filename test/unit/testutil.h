@@ -4,6 +4,7 @@
 #define TESTUTIL_H
 
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 static Suite *make_suite(void);
@@ -18,6 +19,28 @@ main(void)
 	failed = srunner_ntests_failed(sr);
 	srunner_free(sr);
 	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
+/* A whole file in a malloc'd, NUL-terminated buffer (*len bytes before the
+ * NUL), or NULL when it cannot be opened. */
+static inline char *
+test_slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf;
+	long n;
+
+	*len = 0;
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	buf = malloc((size_t)n + 1);
+	*len = fread(buf, 1, (size_t)n, f);
+	buf[*len] = 0;
+	fclose(f);
+	return buf;
 }
 
 /* Path of a file under test/, from the repo root (tests run from there). */
