@@ -64,6 +64,7 @@ $(B)/test/%: test/unit/%.c $(B)/libyobx.a test/unit/testutil.h
 
 check: $(B)/yobx-export $(UNIT_BIN)
 	@set -e; for t in $(UNIT_BIN); do echo "== $$t"; $$t; done
+	@sh test/models/size.sh
 	@sh test/run-cli.sh $(B)/yobx-export
 	@sh test/report/run.sh $(B)
 	@sh test/report/e2e.sh $(B)
