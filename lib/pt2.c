@@ -105,7 +105,7 @@ load_config(Loader *l, const char *config_rel, const char *dir)
 			strmap_put(l->tensors, fqn, o->tensor);
 			continue;
 		}
-		if (serde_tensor_meta(l->a, label, meta, &m, l->d))
+		if (serde_tensor_meta(l->a, label, arena_printf(l->a, "weight '%s'", fqn), meta, &m, l->d))
 			return DIAG_INPUT;
 		t = ARENA_NEW(l->a, TensorData);
 		t->dtype = m.dtype;

@@ -18,6 +18,7 @@ typedef struct Ctx {
 	const char *label;
 	Diag *d;
 	int depth;
+	const char *what;   /* the thing being read ("tensor 'x'"), or NULL */
 } Ctx;
 
 static int parse_arg(Ctx *c, Graph *g, const Json *j, Arg *out);
@@ -35,6 +36,8 @@ err(Ctx *c, const Json *at, const char *fmt, ...)
 	va_start(ap, fmt);
 	msg = arena_vprintf(c->a, fmt, ap);
 	va_end(ap);
+	if (c->what)
+		msg = arena_printf(c->a, "%s: %s", c->what, msg);
 	if (at)
 		return diag_error(c->d, DIAG_INPUT, "%s:%u:%u: %s", c->label, at->line, at->col, msg);
 	return diag_error(c->d, DIAG_INPUT, "%s: %s", c->label, msg);
@@ -142,9 +145,9 @@ parse_symint_list(Ctx *c, const Json *j, Dim **out, int *n)
 }
 
 int
-serde_tensor_meta(Arena *a, const char *label, const Json *j, TensorMeta *m, Diag *d)
+serde_tensor_meta(Arena *a, const char *label, const char *what, const Json *j, TensorMeta *m, Diag *d)
 {
-	Ctx c = {a, label, d, 0};
+	Ctx c = {a, label, d, 0, what};
 	const Json *v;
 	int64_t code;
 	int nstride;
@@ -489,7 +492,8 @@ declare_values(Ctx *c, Graph *g, const Json *gj)
 			v = ir_new_value(c->a, g, tab->keys[i], tables[t].kind);
 			if (tables[t].kind == VAL_TENSOR) {
 				TensorMeta tm;
-				if (serde_tensor_meta(c->a, c->label, m, &tm, c->d))
+				const char *what = arena_printf(c->a, "tensor value '%s'", tab->keys[i]);
+				if (serde_tensor_meta(c->a, c->label, what, m, &tm, c->d))
 					return DIAG_INPUT;
 				v->dtype = tm.dtype;
 				v->rank = tm.rank;
@@ -851,7 +855,7 @@ parse_forward_args(Ctx *c, Program *p, const Json *mcg)
 int
 serde_program(Program *p, const Json *root, const char *label, Diag *d)
 {
-	Ctx c = {p->arena, label, d, 0};
+	Ctx c = {p->arena, label, d, 0, NULL};
 	const Json *ver, *gm, *gj, *v;
 	int64_t major = 0, minor = 0;
 

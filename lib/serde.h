@@ -23,6 +23,9 @@ typedef struct TensorMeta {
 	Dim offset;
 	int requires_grad;
 } TensorMeta;
-int serde_tensor_meta(Arena *a, const char *label, const Json *j, TensorMeta *m, Diag *d);
+/* Reads a TensorMeta; errors say label:line:col, then what (e.g. "tensor
+ * value 'x'", or NULL for nothing), then what is wrong. */
+int serde_tensor_meta(Arena *a, const char *label, const char *what, const Json *j, TensorMeta *m,
+                      Diag *d);
 
 #endif
