@@ -132,6 +132,16 @@ lower_value(LowerCtx *c, const Value *v)
 	return name ? name : al->name;
 }
 
+int
+lower_write_arg(LowerCtx *c, const Node *n, const char *name, const char *contents)
+{
+	const Value *v = lower_arg_value(n, name);
+
+	if (!v || v->graph != c->ir || !c->alias[v->id])
+		return lower_fail(c, n, "argument '%s' is written in place but is not a tensor of this graph", name);
+	return alias_write(c, c->alias[v->id], contents);
+}
+
 /* ---- uses ---- */
 
 static void

@@ -103,6 +103,11 @@ const Value *lower_arg_value(const Node *n, const char *name);
 const char *lower_input(LowerCtx *c, const Node *n, const char *name);
 /* The current ONNX name of v. */
 const char *lower_value(LowerCtx *c, const Value *v);
+/* Makes contents (already in the argument's dtype) the new value of the
+ * tensor argument `name` of n, for ops that write an argument other than
+ * self (batch_norm's running statistics in the training IR).  Returns 0 or
+ * DIAG_CONVERT. */
+int lower_write_arg(LowerCtx *c, const Node *n, const char *name, const char *contents);
 /* Constant arguments; def when absent or None.  A non-constant argument
  * sets c->bad_arg and the driver fails the node. */
 int64_t lower_int(LowerCtx *c, const Node *n, const char *name, int64_t def);

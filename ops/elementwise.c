@@ -121,7 +121,8 @@ where_dtype(DType t)
 	return t == DT_BOOL ? DT_INT32 : lower_opmath(t);
 }
 
-/* add/sub/mul/div/pow/maximum/minimum and rsub; alpha scales `other`. */
+/* add/sub/mul/div/pow/maximum/minimum and rsub; alpha scales `other`,
+ * except in rsub (other - alpha * self), where it scales `self`. */
 int
 lower_binary(LowerCtx *c, const Node *n, const OpRow *row)
 {
@@ -132,13 +133,13 @@ lower_binary(LowerCtx *c, const Node *n, const OpRow *row)
 
 	if (!b)
 		return lower_fail(c, n, "no second operand");
-	if (alpha != 1.0)
-		b = lower_op(c, "Mul", NULL, 2, b, lower_scalar(c, cdt, alpha));
 	if (strncmp(n->op, "aten.rsub.", 10) == 0) {
 		const char *t = a;
 		a = b;
 		b = t;
 	}
+	if (alpha != 1.0)
+		b = lower_op(c, "Mul", NULL, 2, b, lower_scalar(c, cdt, alpha));
 	lower_result(c, n, row->onnx, cdt, 2, a, b);
 	return 0;
 }

@@ -12,16 +12,37 @@
 
 #include "nn.h"
 
-/* Batch statistics (training=True): outputs out, save_mean, save_rstd and,
- * for the functional variant, the updated running mean and variance. */
+/* The running statistics after a training step: running * (1 - momentum) +
+ * batch * momentum, with the unbiased batch variance (cnt values per
+ * channel).  Into *rm and *rv, in dtype cdt. */
+static void
+running_update(LowerCtx *c, const Node *n, DType cdt, const char *mean, const char *var, int64_t cnt,
+               const char **rm, const char **rv)
+{
+	double m = lower_float(c, n, "momentum", 0.1);
+	const char *keep = lower_scalar(c, cdt, 1.0 - m), *mom = lower_scalar(c, cdt, m);
+
+	var = lower_op(c, "Mul", NULL, 2, var, lower_scalar(c, cdt, (double)cnt / (double)(cnt - 1)));
+	*rm = lower_op(c, "Add", NULL, 2, lower_op(c, "Mul", NULL, 2, lower_operand(c, n, "running_mean", cdt), keep),
+	               lower_op(c, "Mul", NULL, 2, mean, mom));
+	*rv = lower_op(c, "Add", NULL, 2, lower_op(c, "Mul", NULL, 2, lower_operand(c, n, "running_var", cdt), keep),
+	               lower_op(c, "Mul", NULL, 2, var, mom));
+}
+
+/* Batch statistics (training=True): outputs out, save_mean, save_rstd and
+ * the updated running statistics, which the functional variant returns as
+ * outputs 3 and 4 and batch_norm / native_batch_norm (training IR) write
+ * back into running_mean and running_var. */
 static int
 batch_norm_train(LowerCtx *c, const Node *n, DType cdt, int64_t ch, double eps)
 {
 	const Value *xv = lower_arg_value(n, "input");
-	int r = xv->rank, nout = lower_nout(n);
+	const Value *rmv = lower_arg_value(n, "running_mean"), *rvv = lower_arg_value(n, "running_var");
+	int r = xv->rank, nout = lower_nout(n), dyn = 0;
+	int functional = nout > 3 && (lower_out_used(c, n, 3) || lower_out_used(c, n, 4));
+	int inplace = nout <= 3 && rmv && rvv;
 	int64_t axes[8], cnt = 1;
-	const char *x = lower_operand(c, n, "input", cdt), *mean, *d, *var, *rstd, *y, *flat;
-	double m = lower_float(c, n, "momentum", 0.1);
+	const char *x = lower_operand(c, n, "input", cdt), *mean, *d, *var, *rstd, *y, *flat, *rm, *rv;
 
 	if (r > 8)
 		return lower_fail(c, n, "input rank %d is too large", r);
@@ -29,8 +50,10 @@ batch_norm_train(LowerCtx *c, const Node *n, DType cdt, int64_t ch, double eps)
 	for (int i = 2; i < r; i++)
 		axes[i - 1] = i;
 	for (int i = 0; i < r; i++)
-		if (i != 1)
-			cnt *= xv->dims[i].e ? -1 : xv->dims[i].v;
+		if (i != 1 && xv->dims[i].e)
+			dyn = 1;
+		else if (i != 1)
+			cnt *= xv->dims[i].v;
 	mean = lower_reduce(c, "ReduceMean", x, r - 1, axes, 1, NULL);
 	d = lower_op(c, "Sub", NULL, 2, x, mean);
 	var = lower_reduce(c, "ReduceMean", lower_op(c, "Mul", NULL, 2, d, d), r - 1, axes, 1, NULL);
@@ -48,19 +71,22 @@ batch_norm_train(LowerCtx *c, const Node *n, DType cdt, int64_t ch, double eps)
 		lower_finish(c, n, 1, mean, cdt);
 	if (nout > 2 && lower_out_used(c, n, 2))
 		lower_finish(c, n, 2, lower_op(c, "Reshape", NULL, 2, rstd, flat), cdt);
-	if (nout > 3 && (lower_out_used(c, n, 3) || lower_out_used(c, n, 4))) {
-		const char *keep = lower_scalar(c, cdt, 1.0 - m), *mom = lower_scalar(c, cdt, m);
-		const char *rm = lower_operand(c, n, "running_mean", cdt), *rv = lower_operand(c, n, "running_var", cdt);
-		if (!rm || !rv || cnt < 2)
-			return lower_fail(c, n, "updating running statistics needs them and a static batch of 2 or more");
-		var = lower_op(c, "Mul", NULL, 2, lower_op(c, "Reshape", NULL, 2, var, flat),
-		               lower_scalar(c, cdt, (double)cnt / (double)(cnt - 1)));
-		lower_finish(c, n, 3, lower_op(c, "Add", NULL, 2, lower_op(c, "Mul", NULL, 2, rm, keep),
-		                               lower_op(c, "Mul", NULL, 2, mean, mom)), cdt);
-		lower_finish(c, n, 4, lower_op(c, "Add", NULL, 2, lower_op(c, "Mul", NULL, 2, rv, keep),
-		                               lower_op(c, "Mul", NULL, 2, var, mom)), cdt);
+	if (inplace && (rmv->graph != c->ir || rvv->graph != c->ir ||
+	                (c->uses[rmv->id] < 2 && c->uses[rvv->id] < 2)))
+		inplace = 0;                    /* nothing else reads them */
+	if (!functional && !inplace)
+		return 0;
+	if ((functional && (!rmv || !rvv)) || dyn || cnt < 2)
+		return lower_fail(c, n, "updating running statistics needs them and a static batch of 2 or more");
+	running_update(c, n, cdt, mean, lower_op(c, "Reshape", NULL, 2, var, flat), cnt, &rm, &rv);
+	if (functional) {
+		lower_finish(c, n, 3, rm, cdt);
+		lower_finish(c, n, 4, rv, cdt);
+		return 0;
 	}
-	return 0;
+	if (lower_write_arg(c, n, "running_mean", lower_cast(c, rm, cdt, rmv->dtype)))
+		return DIAG_CONVERT;
+	return lower_write_arg(c, n, "running_var", lower_cast(c, rv, cdt, rvv->dtype));
 }
 
 /* batch_norm / native_batch_norm / _native_batch_norm_legit_no_training /

@@ -1427,9 +1427,52 @@ def fx_op_dtypes():
     return SlimFixture(OpDtypes().eval(), args)
 
 
+class OpOverloads(nn.Module):
+    """Overloads the other op families never reach: torch picks them only in some
+    spellings (direct torch.ops.aten calls, a 0-d tensor fill value, torch.diff,
+    var_mean) or in training mode (the BatchNorm is put in train() by the builder)."""
+
+    def __init__(self):
+        super().__init__()
+        self.bn = nn.BatchNorm2d(3)
+        self.register_buffer("rm", 0.1 * torch.randn(3))
+        self.register_buffer("rv", 0.5 + torch.rand(3))
+
+    def forward(self, x, mask):
+        # x (2, 3, 4, 4) float, mask (2, 3, 4, 4) bool
+        A = torch.ops.aten
+        z = x.clone()
+        A.add_.Scalar(z, 1.5)
+        A.mul_.Scalar(z, 2.0)
+        w = x.clone()
+        w.masked_fill_(mask, x[0, 0, 0, 0])                  # masked_fill_.Tensor
+        sq = x[0, 0].clone()
+        sq.diagonal().copy_(x[1, 1, 0])                      # diagonal_scatter in core ATen
+        v, m = torch.var_mean(x, dim=1)                      # .dim; core ATen: .correction
+        v2, m2 = A.var_mean.dim(x, [1, 2], True, True)
+        bn = self.bn(x)                                      # batch stats, updates running stats
+        nb = A.native_batch_norm.default(x, None, None, self.rm, self.rv, True, 0.2, 1e-3)[0]
+        f = flat_cat(
+            torch.diff(x, dim=-1), torch.diff(x, n=2, dim=1, prepend=x[:, :1], append=x[:, 2:]),
+            z, A.sub.Scalar(x, 0.5), A.div.Scalar(x, 4.0), torch.rsub(x, z),
+            A.rsub.Tensor(x, z, alpha=2), w, v, m, v2, m2, x.detach() * 3,
+            A._unsafe_view.default(x, [6, 16]), A.diagonal_scatter.default(x[1, 2], x[0, 1, 0, :3], 1),
+            sq, bn, nb, self.bn.running_mean, self.bn.running_var, self.rm, self.rv)
+        i = flat_cat(torch.arange(1, 4), torch.diff(mask, dim=2).long(),
+                     self.bn.num_batches_tracked.reshape(1))
+        return f, i
+
+
+def fx_op_overloads():
+    m = liven(OpOverloads()).eval()
+    m.bn.train()
+    return SlimFixture(m, (r(2, 3, 4, 4), torch.rand(2, 3, 4, 4) < 0.4))
+
+
 OP_FIXTURES = ["op_rnn", "op_convtranspose", "op_conv_variants", "op_pool", "op_embedding",
                "op_sdpa", "op_norms", "op_activations", "op_elementwise", "op_reduce",
-               "op_shape", "op_index", "op_creation", "op_math", "op_inplace", "op_dtypes"]
+               "op_shape", "op_index", "op_creation", "op_math", "op_inplace", "op_dtypes",
+               "op_overloads"]
 
 
 # --------------------------------------------------------------------------------------
@@ -1727,8 +1770,8 @@ for _n_ in DYN_FIXTURES:
 DEFAULT_SET = {
     "2.14": set(OP_FIXTURES + TV_FIXTURES + HF_FIXTURES) | {
         n + "_decomp" for n in ["op_activations", "op_creation", "op_embedding", "op_index",
-                                "op_inplace", "op_norms", "op_pool"]},
-    "2.6": set(OP_FIXTURES) - {"op_dtypes"} | {"op_norms_decomp"},
+                                "op_inplace", "op_norms", "op_overloads", "op_pool"]},
+    "2.6": set(OP_FIXTURES) - {"op_dtypes"} | {"op_norms_decomp", "op_overloads_decomp"},
 }
 # Of DYN_FIXTURES, only these two fit in the 10 MB (README "Size").
 DEFAULT_SET["2.14"] |= {"hf_llama_dyn", "sym_ops"}

@@ -32,21 +32,6 @@ static const char *const allowed[] = {
  * an entry a fixture starts using fails the test until it is removed, so
  * this list only shrinks.  Empty it to make the test strict. */
 static const char *const pending[] = {
-	/* math: torch.diff, in transformers' create_causal_mask when no attention
-	 * mask is given (bench/make_llama.py); no fixture has room for it yet */
-	"aten.diff.default",
-	/* op_elementwise: direct torch.ops.aten calls and a tensor fill value */
-	"aten.add_.Scalar", "aten.mul_.Scalar", "aten.sub.Scalar", "aten.div.Scalar",
-	"aten.rsub.Tensor",                     /* torch.rsub(x, y) */
-	"aten.masked_fill_.Tensor",             /* z.masked_fill_(mask, x[0, 0]) */
-	/* op_reduce: torch.var_mean(x, dim=1) (training IR .dim, core ATen .correction) */
-	"aten.var_mean.dim", "aten.var_mean.correction",
-	/* op_shape: x.detach(), torch.ops.aten._unsafe_view(x, [n]); op_creation: torch.arange(1, 4) */
-	"aten.detach.default", "aten._unsafe_view.default", "aten.arange.start",
-	/* op_inplace(_decomp): x.diagonal().copy_(v) (core ATen writes it as diagonal_scatter) */
-	"aten.diagonal_scatter.default",
-	/* norm: training-mode batch norm (BatchNorm2d.train()) in training IR and core ATen */
-	"aten.native_batch_norm.default", "aten._native_batch_norm_legit_functional.default",
 	/* sym: a dynamic-shape fixture doing the rest of the size arithmetic (**, /, unary -,
 	 * abs, comparisons, and/or/not, sym_min/ite/float/int, math.floor/ceil/trunc),
 	 * numel/stride/storage_offset, .item() with torch._check, nonzero */
