@@ -326,6 +326,26 @@ lower_select(LowerCtx *c, const Node *n, const OpRow *row)
 	                     sv->rank, vdims, dim, 1, &index);
 }
 
+/* The size list of expand with each -1 ("keep this dim") written as 1:
+ * Expand broadcasts, so 1 keeps the input's dim, and -1 is not a size. */
+static const char *
+expand_size(LowerCtx *c, const Node *n)
+{
+	Node m = *n;
+
+	m.in = arena_dup(c->a, n->in, sizeof *n->in * (size_t)n->nin);
+	for (int k = 0; k < m.nin; k++) {
+		Arg *g = &m.in[k].arg;
+		if (strcmp(m.in[k].name, "size") != 0 || (g->kind != ARG_INTS && g->kind != ARG_SYM_INTS))
+			continue;
+		g->u.list = arena_dup(c->a, g->u.list, sizeof *g->u.list * (size_t)g->n);
+		for (int i = 0; i < g->n; i++)
+			if (g->u.list[i].kind == ARG_INT && g->u.list[i].u.i == -1)
+				g->u.list[i].u.i = 1;
+	}
+	return lower_size_arg(c, &m, "size");
+}
+
 /* expand(self, size, implicit=False); -1 keeps a dim, which Expand does with 1.
  * expand_as(self, other): to other's shape. */
 int
@@ -344,7 +364,7 @@ lower_expand(LowerCtx *c, const Node *n, const OpRow *row)
 	} else if (lower_arg_value(n, "other")) {     /* expand_as */
 		shape = lower_op(c, "Shape", NULL, 1, lower_input(c, n, "other"));
 	} else {
-		shape = lower_size_arg(c, n, "size");
+		shape = expand_size(c, n);
 	}
 	x = lower_cast(c, self_name(c, n), sv->dtype, carrier(sv->dtype));
 	carry_out(c, n, lower_op(c, row->onnx, carry_name(c, n, sv->dtype), 2, x, shape), sv->dtype);

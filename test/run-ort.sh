@@ -8,6 +8,9 @@
 #  - a fixture listed in EXPECTED must convert and match torch, else it fails;
 #  - any other fixture is reported "not yet supported" with the converter's
 #    first message (or "passes" when it does, as a hint to list it).
+# Each fixture is also converted with `patterns: none` (VER-NAME-none.onnx)
+# and run on the same cases: the lowering alone must match torch too, so an
+# optimizer rewrite can never hide a lowering bug (nor cause a regression).
 # Ends with the line "ort: N passed, N failed"; exits 1 when something failed.
 bin=${1:-build/yobx-export}
 out=$(dirname "$bin")/out
@@ -52,15 +55,16 @@ if ! node -e "import('onnxruntime-node').then(() => 0, () => process.exit(1))" 2
 	exit 1
 fi
 mkdir -p "$out"
+printf 'patterns: none\nreport: false\n' >"$out/none.yaml"
 for f in test/models/torch-*/*.pt2; do
 	[ -f "$f" ] || continue
 	dir=$(dirname "$f") name=$(basename "$f" .pt2)
 	ver=$(basename "$dir") io=$dir/$name.io
 	[ -d "$io" ] || continue
-	id=$ver/$name model=$out/$ver-$name.onnx
+	id=$ver/$name model=$out/$ver-$name.onnx none=$out/$ver-$name-none.onnx
 	case " $(echo $EXPECTED) " in *" $id "*) expected=1 ;; *) expected=0 ;; esac
-	rm -f "$model"
-	if ! "$bin" "$f" -o "$model" >"$model.log" 2>&1; then
+	rm -f "$model" "$none"
+	if ! "$bin" "$f" -o "$model" >"$model.log" 2>&1 || ! "$bin" "$f" -c "$out/none.yaml" -o "$none" >>"$model.log" 2>&1; then
 		if [ $expected = 1 ]; then
 			fail=$((fail + 1)); echo "FAIL $id: conversion failed:"; sed 's/^/  /' "$model.log"
 		else
@@ -69,7 +73,7 @@ for f in test/models/torch-*/*.pt2; do
 		fi
 		continue
 	fi
-	if node test/ort/run.mjs "$model" "$io" >"$model.ort" 2>&1; then
+	if node test/ort/run.mjs "$model" "$none" "$io" >"$model.ort" 2>&1; then
 		pass=$((pass + 1))
 		err=$(grep -o 'err [0-9.e+-]*' "$model.ort" | awk '{ if ($2 + 0 > m) m = $2 + 0 } END { printf "%.1e", m }')
 		echo "$id: ok, $(grep -c '^case' "$model.ort") cases, max abs err $err$([ $expected = 1 ] || echo ' (passes; not in EXPECTED yet)')"

@@ -2,7 +2,7 @@
 // run.mjs: runs an ONNX model under onnxruntime on reference inputs and
 // compares its outputs with reference outputs (made by torch).
 //
-//   node test/ort/run.mjs MODEL.onnx IODIR [--atol 1e-4] [--atol16 1e-2]
+//   node test/ort/run.mjs MODEL.onnx [MORE.onnx ...] IODIR [--atol 1e-4] [--atol16 1e-2]
 //   node test/ort/run.mjs --print-io MODEL.onnx
 //
 // IODIR/manifest.json lists cases; each has the inputs, fed by position
@@ -20,6 +20,9 @@
 // uint16 bit patterns.
 //
 // Prints one line per case and a closing "ort: N passed, N failed" line.
+// Further models (the same conversion made another way, e.g. unoptimized)
+// run on the same cases in the same process; their lines start with the
+// model's file name, and their cases count in the closing line.
 // Exit status: 0 all cases pass, 1 some case failed, 2 usage error, bad
 // IODIR, or a model onnxruntime will not load.
 
@@ -29,7 +32,7 @@ import path from 'node:path';
 import { readNpy } from './npy.mjs';
 import { ELEM, graphIo, wrapBfloat16 } from './onnxwire.mjs';
 
-const USAGE = `usage: node test/ort/run.mjs MODEL.onnx IODIR [--atol 1e-4] [--atol16 1e-2]
+const USAGE = `usage: node test/ort/run.mjs MODEL.onnx [MORE.onnx ...] IODIR [--atol 1e-4] [--atol16 1e-2]
        node test/ort/run.mjs --print-io MODEL.onnx`;
 
 // Manifest dtype -> npy descr, onnxruntime-node tensor type, ONNX elem type,
@@ -76,7 +79,7 @@ function parseArgs(argv) {
       a.pos.push(s);
     }
   }
-  if (a.pos.length !== (a.printIo ? 1 : 2)) throw new UsageError('wrong number of arguments');
+  if (a.printIo ? a.pos.length !== 1 : a.pos.length < 2) throw new UsageError('wrong number of arguments');
   return a;
 }
 
@@ -343,25 +346,29 @@ async function main() {
     return 2;
   }
   try {
-    const model = args.pos[0];
-    const manifest = args.printIo ? null : loadManifest(args.pos[1]);
-    const { session, io } = await openModel(ort, model);
     if (args.printIo) {
+      const { session, io } = await openModel(ort, args.pos[0]);
       printIo(session, io);
       return 0;
     }
+    const iodir = args.pos[args.pos.length - 1];
+    const manifest = loadManifest(iodir);
     let passed = 0, failed = 0;
-    for (const c of manifest.cases) {
-      let line;
-      try {
-        line = await runCase(ort, session, io, args.pos[1], c, args);
-      } catch (e) {
-        if (!(e instanceof CaseFailure)) throw e;
-        line = `FAIL ${e.message}`;
+    for (const [k, model] of args.pos.slice(0, -1).entries()) {
+      const { session, io } = await openModel(ort, model);
+      const prefix = k ? `${path.basename(model)} ` : '';
+      for (const c of manifest.cases) {
+        let line;
+        try {
+          line = await runCase(ort, session, io, iodir, c, args);
+        } catch (e) {
+          if (!(e instanceof CaseFailure)) throw e;
+          line = `FAIL ${e.message}`;
+        }
+        if (line.startsWith('ok')) passed++;
+        else failed++;
+        console.log(`${prefix}${c.name}: ${line}`);
       }
-      if (line.startsWith('ok')) passed++;
-      else failed++;
-      console.log(`${c.name}: ${line}`);
     }
     console.log(`ort: ${passed} passed, ${failed} failed`);
     return failed ? 1 : 0;
