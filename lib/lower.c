@@ -505,6 +505,16 @@ prune(LowerCtx *c)
 
 /* ---- nodes ---- */
 
+/* 1 when n's row is OPF_INT18, the target opset is below 18 and n works
+ * on integers (its result is a tensor that is not bool). */
+static int
+needs_int18(const LowerCtx *c, const Node *n, const OpRow *row)
+{
+	const Value *v = (row->flags & OPF_INT18) && c->opset < 18 ? lower_out_value(n, 0) : NULL;
+
+	return v && v->kind == VAL_TENSOR && v->dtype != DT_BOOL;
+}
+
 /* Reports every node of g and its subgraphs without a usable row; returns their number. */
 static int
 count_unsupported(LowerCtx *c, const Graph *g)
@@ -517,13 +527,16 @@ count_unsupported(LowerCtx *c, const Graph *g)
 		for (int k = 0; k < n->nin; k++)
 			if (n->in[k].arg.kind == ARG_GRAPH)
 				bad += count_unsupported(c, n->in[k].arg.u.g);
-		if (row && row->opset <= c->opset)
+		if (row && row->opset <= c->opset && !needs_int18(c, n, row))
 			continue;
 		bad++;
-		if (row)
-			lower_fail(c, n, "needs opset %d or later (options: opset %d)", row->opset, c->opset);
-		else
+		if (!row)
 			lower_fail(c, n, "no ONNX lowering");
+		else if (row->opset > c->opset)
+			lower_fail(c, n, "needs `opset: %d` or later (the target is opset %d)", row->opset, c->opset);
+		else
+			lower_fail(c, n, "%s operands need `opset: 18` or later (ONNX's Bitwise%s); the target is opset %d",
+			           dtype_name(lower_out_value(n, 0)->dtype), row->onnx, c->opset);
 	}
 	return bad;
 }

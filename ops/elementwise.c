@@ -174,8 +174,9 @@ lower_logical(LowerCtx *c, const Node *n, const OpRow *row)
 	return 0;
 }
 
-/* bitwise_and/or/xor/not and the &, | operators: And/Or/Xor/Not on bool,
- * BitwiseAnd/Or/Xor/Not (opset 18) on integers. */
+/* bitwise_and/or/xor/not and the &, |, ^ operators: And/Or/Xor/Not on
+ * bool, BitwiseAnd/Or/Xor/Not on integers (opset 18; the rows are
+ * OPF_INT18, so the driver has rejected integers at lower opsets). */
 int
 lower_bitwise(LowerCtx *c, const Node *n, const OpRow *row)
 {
@@ -185,7 +186,8 @@ lower_bitwise(LowerCtx *c, const Node *n, const OpRow *row)
 
 	if (dt != DT_BOOL) {
 		if (c->opset < 18)
-			return lower_fail(c, n, "bitwise ops on integers need opset 18 or later");
+			return lower_fail(c, n, "%s operands need `opset: 18` or later (ONNX's Bitwise%s)",
+			                  dtype_name(dt), row->onnx);
 		op = arena_printf(c->a, "Bitwise%s", row->onnx);
 	}
 	if (b)

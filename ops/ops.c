@@ -57,7 +57,8 @@ ops_write_doc(FILE *f)
 	        "<!-- Generated from ops/*.def by `make docs`; do not edit. -->\n\n"
 	        "%d ATen overloads, one row each in `ops/<family>.def`. *ONNX* is the operator\n"
 	        "the lowering emits (the main one, for lowerings that emit several); *since* is\n"
-	        "the lowest target opset (option `opset`) the row supports. *view*: the result\n"
+	        "the lowest target opset (option `opset`) the row supports (\"17; 18 on integers\":\n"
+	        "the Bitwise* operators, on integer tensors, need 18). *view*: the result\n"
 	        "aliases `self`; *in-place*: the result is written back into `self` (both are\n"
 	        "functionalized during lowering, so writes through views reach their base).\n",
 	        OP_COUNT);
@@ -68,8 +69,8 @@ ops_write_doc(FILE *f)
 			fprintf(f, "\n## %s\n\n| ATen overload | ONNX | since | lowering | kind |\n"
 			        "| --- | --- | --- | --- | --- |\n", family);
 		}
-		fprintf(f, "| `%s` | %s | %d | `%s` | %s |\n", r->aten, r->onnx[0] ? r->onnx : "-",
-		        r->opset, r->fn_name,
+		fprintf(f, "| `%s` | %s | %d%s | `%s` | %s |\n", r->aten, r->onnx[0] ? r->onnx : "-",
+		        r->opset, r->flags & OPF_INT18 ? "; 18 on integers" : "", r->fn_name,
 		        r->flags & OPF_INPLACE ? "in-place" : r->flags & OPF_VIEW ? "view" : "");
 	}
 }

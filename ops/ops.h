@@ -15,7 +15,9 @@
  * FLAGS      OPF_VIEW: the result aliases `self` (a view); the lowering must
  *            also handle LowerCtx.update (write a new view content back into
  *            `self`).  OPF_INPLACE: the result is written back into `self`
- *            and aliases it (add_, copy_, index_put_).  0 otherwise.
+ *            and aliases it (add_, copy_, index_put_).  OPF_INT18: on integer
+ *            operands the row needs opset 18 (ONNX's Bitwise* operators);
+ *            OPSET_MIN holds for bool ones.  0 otherwise.
  *
  * ops/all.def lists the family files; ops.c includes it to build the table,
  * its sorted index and docs/ops.md.  Lowering contract: read arguments by
@@ -36,6 +38,7 @@ typedef int (*LowerFn)(LowerCtx *c, const Node *n, const OpRow *row);
 enum {
 	OPF_VIEW = 1,       /* result is a view of self (see above) */
 	OPF_INPLACE = 2,    /* result is written into self */
+	OPF_INT18 = 4,      /* integer operands need opset 18 (see above) */
 };
 
 struct OpRow {

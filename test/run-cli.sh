@@ -59,6 +59,28 @@ for f in test/models/torch-2.14/cnn.pt2 test/models/torch-2.6/cnn.pt2; do
 	fi
 done
 
+# Opset-dependent rows: integer bitwise ops need opset 18 (BitwiseAnd, ...;
+# OPF_INT18).  At opset 17 op_dtypes fails (exit 1) listing every such node
+# with its target and the option to set, and writes nothing; the bool ones
+# of op_elementwise (And, Or, Xor, Not) still convert and match torch.
+o17=$dir/opset17
+mkdir -p "$o17"
+printf 'opset: 17\n' >"$o17/options.yaml"
+rm -f "$o17/op_dtypes.onnx"
+"$bin" test/models/torch-2.14/op_dtypes.pt2 -c "$o17/options.yaml" -o "$o17/op_dtypes.onnx" >"$o17/log" 2>&1; got=$?
+[ "$got" = 1 ] && ok || ko "op_dtypes at opset 17: exit $got, want 1"
+for want in "node 'bitwise_not' (aten.bitwise_not.default): int64 operands need \`opset: 18\` or later (ONNX's BitwiseNot); the target is opset 17" \
+	"node 'and_3' (aten.__and__.Scalar): uint8 operands need \`opset: 18\` or later" "9 nodes cannot be converted"; do
+	grep -qF -- "$want" "$o17/log" && ok || { ko "op_dtypes at opset 17: message lacks '$want'"; cat "$o17/log"; }
+done
+[ ! -e "$o17/op_dtypes.onnx" ] && ok || ko "op_dtypes at opset 17 left $o17/op_dtypes.onnx behind"
+if "$bin" test/models/torch-2.14/op_elementwise.pt2 -c "$o17/options.yaml" -o "$o17/op_elementwise.onnx" --quiet >"$o17/log" 2>&1; then
+	node test/ort/run.mjs "$o17/op_elementwise.onnx" test/models/torch-2.14/op_elementwise.io >"$o17/ort.log" 2>&1 && ok ||
+		{ ko "op_elementwise at opset 17: onnxruntime differs"; cat "$o17/ort.log"; }
+else
+	ko "op_elementwise at opset 17: $(cat "$o17/log")"
+fi
+
 # Bad inputs: one clear message naming the file, exit 2, no output file.
 bad=$dir/bad
 if python3 test/bad/make_bad.py "$bad"; then
