@@ -1,0 +1,27 @@
+#!/bin/sh
+# run.sh [BINARY]: onnx.checker (full_check) on every fixture, converted at
+# opsets 17, 18 and 23, with the default patterns and with `patterns: none`.
+# Not part of `make check` (CI has no onnx): run it on a machine with the
+# torch-env chroots (../shared/tools/torch-env.sh), from the repo root.
+# A fixture that does not convert at an opset (e.g. integer bitwise ops
+# below 18) is listed as skipped with the converter's first message.
+bin=${1:-build/yobx-export}
+out=$(dirname "$bin")/checker
+rm -rf "$out"
+mkdir -p "$out"
+skipped=0
+for opset in 17 18 23; do
+	for pat in default none; do
+		printf 'opset: %s\npatterns: %s\nreport: false\n' $opset $pat >"$out/o-$opset-$pat.yaml"
+		for f in test/models/torch-*/*.pt2; do
+			ver=$(basename "$(dirname "$f")") name=$(basename "$f" .pt2)
+			m=$out/$ver-$name-$opset-$pat.onnx
+			if ! "$bin" "$f" -c "$out/o-$opset-$pat.yaml" -o "$m" --quiet >"$out/log" 2>&1; then
+				echo "skipped: $ver/$name at opset $opset, patterns $pat: $(head -1 "$out/log")"
+				skipped=$((skipped + 1))
+			fi
+		done
+	done
+done
+echo "converted $(ls "$out"/*.onnx | wc -l) models, $skipped skipped"
+bash ../shared/tools/torch-env.sh run sid python3 /src/test/checker/check.py $(ls "$out"/*.onnx | sed 's|^|/src/|')
