@@ -47,6 +47,7 @@ torch-2.6/op_elementwise torch-2.6/op_reduce torch-2.6/op_shape torch-2.6/op_ind
 torch-2.6/op_creation torch-2.6/op_math torch-2.6/op_inplace
 torch-2.14/sym_ops
 torch-2.14/op_overloads torch-2.14/op_overloads_decomp torch-2.6/op_overloads torch-2.6/op_overloads_decomp
+torch-2.14/hf_mistral_decomp torch-2.14/hf_t5_encoder_decomp torch-2.14/tv_swin_decomp
 "
 
 if ! node -e "import('onnxruntime-node').then(() => 0, () => process.exit(1))" 2>/dev/null; then
