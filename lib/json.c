@@ -532,9 +532,11 @@ json_number(JsonParser *P, Json *j)
 		j->f = json_strtod(start, (size_t)(p - start));
 		return j;
 	}
-	if (is_int && u <= (uint64_t)INT64_MAX + (uint64_t)neg) {
+	if (is_int && u <= (uint64_t)INT64_MAX + (uint64_t)neg && !(neg && u == 0)) {
+		/* "-0" stays a double, so json_float() keeps its sign. */
 		j->is_int = 1;
 		j->i = neg ? -(int64_t)(u - 1) - 1 : (int64_t)u;  /* reaches INT64_MIN */
+		return j;
 	}
 	if (u == 0) {
 		j->f = neg ? -0.0 : 0.0;
@@ -572,12 +574,17 @@ json_scalar(JsonParser *P)
 {
 	char buf[16];
 	Json *j;
+	size_t n;
 
 	switch (*P->p) {
 	case '"':
 		j = json_new(P, JSON_STRING);
-		j->s = json_string(P, &j->len);
-		return j->s ? j : NULL;
+		if (!(j->s = json_string(P, &n)))
+			return NULL;
+		if (n > UINT32_MAX)
+			return json_fail(P, P->p, "string longer than 4 GiB");
+		j->len = (uint32_t)n;
+		return j;
 	case 't':
 		j = json_new(P, JSON_TRUE);
 		return json_keyword(P, "true") ? j : json_fail(P, P->p, "invalid literal, expected true");
@@ -621,7 +628,7 @@ json_close(JsonParser *P)
 	Json *j = f->node;
 	size_t n = P->nkids - f->kid_base;
 
-	j->len = n;
+	j->len = (uint32_t)n;   /* json_run() stops before UINT32_MAX */
 	if (n) {
 		j->kids = json_pool_alloc(P, n * sizeof *j->kids, alignof(Json *));
 		memcpy(j->kids, P->kids + f->kid_base, n * sizeof *j->kids);
@@ -676,10 +683,12 @@ done:
 			return json_fail(P, P->p, "unexpected data after the root value");
 		return v;
 	}
+	f = &P->frames[P->nframes - 1];
+	if (P->nkids - f->kid_base == UINT32_MAX)
+		return json_fail(P, P->p, "more than %u elements in one array or object", UINT32_MAX);
 	if (P->nkids == P->kids_cap)
 		P->kids = json_grow(P->kids, &P->kids_cap, sizeof *P->kids);
 	P->kids[P->nkids++] = v;
-	f = &P->frames[P->nframes - 1];
 	json_skip_ws(P);
 	if (f->node->type == JSON_ARRAY) {
 		if (P->p < P->end && *P->p == ',') {
@@ -812,7 +821,7 @@ json_float(const Json *j, double *out)
 	if (!j)
 		return 0;
 	if (j->type == JSON_NUMBER) {
-		*out = j->f;
+		*out = j->is_int ? (double)j->i : j->f;
 		return 1;
 	}
 	if (j->type != JSON_STRING)

@@ -19,15 +19,17 @@ typedef enum JsonType {
 
 typedef struct Json Json;
 struct Json {
-	JsonType type;
-	int is_int;          /* JSON_NUMBER: the text was an integer that fits in int64 */
-	int64_t i;           /* JSON_NUMBER: value when is_int */
-	double f;            /* JSON_NUMBER: value as double (always set) */
-	const char *s;       /* JSON_STRING: decoded UTF-8, NUL-terminated (arena) */
-	size_t len;          /* JSON_STRING: byte length; ARRAY/OBJECT: element count */
-	Json **kids;         /* ARRAY/OBJECT: elements, in document order */
-	const char **keys;   /* OBJECT: keys[i] names kids[i] (arena), document order */
+	uint8_t type;        /* a JsonType */
+	uint8_t is_int;      /* JSON_NUMBER: the text was an integer that fits in int64 (in i) */
+	uint32_t len;        /* JSON_STRING: byte length; ARRAY/OBJECT: element count */
 	uint32_t line, col;  /* 1-based position of the value in the text */
+	union {              /* 32 bytes a node: graph files hold millions */
+		int64_t i;       /* JSON_NUMBER when is_int */
+		double f;        /* JSON_NUMBER otherwise (json_float() reads both) */
+		const char *s;   /* JSON_STRING: decoded UTF-8, NUL-terminated (arena) */
+		Json **kids;     /* ARRAY/OBJECT: elements, in document order */
+	};
+	const char **keys;   /* OBJECT: keys[i] names kids[i] (arena), document order */
 };
 
 /* Parses text[0..len).  Returns the root, or NULL with a DIAG_INPUT message

@@ -788,9 +788,9 @@ parse_signature(Ctx *c, Program *p, const Json *sig)
 	if (!outs)
 		return sig ? DIAG_INPUT : err(c, NULL, "missing the graph signature");
 	if ((int)ins->len != g->ninput)
-		return err(c, ins, "%zu input specs for %d graph inputs", ins->len, g->ninput);
+		return err(c, ins, "%u input specs for %d graph inputs", (unsigned)ins->len, g->ninput);
 	if ((int)outs->len != g->noutput)
-		return err(c, outs, "%zu output specs for %d graph outputs", outs->len, g->noutput);
+		return err(c, outs, "%u output specs for %d graph outputs", (unsigned)outs->len, g->noutput);
 	p->ninput_spec = g->ninput;
 	p->input_specs = ARENA_ARRAY(c->a, InputSpec, g->ninput + 1);
 	for (int i = 0; i < g->ninput; i++) {
