@@ -45,7 +45,12 @@ torch-2.14/op_index_decomp torch-2.14/op_creation torch-2.14/op_creation_decomp 
 torch-2.14/op_inplace torch-2.14/op_inplace_decomp torch-2.14/op_dtypes
 torch-2.6/op_elementwise torch-2.6/op_reduce torch-2.6/op_shape torch-2.6/op_index
 torch-2.6/op_creation torch-2.6/op_math torch-2.6/op_inplace
-torch-2.14/sym_ops
+torch-2.14/sym_ops torch-2.14/sym_bools torch-2.14/sym_sum torch-2.14/sym_index torch-2.14/sym_arith
+torch-2.14/nonzero torch-2.14/item torch-2.14/cond_dyn torch-2.14/cond_nested torch-2.14/grad_wrap
+torch-2.14/autocast_wrap torch-2.14/while_dyn torch-2.14/scan_rev
+torch-2.6/sym_ops torch-2.6/sym_bools torch-2.6/sym_sum torch-2.6/sym_index torch-2.6/sym_arith
+torch-2.6/nonzero torch-2.6/item torch-2.6/cond_dyn torch-2.6/cond_nested torch-2.6/grad_wrap
+torch-2.6/autocast_wrap torch-2.6/while_dyn torch-2.6/scan_rev torch-2.6/hf_llama_dyn
 torch-2.14/op_overloads torch-2.14/op_overloads_decomp torch-2.6/op_overloads torch-2.6/op_overloads_decomp
 torch-2.14/hf_mistral_decomp torch-2.14/hf_t5_encoder_decomp torch-2.14/tv_swin_decomp
 "
