@@ -3,7 +3,10 @@
  * The writer never holds the packed model in memory: protobuf-c streams it
  * through a ProtobufCBuffer whose append() calls fwrite() on a temporary
  * file, which is fsync'ed and renamed over the target, so a reader never
- * sees a half-written model and a failed run leaves nothing new behind. */
+ * sees a half-written model and a failed run leaves nothing new behind.
+ * Computed initializers (onnx.h) are made in pieces as they pass: append()
+ * recognizes their recipe, which raw_data.data points at, and writes the
+ * computed bytes in its place. */
 #define _GNU_SOURCE   /* copy_file_range */
 #include "onnx.h"
 
@@ -152,6 +155,88 @@ onnx_tensor(Arena *a, const char *name, int elem, int rank, const int64_t *dims,
 	return t;
 }
 
+/* ---- computed initializers ---- */
+
+OnnxTensor *
+onnx_tensor_scaled(Arena *a, const char *name, int rank, const int64_t *dims, const OnnxScaled *s)
+{
+	OnnxScaled *r = arena_dup(a, s, sizeof *s);
+	OnnxTensor *t = onnx_tensor(a, name, ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT, rank, dims, r,
+	                            (size_t)(s->rows * s->per) * 4);
+
+	t->has_raw_data = 0;
+	t->data_location = (Onnx__TensorProto__DataLocation)ONNX_COMPUTED;
+	return t;
+}
+
+const OnnxScaled *
+onnx_tensor_recipe(const OnnxTensor *t)
+{
+	if (t->has_raw_data || t->has_data_location || (int)t->data_location != ONNX_COMPUTED || !t->raw_data.data)
+		return NULL;
+	return (const OnnxScaled *)(const void *)t->raw_data.data;
+}
+
+/* dst[k] = src[k] * sc for n floats, both unaligned (dst may be src), four
+ * at a time; the products are the same float32 ones as one at a time. */
+static void
+scale_run(uint8_t *dst, const uint8_t *src, int64_t n, float sc)
+{
+	typedef float F4 __attribute__((vector_size(16)));
+	F4 k = {sc, sc, sc, sc};
+	int64_t j = 0;
+
+	for (; j + 4 <= n; j += 4) {
+		F4 v;
+		memcpy(&v, src + 4 * j, 16);
+		v *= k;
+		memcpy(dst + 4 * j, &v, 16);
+	}
+	for (; j < n; j++) {
+		float v;
+		memcpy(&v, src + 4 * j, 4);
+		v *= sc;
+		memcpy(dst + 4 * j, &v, 4);
+	}
+}
+
+/* Scales n floats of s starting at element e, whose source bytes are at
+ * src (in s->src, or already copied to dst), into dst. */
+static void
+scale_span(const OnnxScaled *s, uint64_t e, uint64_t n, const uint8_t *src, uint8_t *dst)
+{
+	uint64_t end = e + n, per = (uint64_t)s->per;
+
+	while (e < end) {
+		uint64_t row = e / per, stop = (row + 1) * per < end ? (row + 1) * per : end;
+		scale_run(dst, src, (int64_t)(stop - e), s->scale[row]);
+		dst += 4 * (stop - e);
+		src += 4 * (stop - e);
+		e = stop;
+	}
+}
+
+void
+onnx_scaled_fill(const OnnxScaled *s, uint64_t off, size_t n, uint8_t *dst)
+{
+	scale_span(s, off / 4, n / 4, s->src + off, dst);
+}
+
+const uint8_t *
+onnx_tensor_bytes(Arena *a, OnnxTensor *t)
+{
+	const OnnxScaled *s = onnx_tensor_recipe(t);
+
+	if (s) {
+		uint8_t *p = arena_alloc(a, t->raw_data.len);
+		onnx_scaled_fill(s, 0, t->raw_data.len, p);
+		t->raw_data.data = p;
+		t->has_raw_data = 1;
+		t->data_location = ONNX__TENSOR_PROTO__DATA_LOCATION__DEFAULT;
+	}
+	return t->has_raw_data ? t->raw_data.data : NULL;
+}
+
 Onnx__ValueInfoProto *
 onnx_value_info(Arena *a, const char *name, int elem, int rank,
                 const int64_t *dims, const char *const *params)
@@ -243,18 +328,148 @@ onnx_model(Arena *a, Onnx__GraphProto *g, int opset, const char *producer_versio
 
 /* ---- writing ---- */
 
+/* The computed initializers of a model being written, by recipe address. */
+typedef struct Computed {
+	const uint8_t *key;     /* raw_data.data: the recipe */
+	OnnxTensor *t;
+} Computed;
+
+typedef struct ComputedSet {
+	Computed *v;
+	size_t n, cap;
+	const OnnxSource *src;  /* the mapped input, or NULL */
+	uint8_t *buf;           /* COMPUTE_CHUNK bytes */
+} ComputedSet;
+
+/* Bytes computed per step: fits in L2 next to what it reads. */
+#define COMPUTE_CHUNK ((size_t)256 << 10)
+
+/* Adds the computed initializers of g and of its subgraphs to cs and gives
+ * them has_raw_data, so protobuf-c counts and appends their bytes. */
+static void
+computed_collect(Arena *a, Onnx__GraphProto *g, ComputedSet *cs)
+{
+	for (size_t i = 0; i < g->n_initializer; i++) {
+		OnnxTensor *t = g->initializer[i];
+		if (!onnx_tensor_recipe(t))
+			continue;
+		if (cs->n == cs->cap) {
+			Computed *nv = ARENA_ARRAY(a, Computed, cs->cap ? cs->cap * 2 : 16);
+			if (cs->n)
+				memcpy(nv, cs->v, sizeof *nv * cs->n);
+			cs->v = nv;
+			cs->cap = cs->cap ? cs->cap * 2 : 16;
+		}
+		cs->v[cs->n++] = (Computed){t->raw_data.data, t};
+		t->has_raw_data = 1;
+	}
+	for (size_t i = 0; i < g->n_node; i++)
+		for (size_t k = 0; k < g->node[i]->n_attribute; k++) {
+			const Onnx__AttributeProto *at = g->node[i]->attribute[k];
+			if (at->g)
+				computed_collect(a, at->g, cs);
+			for (size_t j = 0; j < at->n_graphs; j++)
+				computed_collect(a, at->graphs[j], cs);
+		}
+}
+
+static int
+cmp_computed(const void *x, const void *y)
+{
+	uintptr_t a = (uintptr_t)((const Computed *)x)->key, b = (uintptr_t)((const Computed *)y)->key;
+
+	return a < b ? -1 : a > b;
+}
+
+/* The recipe whose address is p, or NULL (cs sorted by key). */
+static const OnnxScaled *
+computed_find(const ComputedSet *cs, const uint8_t *p)
+{
+	size_t lo = 0, hi = cs->n;
+
+	if (!cs->n || (uintptr_t)p < (uintptr_t)cs->v[0].key || (uintptr_t)p > (uintptr_t)cs->v[cs->n - 1].key)
+		return NULL;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (cs->v[mid].key == p)
+			return (const OnnxScaled *)(const void *)p;
+		if ((uintptr_t)cs->v[mid].key < (uintptr_t)p)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+/* Gives the computed initializers that were not moved to the data file
+ * back their has_raw_data 0 (m stays as the optimizer left it). */
+static void
+computed_restore(ComputedSet *cs)
+{
+	for (size_t i = 0; i < cs->n; i++)
+		if (!cs->v[i].t->has_data_location)
+			cs->v[i].t->has_raw_data = 0;
+}
+
+/* Writes the len bytes of s's tensor through put(ctx, bytes, n), a chunk
+ * at a time.  Source bytes inside the mapped input are read with pread():
+ * the mapping is for random access, and faulting its pages in one by one
+ * costs more than the copy.  Returns 0 or an errno. */
+static int
+computed_write(const ComputedSet *cs, const OnnxScaled *s, size_t len,
+               int (*put)(void *ctx, const uint8_t *p, size_t n), void *ctx)
+{
+	const OnnxSource *src = cs->src;
+	int mapped = src && src->fd >= 0 && s->src >= src->base && len <= src->len &&
+	             (size_t)(s->src - src->base) <= src->len - len;
+	int err = 0;
+
+	for (size_t off = 0; off < len && !err; off += COMPUTE_CHUNK) {
+		size_t n = len - off < COMPUTE_CHUNK ? len - off : COMPUTE_CHUNK;
+		const uint8_t *from = s->src + off;
+		if (mapped) {
+			size_t got = 0;
+			while (got < n) {
+				ssize_t r = pread(src->fd, cs->buf + got, n - got, (off_t)(s->src - src->base + off + got));
+				if (r < 0 && errno == EINTR)
+					continue;
+				if (r <= 0)
+					break;
+				got += (size_t)r;
+			}
+			if (got == n)
+				from = cs->buf;
+		}
+		scale_span(s, off / 4, n / 4, from, cs->buf);
+		err = put(ctx, cs->buf, n);
+	}
+	return err;
+}
+
 typedef struct FileBuf {
 	ProtobufCBuffer base;
 	FILE *f;
 	int err;            /* first errno from fwrite, or 0 */
+	const ComputedSet *cs;
 } FileBuf;
+
+static int
+put_file(void *ctx, const uint8_t *p, size_t n)
+{
+	return fwrite(p, 1, n, ctx) == n ? 0 : errno ? errno : EIO;
+}
 
 static void
 file_append(ProtobufCBuffer *b, size_t len, const uint8_t *data)
 {
 	FileBuf *fb = (FileBuf *)b;
+	const OnnxScaled *s;
 
-	if (!fb->err && len && fwrite(data, 1, len, fb->f) != len)
+	if (fb->err || !len)
+		return;
+	if ((s = computed_find(fb->cs, data)))
+		fb->err = computed_write(fb->cs, s, len, put_file, fb->f);
+	else if (fwrite(data, 1, len, fb->f) != len)
 		fb->err = errno ? errno : EIO;
 }
 
@@ -364,7 +579,13 @@ write_bytes(int fd, const uint8_t *p, size_t len, const OnnxSource *src)
 }
 
 static int
-write_data(const char *tmp, const Blob *b, size_t n, const OnnxSource *src)
+put_fd(void *ctx, const uint8_t *p, size_t n)
+{
+	return write_bytes(*(int *)ctx, p, n, NULL);
+}
+
+static int
+write_data(const char *tmp, const Blob *b, size_t n, const ComputedSet *cs)
 {
 	static const uint8_t zeros[EXT_ALIGN];
 	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -375,8 +596,9 @@ write_data(const char *tmp, const Blob *b, size_t n, const OnnxSource *src)
 		return errno;
 	for (size_t i = 0; i < n && !err; i++) {
 		size_t pad = (size_t)(b[i].offset - pos);
+		const OnnxScaled *s = computed_find(cs, b[i].data);
 		if (!(err = write_bytes(fd, zeros, pad, NULL)))
-			err = write_bytes(fd, b[i].data, b[i].len, src);
+			err = s ? computed_write(cs, s, b[i].len, put_fd, &fd) : write_bytes(fd, b[i].data, b[i].len, cs->src);
 		pos = b[i].offset + b[i].len;
 	}
 	if (!err && fsync(fd) != 0)
@@ -386,9 +608,9 @@ write_data(const char *tmp, const Blob *b, size_t n, const OnnxSource *src)
 	return err;
 }
 
-int
-onnx_write(Arena *a, Onnx__ModelProto *m, const char *path, int64_t ext_threshold,
-           const OnnxSource *src, Diag *d)
+static int
+write_model(Arena *a, Onnx__ModelProto *m, const char *path, int64_t ext_threshold,
+            const ComputedSet *cs, Diag *d)
 {
 	const char *slash = strrchr(path, '/');
 	char *data_path = arena_printf(a, "%s.data", path);
@@ -398,7 +620,7 @@ onnx_write(Arena *a, Onnx__ModelProto *m, const char *path, int64_t ext_threshol
 	Blob *blobs = NULL;
 	size_t nblob = 0, cap = 0;
 	uint64_t end = 0;
-	FileBuf fb = {{file_append}, NULL, 0};
+	FileBuf fb = {{file_append}, NULL, 0, cs};
 	int err;
 
 	if (ext_threshold >= 0)
@@ -407,7 +629,7 @@ onnx_write(Arena *a, Onnx__ModelProto *m, const char *path, int64_t ext_threshol
 		nblob = externalize(a, m->graph, FORCED_MIN, location, &blobs, nblob, &cap, &end);
 	if (protobuf_c_message_get_packed_size(&m->base) > PROTO_LIMIT)
 		return diag_error(d, DIAG_INPUT, "%s: the model is larger than 2 GB even with its weights stored outside", path);
-	if (nblob && (err = write_data(data_tmp, blobs, nblob, src))) {
+	if (nblob && (err = write_data(data_tmp, blobs, nblob, cs))) {
 		unlink(data_tmp);
 		return diag_error(d, DIAG_INPUT, "%s: cannot write: %s", data_path, strerror(err));
 	}
@@ -434,6 +656,23 @@ fail:
 	if (nblob)
 		unlink(data_tmp);
 	return diag_error(d, DIAG_INPUT, "%s: cannot write: %s", path, strerror(err));
+}
+
+int
+onnx_write(Arena *a, Onnx__ModelProto *m, const char *path, int64_t ext_threshold,
+           const OnnxSource *src, Diag *d)
+{
+	ComputedSet cs = {NULL, 0, 0, src, NULL};
+	int rc;
+
+	computed_collect(a, m->graph, &cs);
+	if (cs.n) {
+		qsort(cs.v, cs.n, sizeof *cs.v, cmp_computed);
+		cs.buf = arena_alloc(a, COMPUTE_CHUNK);
+	}
+	rc = write_model(a, m, path, ext_threshold, &cs, d);
+	computed_restore(&cs);
+	return rc;
 }
 
 uint64_t

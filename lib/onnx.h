@@ -8,7 +8,17 @@
  *
  * onnx_write() streams the packed ModelProto to a temporary file next to
  * the target and renames it into place; initializers at least
- * ext_threshold bytes large go to OUT.data (external data). */
+ * ext_threshold bytes large go to OUT.data (external data).
+ *
+ * A computed initializer (onnx_tensor_scaled) holds a recipe instead of
+ * bytes: a weight folded with per-channel scales (a BatchNorm folded into a
+ * Conv) would otherwise be tens of MB written into fresh pages, then read
+ * again by the writer.  The writer computes its bytes while streaming them
+ * out, one pass over the source weight.  Such a tensor has has_raw_data 0,
+ * raw_data.len its byte length, raw_data.data pointing at its OnnxScaled,
+ * and data_location ONNX_COMPUTED with has_data_location 0 (so neither is
+ * ever serialized as such); code that needs its bytes in memory calls
+ * onnx_tensor_bytes(). */
 #ifndef ONNX_H
 #define ONNX_H
 
@@ -57,6 +67,29 @@ void onnx_attr_graph(Arena *a, OnnxNode *n, const char *name, Onnx__GraphProto *
 OnnxTensor *onnx_tensor(Arena *a, const char *name, int elem, int rank, const int64_t *dims,
                         const void *data, size_t nbytes);
 
+/* The recipe of a computed float32 initializer: element k is
+ * src[k] * scale[k / per], a float32 product (row k / per scaled). */
+typedef struct OnnxScaled {
+	const uint8_t *src;     /* rows * per float32 values, any alignment (mapped file or arena) */
+	int64_t rows, per;
+	const float *scale;     /* rows entries (arena) */
+} OnnxScaled;
+
+/* data_location of a computed initializer (has_data_location stays 0). */
+#define ONNX_COMPUTED 0x434d5054
+
+/* A float32 initializer whose bytes the writer computes from s (s is not
+ * copied: it and its arrays must outlive the message). */
+OnnxTensor *onnx_tensor_scaled(Arena *a, const char *name, int rank, const int64_t *dims,
+                               const OnnxScaled *s);
+/* The recipe of a computed initializer, or NULL for any other tensor. */
+const OnnxScaled *onnx_tensor_recipe(const OnnxTensor *t);
+/* Computes a computed initializer's bytes into the arena, after which t is
+ * an ordinary tensor; returns raw_data.data (NULL when t has none). */
+const uint8_t *onnx_tensor_bytes(Arena *a, OnnxTensor *t);
+/* Writes bytes [off, off + n) of s's tensor to dst (off and n multiples of 4). */
+void onnx_scaled_fill(const OnnxScaled *s, uint64_t off, size_t n, uint8_t *dst);
+
 /* A tensor type: dims[i] >= 0 is static; otherwise params[i] names it
  * (dim_param) or, when params or params[i] is NULL, the dim is left unknown.
  * rank < 0 means "rank unknown" (no shape). */
@@ -81,8 +114,9 @@ typedef struct OnnxSource {
 /* Writes m to path through path.tmp.<pid> (and path.data when some
  * initializer of at least ext_threshold bytes exists; ext_threshold < 0
  * disables external data unless the file would pass 2 GB; src may be NULL).  Marks those
- * initializers as external in m.  Returns 0 or DIAG_INPUT; on error no new
- * file is left behind. */
+ * initializers as external in m; computed initializers are computed as they
+ * are written and stay computed in m unless moved to path.data.  Returns 0
+ * or DIAG_INPUT; on error no new file is left behind. */
 int onnx_write(Arena *a, Onnx__ModelProto *m, const char *path, int64_t ext_threshold,
                const OnnxSource *src, Diag *d);
 

@@ -15,12 +15,6 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
-
-#ifndef MADV_POPULATE_READ
-#define MADV_POPULATE_READ 22   /* Linux 5.14 */
-#endif
 
 /* ---- growth ---- */
 
@@ -467,21 +461,6 @@ elem_size(int elem)
 	}
 }
 
-void
-opt_prefetch(const void *p, size_t n)
-{
-	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), b, e;
-
-	if (n < ((size_t)1 << 20))
-		return;
-	b = (uintptr_t)p & ~(page - 1);
-	e = ((uintptr_t)p + n + page - 1) & ~(page - 1);
-	/* the input is mapped with MADV_RANDOM (one fault per page): ask for the
-	 * whole range at once; a failure only costs the faults */
-	if (madvise((void *)b, e - b, MADV_POPULATE_READ) != 0)
-		madvise((void *)b, e - b, MADV_WILLNEED);
-}
-
 OnnxTensor *
 opt_const_tensor(Opt *o, int v)
 {
@@ -492,6 +471,8 @@ opt_const_tensor(Opt *o, int v)
 	if (!x || !x->init || x->is_input)
 		return NULL;
 	t = x->init;
+	if (onnx_tensor_recipe(t))
+		onnx_tensor_bytes(o->a, t);
 	if (!t->has_raw_data || (t->has_data_location && t->data_location) || !elem_size(t->data_type))
 		return NULL;
 	for (size_t i = 0; i < t->n_dims; i++)
@@ -593,17 +574,35 @@ opt_const_all(Opt *o, int v, double x, double tol)
 	return 1;
 }
 
-int
-opt_const(Opt *o, int elem, int rank, const int64_t *dims, const void *data, size_t nbytes)
+/* A fresh name for a new constant, after the root's node name. */
+static const char *
+const_name(Opt *o)
 {
-	const char *base = arena_printf(o->a, "%s__c", o->hint ? o->hint : "opt");
-	int v = val_new(o, fresh_name(o, o->byname, base));
-	OnnxTensor *t = onnx_tensor(o->a, o->val[v].name, elem, rank, dims, data, nbytes);
+	return fresh_name(o, o->byname, arena_printf(o->a, "%s__c", o->hint ? o->hint : "opt"));
+}
+
+/* The value of new initializer t (named by const_name()). */
+static int
+const_add(Opt *o, OnnxTensor *t)
+{
+	int v = val_new(o, t->name);
 
 	o->val[v].init = t;
 	onnx_vec_push(o->a, &o->inits, (void *)(intptr_t)v);
 	type_from_tensor(o, v, t);
 	return v;
+}
+
+int
+opt_const(Opt *o, int elem, int rank, const int64_t *dims, const void *data, size_t nbytes)
+{
+	return const_add(o, onnx_tensor(o->a, const_name(o), elem, rank, dims, data, nbytes));
+}
+
+int
+opt_const_scaled(Opt *o, int rank, const int64_t *dims, const OnnxScaled *s)
+{
+	return const_add(o, onnx_tensor_scaled(o->a, const_name(o), rank, dims, s));
 }
 
 int

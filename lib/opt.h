@@ -29,7 +29,8 @@
  *  5. An intermediate whose producer the pattern means to drop has no other
  *     consumer (opt_only_use()), or the rewrite must still pay off with it.
  *  6. Initializers are read-only (weights are mapped from the input file):
- *     new constants are new arena buffers (opt_const()).
+ *     new constants are new arena buffers (opt_const()), or computed by the
+ *     writer from a recipe (opt_const_scaled()).
  *  7. Nodes of another domain are not ai.onnx ops: match with opt_is().
  *  8. OPT_RETRY only after changing the root in place (attributes, inputs).
  *
@@ -229,7 +230,8 @@ int opt_attr_ints(Opt *o, int n, const char *name, int64_t *buf, int max);
 /* 1 when n has attributes other than the listed ones (NULL-terminated). */
 int opt_attr_other(Opt *o, int n, const char *const *known);
 
-/* Constants.  The initializer behind v with its bytes in memory, or NULL. */
+/* Constants.  The initializer behind v with its bytes in memory (a
+ * computed one is computed now), or NULL. */
 OnnxTensor *opt_const_tensor(Opt *o, int v);
 /* Number of elements of constant v, or -1. */
 int64_t opt_const_numel(Opt *o, int v);
@@ -239,9 +241,6 @@ int opt_const_ints(Opt *o, int v, int64_t *buf, int max);
 int opt_const_scalar(Opt *o, int v, double *x);
 /* 1 when v is constant and every element equals x (within tol, relative). */
 int opt_const_all(Opt *o, int v, double x, double tol);
-/* Maps in the pages of a large constant about to be read in full (the
- * input file is mapped for random access). */
-void opt_prefetch(const void *p, size_t n);
 /* Element i of constant v as a double. */
 double opt_const_at(Opt *o, int v, int64_t i);
 
@@ -283,6 +282,9 @@ void opt_copy_attrs(Opt *o, int dst, int src, const char *const *except);
 int opt_const(Opt *o, int elem, int rank, const int64_t *dims, const void *data, size_t nbytes);
 int opt_const_i64s(Opt *o, int k, const int64_t *v);
 int opt_const_f32(Opt *o, int rank, const int64_t *dims, const float *v);
+/* A new float32 initializer the writer computes from s (onnx.h): a folded
+ * weight costs no memory and no pass over the weight until it is written. */
+int opt_const_scaled(Opt *o, int rank, const int64_t *dims, const OnnxScaled *s);
 /* A one-element constant of type elem (rank 0, or 1 when rank1). */
 int opt_const_like(Opt *o, int elem, double x, int rank1);
 /* Every reader of `from` reads `to` instead; when `from` is a graph output

@@ -343,25 +343,37 @@ content_hash(const uint8_t *p, size_t n)
 #define DEDUP_CONTENT_BYTES 64
 
 /* The key of an initializer: type, shape and its content hash, or its
- * address when it is compared by identity. */
+ * address when it is compared by identity.  A computed one (onnx.h) is
+ * keyed by its recipe, which is not computed for this. */
 static uint64_t
 init_hash(const OnnxTensor *t, int by_content)
 {
 	uint64_t h = (uint64_t)t->data_type * 0x9e3779b97f4a7c15ULL ^ t->raw_data.len;
+	const OnnxScaled *s = onnx_tensor_recipe(t);
 
 	h = mix(h, (const uint8_t *)t->dims, t->n_dims * sizeof *t->dims);
+	if (s)
+		return mix(mix(h, (const uint8_t *)&s->src, sizeof s->src), (const uint8_t *)s->scale,
+		           sizeof *s->scale * (size_t)s->rows);
 	if (by_content)
 		return mix(h, (const uint8_t *)&(uint64_t){content_hash(t->raw_data.data, t->raw_data.len)}, 8);
 	return mix(h, (const uint8_t *)&t->raw_data.data, sizeof t->raw_data.data);
 }
 
-/* 1 when two initializers hold the same type, shape and bytes. */
+/* 1 when two initializers hold the same type, shape and bytes; computed
+ * ones only match the same recipe (same source, same scales). */
 static int
 same_init(const OnnxTensor *a, const OnnxTensor *b)
 {
-	return a->data_type == b->data_type && a->n_dims == b->n_dims && a->raw_data.len == b->raw_data.len &&
-	       !memcmp(a->dims, b->dims, a->n_dims * sizeof *a->dims) &&
-	       (a->raw_data.data == b->raw_data.data || !memcmp(a->raw_data.data, b->raw_data.data, a->raw_data.len));
+	const OnnxScaled *ra = onnx_tensor_recipe(a), *rb = onnx_tensor_recipe(b);
+
+	if (a->data_type != b->data_type || a->n_dims != b->n_dims || a->raw_data.len != b->raw_data.len ||
+	    memcmp(a->dims, b->dims, a->n_dims * sizeof *a->dims) != 0 || !ra != !rb)
+		return 0;
+	if (ra)
+		return ra->src == rb->src && ra->rows == rb->rows && ra->per == rb->per &&
+		       !memcmp(ra->scale, rb->scale, sizeof *ra->scale * (size_t)ra->rows);
+	return a->raw_data.data == b->raw_data.data || !memcmp(a->raw_data.data, b->raw_data.data, a->raw_data.len);
 }
 
 /* Requires the index; makes initializers with the same type, shape and
@@ -385,7 +397,8 @@ opt_pass_dedup(Opt *o)
 		OnnxTensor *t = v->init;
 		uint64_t h;
 		size_t j;
-		if (!t || !v->name || v->is_input || v->is_output || v->pinned || !opt_const_tensor(o, id) || !v->nuse)
+		if (!t || !v->name || v->is_input || v->is_output || v->pinned || !v->nuse ||
+		    (!onnx_tensor_recipe(t) && !opt_const_tensor(o, id)))
 			continue;
 		h = init_hash(t, i >= (size_t)o->ninit_orig || t->raw_data.len <= DEDUP_CONTENT_BYTES);
 		for (j = h & (cap - 1); slot[j]; j = (j + 1) & (cap - 1))

@@ -175,37 +175,17 @@ bn_affine(Opt *o, int bn, int64_t m, double **s, double **h)
 	return 1;
 }
 
-/* dst[0..n) = src[0..n) * sc, src unaligned (mapped weights), four floats
- * at a time: this loop is most of what folding a ResNet's norms costs. */
-static void
-scale_row(float *dst, const uint8_t *src, int64_t n, float sc)
-{
-	typedef float F4 __attribute__((vector_size(16)));
-	F4 k = {sc, sc, sc, sc};
-	int64_t j = 0;
-
-	for (; j + 4 <= n; j += 4) {
-		F4 v;
-		memcpy(&v, src + 4 * j, 16);
-		v *= k;
-		memcpy(dst + j, &v, 16);
-	}
-	for (; j < n; j++) {
-		float v;
-		memcpy(&v, src + 4 * j, 4);
-		dst[j] = v * sc;
-	}
-}
-
 /* BatchNormalization(Conv(x, W, b)) in inference, all constant, the Conv
- * read only there -> Conv(x, W', b') with new weights. */
+ * read only there -> Conv(x, W', b') with new weights.  W' = W * s per
+ * output channel is left to the writer (opt_const_scaled): a ResNet's
+ * folded weights are its whole size, and the writer reads W once anyway. */
 int
 pat_batchnorm_into_conv(Opt *o, int r)
 {
 	int cv = opt_prod(o, opt_in(o, r, 0), "Conv"), wv, bv, in[3], y, n;
 	const OnnxTensor *wt;
 	double *s, *h;
-	float *w, *b, *bias = NULL;
+	float *sc, *b, *bias = NULL;
 	int64_t m, per;
 
 	if (cv < 0 || !opt_only_use(o, opt_in(o, r, 0), r))
@@ -218,16 +198,14 @@ pat_batchnorm_into_conv(Opt *o, int r)
 	per = opt_const_numel(o, wv) / (m ? m : 1);
 	if ((bv >= 0 && !(bias = f32_copy(o, bv, m))) || !bn_affine(o, r, m, &s, &h))
 		return OPT_NOMATCH;
-	/* one pass over the mapped weights: unaligned loads, float products */
-	opt_prefetch(wt->raw_data.data, wt->raw_data.len);
-	w = arena_alloc(o->a, (size_t)(m * per) * sizeof *w);
+	sc = ARENA_ARRAY(o->a, float, m);
 	b = ARENA_ARRAY(o->a, float, m);
 	for (int64_t i = 0; i < m; i++) {
-		scale_row(w + i * per, wt->raw_data.data + (size_t)(i * per) * 4, per, (float)s[i]);
+		sc[i] = (float)s[i];
 		b[i] = (float)((bias ? (double)bias[i] : 0.0) * s[i] + h[i]);
 	}
 	in[0] = opt_in(o, cv, 0);
-	in[1] = opt_const(o, 1, (int)wt->n_dims, wt->dims, w, (size_t)(m * per) * sizeof *w);
+	in[1] = opt_const_scaled(o, (int)wt->n_dims, wt->dims, &(OnnxScaled){wt->raw_data.data, m, per, sc});
 	in[2] = opt_const(o, 1, 1, &m, b, (size_t)m * sizeof *b);
 	n = opt_add(o, r, "Conv", 3, in, 1, &y);
 	opt_copy_attrs(o, n, cv, NULL);

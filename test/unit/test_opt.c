@@ -28,6 +28,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -967,6 +969,169 @@ START_TEST(test_stats)
 }
 END_TEST
 
+/* ---- computed initializers (onnx.h) ---- */
+
+/* Element k of a scaled recipe, as the writer must compute it. */
+static float
+scaled_at(const OnnxScaled *s, int64_t k)
+{
+	float v;
+
+	memcpy(&v, s->src + 4 * k, 4);
+	return v * s->scale[k / s->per];
+}
+
+/* The initializer named name in a written model, its raw bytes in *n
+ * (read from dir/location when external). */
+static uint8_t *
+written_init(const char *path, const char *dir, const char *name, size_t *n)
+{
+	size_t len;
+	uint8_t *b = (uint8_t *)test_slurp(path, &len), *out = NULL;
+	Onnx__ModelProto *m = onnx__model_proto__unpack(NULL, len, b);
+
+	ck_assert(m != NULL);
+	for (size_t i = 0; i < m->graph->n_initializer; i++) {
+		const OnnxTensor *t = m->graph->initializer[i];
+		if (strcmp(t->name, name) != 0)
+			continue;
+		if (t->has_raw_data) {
+			*n = t->raw_data.len;
+			out = malloc(*n + 1);
+			memcpy(out, t->raw_data.data, *n);
+		} else {
+			char file[1300];
+			size_t dl;
+			uint8_t *data;
+			long long off = atoll(t->external_data[1]->value);
+			*n = (size_t)atoll(t->external_data[2]->value);
+			snprintf(file, sizeof file, "%s/%s", dir, t->external_data[0]->value);
+			data = (uint8_t *)test_slurp(file, &dl);
+			ck_assert(data && (size_t)off + *n <= dl);
+			out = malloc(*n + 1);
+			memcpy(out, data + off, *n);
+			free(data);
+		}
+	}
+	onnx__model_proto__free_unpacked(m, NULL);
+	free(b);
+	return out;
+}
+
+/* A computed initializer is written as its products, inline or as
+ * external data, from memory or from the mapped input (pread, in 256 KiB
+ * chunks that cut rows), and m keeps the recipe; onnx_tensor_bytes()
+ * computes the same bytes in memory. */
+START_TEST(test_computed)
+{
+	enum { ROWS = 7, PER = 10007 };
+	Arena a;
+	Diag d = {0};
+	char path[1200], src_path[1200];
+	int64_t dims[2] = {ROWS, PER};
+	float scale[ROWS];
+	size_t nsrc = 3 + (size_t)ROWS * PER * 4, n;
+	uint8_t *file = malloc(nsrc);
+	const uint8_t *base;
+	FILE *f;
+	int fd;
+
+	arena_init(&a);
+	rng = 7;
+	for (size_t i = 0; i < nsrc; i++)
+		file[i] = (uint8_t)(uniform() * 64 + 32);   /* finite floats */
+	for (int i = 0; i < ROWS; i++)
+		scale[i] = (float)(uniform() * 4 - 2);
+	snprintf(src_path, sizeof src_path, "%s/computed.src", out_dir());
+	f = fopen(src_path, "wb");
+	ck_assert(f && fwrite(file, 1, nsrc, f) == nsrc && fclose(f) == 0);
+	fd = open(src_path, O_RDONLY);
+	base = mmap(NULL, nsrc, PROT_READ, MAP_PRIVATE, fd, 0);
+	ck_assert(fd >= 0 && base != MAP_FAILED);
+	for (int mode = 0; mode < 4; mode++) {
+		/* 0, 1: inline, from memory / the mapping; 2, 3: external data */
+		OnnxScaled s = {mode & 1 ? base + 3 : file + 3, ROWS, PER, scale};
+		OnnxSource src = {fd, base, nsrc};
+		OnnxGraph g = {.a = &a, .name = "computed"};
+		const char *in = "w", *out = "y";
+		OnnxTensor *t = onnx_tensor_scaled(&a, "w", 2, dims, &s);
+		Onnx__ModelProto *m;
+		uint8_t *got;
+
+		ck_assert(onnx_tensor_recipe(t) != NULL && !t->has_raw_data && t->raw_data.len == (size_t)ROWS * PER * 4);
+		onnx_vec_push(&a, &g.inits, t);
+		onnx_vec_push(&a, &g.nodes, onnx_node(&a, "Identity", "n", 1, &in, 1, &out));
+		onnx_vec_push(&a, &g.outputs, onnx_value_info(&a, "y", 1, 2, dims, NULL));
+		m = onnx_model(&a, onnx_graph_finish(&g), 18, "test");
+		snprintf(path, sizeof path, "%s/computed-%d.onnx", out_dir(), mode);
+		ck_assert_msg(onnx_write(&a, m, path, mode < 2 ? -1 : 0, mode & 1 ? &src : NULL, &d) == 0, "%s", d.text);
+		ck_assert((onnx_tensor_recipe(t) != NULL) == (mode < 2));
+		got = written_init(path, out_dir(), "w", &n);
+		ck_assert(got && n == (size_t)ROWS * PER * 4);
+		for (int64_t k = 0; k < (int64_t)ROWS * PER; k++) {
+			float v;
+			memcpy(&v, got + 4 * k, 4);
+			ck_assert_msg(memcmp(&v, &(float){scaled_at(&s, k)}, 4) == 0, "mode %d: element %lld", mode, (long long)k);
+		}
+		if (mode == 0) {
+			const uint8_t *mem = onnx_tensor_bytes(&a, t);
+			ck_assert(mem && t->has_raw_data && !onnx_tensor_recipe(t) && memcmp(mem, got, n) == 0);
+		}
+		free(got);
+	}
+	munmap((void *)base, nsrc);
+	close(fd);
+	free(file);
+	diag_free(&d);
+	arena_free(&a);
+}
+END_TEST
+
+/* Two Convs of one weight, each normalized by the same statistics: both
+ * fold into computed weights with one recipe, and DedupInitializers makes
+ * them one without computing them. */
+START_TEST(test_computed_dedup)
+{
+	Arena a;
+	Diag d = {0};
+	OnnxGraph g;
+	Onnx__ModelProto *m;
+	int64_t xd[4] = {1, 2, 5, 5}, wd[4] = {3, 2, 3, 3}, cd[1] = {3}, pads[4] = {1, 1, 1, 1};
+	float *w, stat[4][3] = {{1.5f, 0.5f, 2}, {0.1f, -0.2f, 0.3f}, {0.2f, 0, -0.1f}, {0.5f, 1, 2}};
+	const char *stats[4] = {"g", "b", "mu", "var"};
+	int computed = 0;
+
+	arena_init(&a);
+	g = (OnnxGraph){.a = &a, .name = "dedup"};
+	w = ARENA_ARRAY(&a, float, 54);
+	for (int i = 0; i < 54; i++)
+		w[i] = (float)(i % 7) - 3;
+	onnx_vec_push(&a, &g.inputs, onnx_value_info(&a, "x", 1, 4, xd, NULL));
+	onnx_vec_push(&a, &g.inits, onnx_tensor(&a, "w", 1, 4, wd, w, 54 * 4));
+	for (int k = 0; k < 4; k++)
+		onnx_vec_push(&a, &g.inits, onnx_tensor(&a, stats[k], 1, 1, cd, stat[k], 12));
+	for (int i = 0; i < 2; i++) {
+		const char *cin[2] = {"x", "w"}, *c = i ? "c1" : "c0", *y = i ? "y1" : "y0";
+		const char *bin[5] = {c, "g", "b", "mu", "var"};
+		OnnxNode *conv = onnx_node(&a, "Conv", c, 2, cin, 1, &c);
+		if (i)
+			onnx_attr_ints(&a, conv, "pads", 4, pads);   /* not the same Conv: CSE keeps both */
+		onnx_vec_push(&a, &g.nodes, conv);
+		onnx_vec_push(&a, &g.nodes, onnx_node(&a, "BatchNormalization", y, 5, bin, 1, &y));
+		onnx_vec_push(&a, &g.outputs, onnx_value_info(&a, y, 1, -1, NULL, NULL));
+	}
+	m = onnx_model(&a, onnx_graph_finish(&g), 18, "test");
+	ck_assert_int_eq(opt_model_checked(m, &a, NULL, NULL, NULL, &d), 0);
+	ck_assert_int_eq((int)m->graph->n_node, 2);
+	for (size_t i = 0; i < m->graph->n_initializer; i++)
+		computed += onnx_tensor_recipe(m->graph->initializer[i]) != NULL;
+	ck_assert_int_eq(computed, 1);
+	ck_assert_str_eq(m->graph->node[0]->input[1], m->graph->node[1]->input[1]);
+	diag_free(&d);
+	arena_free(&a);
+}
+END_TEST
+
 /* ---- the fixtures ---- */
 
 static Onnx__ModelProto *
@@ -983,15 +1148,18 @@ lower_fixture(const char *path, Arena *a, Program *p, int *ok)
 	return m;
 }
 
+/* The bytes onnx_write() writes for m (computed initializers included,
+ * which protobuf_c_message_pack() would leave out). */
 static uint8_t *
-pack(const Onnx__ModelProto *m, size_t *len)
+pack(Arena *a, Onnx__ModelProto *m, size_t *len)
 {
-	uint8_t *b;
+	char path[1200];
+	Diag d = {0};
 
-	*len = protobuf_c_message_get_packed_size(&m->base);
-	b = malloc(*len + 1);
-	protobuf_c_message_pack(&m->base, b);
-	return b;
+	snprintf(path, sizeof path, "%s/pack.onnx", out_dir());
+	ck_assert_msg(onnx_write(a, m, path, -1, NULL, &d) == 0, "%s: %s", path, d.text);
+	diag_free(&d);
+	return (uint8_t *)test_slurp(path, len);
 }
 
 START_TEST(test_fixtures)
@@ -1020,8 +1188,8 @@ START_TEST(test_fixtures)
 			ck_assert_msg(m1->graph->n_node <= n0, "%s: %zu nodes after, %zu before", gl.gl_pathv[i],
 			              m1->graph->n_node, n0);
 			fewer += m1->graph->n_node < n0;
-			b1 = pack(m1, &l1);
-			b2 = pack(m2, &l2);
+			b1 = pack(&a1, m1, &l1);
+			b2 = pack(&a2, m2, &l2);
 			ck_assert_msg(l1 == l2 && memcmp(b1, b2, l1) == 0, "%s: two runs differ", gl.gl_pathv[i]);
 			free(b1);
 			free(b2);
@@ -1081,6 +1249,8 @@ make_suite(void)
 	tcase_add_test(tc, test_fold);
 	tcase_add_test(tc, test_stats);
 	tcase_add_test(tc, test_linear);
+	tcase_add_test(tc, test_computed);
+	tcase_add_test(tc, test_computed_dedup);
 	tcase_add_test(tc, test_every_row_has_cases);
 	tcase_add_test(tc, test_cases);
 	tcase_add_test(tc, test_fixtures);
