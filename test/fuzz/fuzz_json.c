@@ -34,7 +34,8 @@ walk(const Json *j, int depth)
 	if (j->line < 1 || j->col < 1 || depth > 10001)
 		abort();
 	json_int(j, &i);
-	json_float(j, &f);
+	if (!json_float(j, &f) && j->type == JSON_NUMBER)
+		abort();
 	json_union_key(j);
 	json_union_value(j);
 	switch (j->type) {
@@ -43,7 +44,7 @@ walk(const Json *j, int depth)
 			abort();
 		break;
 	case JSON_NUMBER:
-		if (j->is_int && (double)j->i != j->f)
+		if (j->is_int && (double)j->i != f)
 			abort();
 		break;
 	case JSON_OBJECT:
