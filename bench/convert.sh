@@ -10,28 +10,27 @@ bin=${BIN:-build/yobx-export}
 out=bench/out
 mkdir -p $out
 env_sh=../shared/tools/torch-env.sh
-for n in 1024 4096 8192; do
+for n in 50 1024 4096 8192; do
 	[ -f $out/deep-$n.pt2 ] || bash $env_sh run sid python3 /src/bench/make_deep.py /src/$out/deep-$n.pt2 $n
 done
 [ -f $out/big-2.14.pt2 ] || bash $env_sh run sid python3 /src/bench/make_deep.py /src/$out/big-2.14.pt2 16 4096
 [ -f $out/llama-1g.pt2 ] || bash $env_sh run sid python3 /src/bench/make_llama.py /src/$out/llama-1g.pt2
 
-# best of N runs: prints "ms peakMiB"
+# best of N runs: prints "ms peakMiB" (bench/timeit.c: wall time from fork to
+# exit, peak RSS from wait4); OPTS (e.g. "-c FILE") go to the converter
+gcc -std=c11 -O2 -Wall -Wextra -Werror -o $out/timeit bench/timeit.c
 measure() {
-	f=$1 runs=$2 best="" mem=""
-	for i in $(seq "$runs"); do
-		rm -f $out/m.onnx $out/m.onnx.data $out/m.xlsx
-		t0=$(date +%s%N)
-		/usr/bin/time -f '%M' -o $out/time.txt $bin "$f" -o $out/m.onnx --quiet >/dev/null 2>$out/err.txt || \
-		/usr/bin/time -f '%M' -o $out/time.txt $bin "$f" -o $out/m.onnx >/dev/null 2>$out/err.txt || { echo "FAILED"; return; }
-		t=$(( ($(date +%s%N) - t0) / 1000 ))
-		m=$(awk '{printf "%.1f", $1 / 1024}' $out/time.txt)
-		if [ -z "$best" ] || [ "$t" -lt "$best" ]; then best=$t; mem=$m; fi
-	done
-	echo "$(echo "scale=1; $best / 1000" | bc) $mem"
+	rm -f $out/m.onnx $out/m.onnx.data $out/m.xlsx
+	$out/timeit "$2" $bin "$1" $OPTS -o $out/m.onnx --quiet
 }
 
 printf '%-44s %8s %10s %12s\n' model nodes "time ms" "peak MiB"
+# 100 nodes, the whole process (start-up, reading, writing, fsync): with the
+# report, and without it (libxlsxwriter's zip and its libcrypto cost ~5 ms)
+printf 'report: false\n' >$out/noreport.yaml
+f=$out/deep-50.pt2
+printf '%-44s %8s %10s %12s\n' "$f" 100 $(measure "$f" 20)
+printf '%-44s %8s %10s %12s\n' "$f (report: false)" 100 $(OPTS="-c $out/noreport.yaml" measure "$f" 20)
 for f in test/models/torch-2.14/*.pt2; do
 	nodes=$($bin "$f" --print | grep -c ' = ' || true)
 	printf '%-44s %8s %10s %12s\n' "$f" "$nodes" $(measure "$f" 5)
