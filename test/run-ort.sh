@@ -29,7 +29,7 @@ torch-2.6/cond torch-2.6/while_loop torch-2.6/scan
 torch-2.8/mlp torch-2.8/cnn torch-2.8/attention torch-2.8/inplace
 torch-2.14/tv_resnet torch-2.14/tv_mobilenet_v2 torch-2.14/tv_mobilenet_v3 torch-2.14/tv_efficientnet
 torch-2.14/tv_regnet torch-2.14/tv_squeezenet torch-2.14/tv_densenet torch-2.14/tv_googlenet
-torch-2.14/tv_convnext
+torch-2.14/tv_convnext torch-2.14/tv_resnet18
 torch-2.14/op_rnn torch-2.14/op_convtranspose torch-2.14/op_pool torch-2.14/op_pool_decomp
 torch-2.14/op_embedding torch-2.14/op_embedding_decomp
 torch-2.6/op_rnn torch-2.6/op_convtranspose torch-2.6/op_pool torch-2.6/op_embedding
