@@ -291,11 +291,42 @@ opt_del_attr(Opt *o, int n, const char *name)
 	m->n_attribute = k;
 }
 
+/* After an attribute of node n changed: when the running rewrite just
+ * added n, opt_add inferred its output types without the attribute (a
+ * Transpose's perm, a Cast's `to`), so infer them again; a type the rule
+ * cannot infer keeps what the pattern gave it. */
+static void
+retype(Opt *o, int n)
+{
+	if (n < o->fresh_from)
+		return;
+	for (int k = 0; k < o->node[n].nout; k++) {
+		int v = o->node[n].out[k];
+		OptValue *x, old;
+		if (v < 0)
+			continue;
+		x = &o->val[v];
+		old = *x;
+		x->elem = 0;
+		x->rank = -1;
+		x->dims = NULL;
+		opt_infer(o, n);
+		x = &o->val[v];
+		if (!x->elem)
+			x->elem = old.elem;
+		if (x->rank < 0) {
+			x->rank = old.rank;
+			x->dims = old.dims;
+		}
+	}
+}
+
 void
 opt_set_attr_i(Opt *o, int n, const char *name, int64_t v)
 {
 	opt_del_attr(o, n, name);
 	onnx_attr_int(o->a, o->node[n].n, name, v);
+	retype(o, n);
 }
 
 void
@@ -303,6 +334,7 @@ opt_set_attr_f(Opt *o, int n, const char *name, double v)
 {
 	opt_del_attr(o, n, name);
 	onnx_attr_float(o->a, o->node[n].n, name, (float)v);
+	retype(o, n);
 }
 
 void
@@ -310,6 +342,7 @@ opt_set_attr_ints(Opt *o, int n, const char *name, int k, const int64_t *v)
 {
 	opt_del_attr(o, n, name);
 	onnx_attr_ints(o->a, o->node[n].n, name, k, v);
+	retype(o, n);
 }
 
 void
@@ -332,6 +365,7 @@ opt_copy_attrs(Opt *o, int dst, int src, const char *const *except)
 		na[d->n_attribute++] = s->attribute[i];
 		d->attribute = na;
 	}
+	retype(o, dst);
 }
 
 /* ---- types ---- */

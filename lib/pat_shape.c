@@ -148,12 +148,15 @@ pat_reshape_shape_zeros(Opt *o, int r)
 }
 
 /* Reshape(MatMul(Reshape(a), Reshape(b))) that only merged and split the
- * batch dims of a and b -> MatMul(a, b). */
+ * batch dims of a and b -> MatMul(a, b).  When b's batch dims are laid out
+ * otherwise but merge into as many (a repeat_kv of grouped-query attention
+ * feeding a bmm), b is split as a's by one Reshape. */
 int
 pat_reshape_matmul_reshape(Opt *o, int r)
 {
-	int mm = opt_prod(o, opt_in(o, r, 0), "MatMul"), ra, rb, a2, b2, a, b, z = opt_out(o, r, 0), y;
-	const OptDim *da, *db, *dz;
+	int mm = opt_prod(o, opt_in(o, r, 0), "MatMul"), ra, rb, a2, b2, a, b, z = opt_out(o, r, 0), y, same = 1;
+	const OptDim *da, *db, *dz, *a3, *b3;
+	int64_t s[R];
 
 	if (mm < 0 || !opt_only_use(o, opt_in(o, r, 0), r))
 		return OPT_NOMATCH;
@@ -165,21 +168,31 @@ pat_reshape_matmul_reshape(Opt *o, int r)
 	b = opt_in(o, b2, 0);
 	ra = opt_rank(o, a);
 	rb = opt_rank(o, b);
-	if (ra < 3 || ra != rb || opt_rank(o, z) != ra || opt_rank(o, opt_in(o, mm, 0)) != 3 ||
+	if (ra < 3 || rb < 3 || ra > R || opt_rank(o, z) != ra || opt_rank(o, opt_in(o, mm, 0)) != 3 ||
 	    opt_rank(o, opt_in(o, mm, 1)) != 3)
 		return OPT_NOMATCH;
 	da = opt_val(o, a)->dims;
 	db = opt_val(o, b)->dims;
 	dz = opt_val(o, z)->dims;
-	for (int i = 0; i < ra - 2; i++)
-		if (!opt_dim_eq(da[i], db[i]) || !opt_dim_eq(da[i], dz[i]))
+	a3 = opt_val(o, opt_in(o, mm, 0))->dims;
+	b3 = opt_val(o, opt_in(o, mm, 1))->dims;
+	for (int i = 0; i < ra - 2; i++) {
+		if (!opt_dim_eq(da[i], dz[i]))
 			return OPT_NOMATCH;
-	{
-		const OptDim *a3 = opt_val(o, opt_in(o, mm, 0))->dims, *b3 = opt_val(o, opt_in(o, mm, 1))->dims;
-		if (!opt_dim_eq(a3[1], da[ra - 2]) || !opt_dim_eq(a3[2], da[ra - 1]) || !opt_dim_eq(b3[1], db[rb - 2]) ||
-		    !opt_dim_eq(b3[2], db[rb - 1]) || !opt_dim_eq(dz[ra - 2], da[ra - 2]) ||
-		    !opt_dim_eq(dz[ra - 1], db[rb - 1]))
+		same &= ra == rb && opt_dim_eq(da[i], db[i]);
+	}
+	if (!opt_dim_eq(a3[1], da[ra - 2]) || !opt_dim_eq(a3[2], da[ra - 1]) || !opt_dim_eq(b3[1], db[rb - 2]) ||
+	    !opt_dim_eq(b3[2], db[rb - 1]) || !opt_dim_eq(dz[ra - 2], da[ra - 2]) || !opt_dim_eq(dz[ra - 1], db[rb - 1]))
+		return OPT_NOMATCH;
+	if (!same) {    /* the merged batch counts agree: split b's as a's */
+		if (a3[0].v < 0 || a3[0].v != b3[0].v || db[rb - 2].v < 0 || db[rb - 1].v < 0)
 			return OPT_NOMATCH;
+		for (int i = 0; i < ra - 2; i++)
+			if ((s[i] = da[i].v) < 0)
+				return OPT_NOMATCH;
+		s[ra - 2] = db[rb - 2].v;
+		s[ra - 1] = db[rb - 1].v;
+		b = opt_add1(o, r, "Reshape", 2, b, opt_const_i64s(o, ra, s));
 	}
 	y = opt_add1(o, r, "MatMul", 2, a, b);
 	opt_replace(o, z, y);

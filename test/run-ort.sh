@@ -11,6 +11,9 @@
 # Each fixture is also converted with `patterns: none` (VER-NAME-none.onnx)
 # and run on the same cases: the lowering alone must match torch too, so an
 # optimizer rewrite can never hide a lowering bug (nor cause a regression).
+# The fixtures in OPSET23 are converted at `opset: 23` too (VER-NAME-o23.onnx,
+# same cases, same node process): the patterns that need it (Attention with
+# is_causal and grouped-query heads, RMSNormalization) must match torch.
 # Ends with the line "ort: N passed, N failed"; exits 1 when something failed.
 bin=${1:-build/yobx-export}
 out=$(dirname "$bin")/out
@@ -55,6 +58,13 @@ torch-2.14/op_overloads torch-2.14/op_overloads_decomp torch-2.6/op_overloads to
 torch-2.14/hf_mistral_decomp torch-2.14/hf_t5_encoder_decomp torch-2.14/tv_swin_decomp
 "
 
+# torch-VERSION/NAME of the attention models also checked at opset 23.
+OPSET23="
+torch-2.14/attention torch-2.14/attention_decomp torch-2.14/attention_dyn torch-2.14/op_sdpa
+torch-2.14/tiny_llama torch-2.14/hf_qwen2 torch-2.14/hf_mistral torch-2.14/hf_mistral_decomp
+torch-2.14/hf_phi3 torch-2.14/hf_llama_dyn torch-2.6/hf_llama_dyn torch-2.6/attention_dyn
+"
+
 if ! node -e "import('onnxruntime-node').then(() => 0, () => process.exit(1))" 2>/dev/null; then
 	echo "run-ort.sh: onnxruntime-node is not installed (run 'npm ci --ignore-scripts' at the repo root)"
 	echo "ort: 0 passed, 1 failed"
@@ -62,6 +72,7 @@ if ! node -e "import('onnxruntime-node').then(() => 0, () => process.exit(1))" 2
 fi
 mkdir -p "$out"
 printf 'patterns: none\nreport: false\n' >"$out/none.yaml"
+printf 'opset: 23\nreport: false\n' >"$out/o23.yaml"
 for f in test/models/torch-*/*.pt2; do
 	[ -f "$f" ] || continue
 	dir=$(dirname "$f") name=$(basename "$f" .pt2)
@@ -69,8 +80,10 @@ for f in test/models/torch-*/*.pt2; do
 	[ -d "$io" ] || continue
 	id=$ver/$name model=$out/$ver-$name.onnx none=$out/$ver-$name-none.onnx
 	case " $(echo $EXPECTED) " in *" $id "*) expected=1 ;; *) expected=0 ;; esac
-	rm -f "$model" "$none"
-	if ! "$bin" "$f" -o "$model" >"$model.log" 2>&1 || ! "$bin" "$f" -c "$out/none.yaml" -o "$none" >>"$model.log" 2>&1; then
+	case " $(echo $OPSET23) " in *" $id "*) o23=$out/$ver-$name-o23.onnx ;; *) o23= ;; esac
+	rm -f "$model" "$none" ${o23:+"$o23"}
+	if ! "$bin" "$f" -o "$model" >"$model.log" 2>&1 || ! "$bin" "$f" -c "$out/none.yaml" -o "$none" >>"$model.log" 2>&1 ||
+		{ [ -n "$o23" ] && ! "$bin" "$f" -c "$out/o23.yaml" -o "$o23" >>"$model.log" 2>&1; }; then
 		if [ $expected = 1 ]; then
 			fail=$((fail + 1)); echo "FAIL $id: conversion failed:"; sed 's/^/  /' "$model.log"
 		else
@@ -79,7 +92,7 @@ for f in test/models/torch-*/*.pt2; do
 		fi
 		continue
 	fi
-	if node test/ort/run.mjs "$model" "$none" "$io" >"$model.ort" 2>&1; then
+	if node test/ort/run.mjs "$model" "$none" ${o23:+"$o23"} "$io" >"$model.ort" 2>&1; then
 		pass=$((pass + 1))
 		err=$(grep -o 'err [0-9.e+-]*' "$model.ort" | awk '{ if ($2 + 0 > m) m = $2 + 0 } END { printf "%.1e", m }')
 		echo "$id: ok, $(grep -c '^case' "$model.ort") cases, max abs err $err$([ $expected = 1 ] || echo ' (passes; not in EXPECTED yet)')"

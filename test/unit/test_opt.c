@@ -22,7 +22,8 @@
  *   info t: float32[2,3]             a value_info entry
  *   node y = Op(a, , b) k=1 f=0.5 ints=[1,2] s="tanh" t=float32:1.0
  *   output y: float32[2,3]           a graph output (shape may be omitted)
- *   expect Gemm Relu                 op types after optimizing, in order */
+ *   expect Gemm Relu                 op types after optimizing, in order
+ *   expect-attr Attention is_causal=1  some node of that op has that int attribute (absent: 0) */
 #include <glob.h>
 #include <math.h>
 #include <stdio.h>
@@ -140,6 +141,9 @@ typedef struct Case {
 	int nin;
 	char expect[512];
 	int has_expect;
+	char expect_op[64], expect_attr[64];
+	long long expect_val;
+	int has_expect_attr;
 	int ms_domain;          /* the graph uses com.microsoft ops */
 } Case;
 
@@ -398,6 +402,9 @@ statement(Arena *a, Case *c, char *s)
 		onnx_vec_push(a, &c->g.outputs, vinfo(a, &t));
 	} else if (strncmp(s, "node ", 5) == 0) {
 		parse_node(a, c, s + 5);
+	} else if (strncmp(s, "expect-attr ", 12) == 0) {
+		c->has_expect_attr = sscanf(s + 12, "%63s %63[^=]=%lld", c->expect_op, c->expect_attr, &c->expect_val) == 3;
+		ck_assert_msg(c->has_expect_attr, "%s:%d: expect-attr OP NAME=INT", c->file, c->line);
 	} else if (strncmp(s, "expect", 6) == 0) {
 		c->has_expect = 1;
 		snprintf(c->expect, sizeof c->expect, "%s", trim(s + 6));
@@ -467,6 +474,25 @@ op_list(const Onnx__ModelProto *m, char *buf, size_t cap)
 	}
 }
 
+/* 1 when some node of m of type op has the int attribute name = v (an
+ * absent one reads 0). */
+static int
+has_int_attr(const Onnx__ModelProto *m, const char *op, const char *name, long long v)
+{
+	for (size_t i = 0; i < m->graph->n_node; i++) {
+		const OnnxNode *n = m->graph->node[i];
+		long long x = 0;
+		if (strcmp(n->op_type, op) != 0)
+			continue;
+		for (size_t j = 0; j < n->n_attribute; j++)
+			if (strcmp(n->attribute[j]->name, name) == 0)
+				x = n->attribute[j]->i;
+		if (x == v)
+			return 1;
+	}
+	return 0;
+}
+
 static int64_t
 row_matches(const Report *r, const char *row)
 {
@@ -518,6 +544,11 @@ run_case(Arena *a, Case *c, int k, FILE *mf, int *first)
 	}
 	if (c->has_expect && strcmp(ops, c->expect) != 0) {
 		fprintf(stderr, "FAIL %s case %d (%s): nodes after: '%s', expected '%s'\n", c->file, k, c->what, ops, c->expect);
+		return 1;
+	}
+	if (c->has_expect_attr && !has_int_attr(m, c->expect_op, c->expect_attr, c->expect_val)) {
+		fprintf(stderr, "FAIL %s case %d (%s): no %s with %s=%lld; nodes after: %s\n", c->file, k, c->what,
+		        c->expect_op, c->expect_attr, c->expect_val, ops);
 		return 1;
 	}
 	snprintf(dir, sizeof dir, "%s/%s-%d", out_dir(), c->row, k);
