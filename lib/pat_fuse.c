@@ -502,3 +502,50 @@ pat_fast_gelu_ort(Opt *o, int r)
 
 	return x < 0 || opt_elem(o, x) != 1 ? OPT_NOMATCH : gelu_emit(o, r, "com.microsoft:FastGelu", x, NULL);
 }
+
+/* ---- Conv bias ---- */
+
+/* Add(Conv(x, W), c) in either order, c a float32 constant over the output
+ * channels only ((C,1,1), (1,C,1,1), ..., or one element), the Conv read
+ * only there -> Conv(x, W, bias); a constant bias the Conv has is added to. */
+int
+pat_conv_bias(Opt *o, int r)
+{
+	for (int side = 0; side < 2; side++) {
+		int cy = opt_in(o, r, side), c = opt_in(o, r, 1 - side), cv = opt_prod(o, cy, "Conv"), rank, rc, w, b, in[3], y, n;
+		int64_t ch, nc, dims[1];
+		float *bias;
+		const OptDim *dc;
+
+		/* the output's rank is x's, its channels W's first dim (the Conv's own type may be unknown) */
+		if (cv < 0 || !opt_only_use(o, cy, r) || opt_elem(o, opt_in(o, cv, 0)) != 1 ||
+		    (rank = opt_rank(o, opt_in(o, cv, 0))) < 3 || opt_rank(o, w = opt_in(o, cv, 1)) != rank ||
+		    (ch = opt_val(o, w)->dims[0].v) < 1 || !opt_const_tensor(o, c) || opt_elem(o, c) != 1 ||
+		    (rc = opt_rank(o, c)) > rank)
+			continue;
+		/* c is 1 everywhere but on the channel axis (1 of the output), where it is 1 or C */
+		dc = opt_val(o, c)->dims;
+		nc = opt_const_numel(o, c);
+		for (int i = 0; i < rc && nc >= 0; i++)
+			if (dc[i].v != 1 && !(rank - rc + i == 1 && dc[i].v == ch))
+				nc = -1;
+		if (nc != 1 && nc != ch)
+			continue;
+		b = opt_in(o, cv, 2);
+		if (b >= 0 && (!opt_const_tensor(o, b) || opt_elem(o, b) != 1 || opt_const_numel(o, b) != ch))
+			continue;
+		bias = ARENA_ARRAY(o->a, float, ch);
+		for (int64_t i = 0; i < ch; i++)
+			bias[i] = (float)((b >= 0 ? opt_const_at(o, b, i) : 0.0) + opt_const_at(o, c, nc == 1 ? 0 : i));
+		dims[0] = ch;
+		in[0] = opt_in(o, cv, 0);
+		in[1] = opt_in(o, cv, 1);
+		in[2] = opt_const_f32(o, 1, dims, bias);
+		n = opt_add(o, r, "Conv", 3, in, 1, &y);
+		opt_copy_attrs(o, n, cv, NULL);
+		opt_copy_type(o, y, opt_out(o, r, 0));
+		opt_replace(o, opt_out(o, r, 0), y);
+		return OPT_REWROTE;
+	}
+	return OPT_NOMATCH;
+}
