@@ -6,9 +6,10 @@
  * kv heads or split the heads out of the hidden dim.
  *
  * A mask that hides exactly the keys after each query (torch's is_causal,
- * a constant lower triangle, or the Trilu the lowering builds for dynamic
- * lengths) becomes is_causal=1 and is dropped; any other mask stays, as an
- * additive attn_mask, or a boolean one when it selected scores with Where.
+ * a constant lower triangle, the Trilu the lowering builds for dynamic
+ * lengths, transformers' comparison of aranges) becomes is_causal=1 and is
+ * dropped; any other mask stays, as an additive attn_mask, or a boolean
+ * one when it selected scores with Where.
  * Attention's causal mask is aligned to the upper left (no past keys), as
  * torch's is, and only square scores are taken for causal. */
 #include "opt.h"
@@ -222,21 +223,73 @@ const_causal(Opt *o, int m, int boolean, int64_t l, int64_t s)
 	return 1;
 }
 
+/* 1 when v holds 0, 1, .., n-1 along its dim `from_end` from the end (1:
+ * the last) and is 1 along every other: Range(0, n, 1) under Unsqueezes or
+ * Reshapes, as torch.arange(n)[None, None, :, None] is written. */
+static int
+index_along(Opt *o, int v, int from_end, OptDim n)
+{
+	int rank = opt_rank(o, v), x = v, p;
+	double a, d;
+
+	if (rank < from_end)
+		return 0;
+	for (int i = 0; i < rank; i++) {
+		OptDim di = opt_val(o, v)->dims[i];
+		if (i == rank - from_end ? !opt_dim_eq(di, n) : di.v != 1)
+			return 0;
+	}
+	while ((p = opt_prod(o, x, "Unsqueeze")) >= 0 || (p = opt_prod(o, x, "Reshape")) >= 0)
+		x = opt_in(o, p, 0);
+	p = opt_prod(o, x, "Range");
+	return p >= 0 && opt_const_scalar(o, opt_in(o, p, 0), &a) && a == 0 && opt_const_scalar(o, opt_in(o, p, 2), &d) &&
+	       d == 1;
+}
+
+/* 1 when boolean m is kv_idx <= q_idx over [.., L, S] (transformers'
+ * causal mask function on aranges), maybe expanded over the batch. */
+static int
+causal_compare(Opt *o, int m, OptDim l, OptDim s)
+{
+	int le = opt_prod(o, m, "LessOrEqual"), ge = opt_prod(o, m, "GreaterOrEqual"), ex = opt_prod(o, m, "Expand");
+	int rank = opt_rank(o, m), r0;
+
+	if (ex >= 0) {
+		int m0 = opt_in(o, ex, 0);
+		const OptDim *d = opt_val(o, m)->dims, *d0 = opt_val(o, m0)->dims;
+		r0 = opt_rank(o, m0);
+		return rank >= 2 && r0 >= 2 && opt_dim_eq(d[rank - 2], l) && opt_dim_eq(d[rank - 1], s) &&
+		       opt_dim_eq(d0[r0 - 2], l) && opt_dim_eq(d0[r0 - 1], s) && causal_compare(o, m0, l, s);
+	}
+	if (le >= 0)
+		return index_along(o, opt_in(o, le, 0), 1, s) && index_along(o, opt_in(o, le, 1), 2, l);
+	if (ge >= 0)
+		return index_along(o, opt_in(o, ge, 1), 1, s) && index_along(o, opt_in(o, ge, 0), 2, l);
+	return 0;
+}
+
 /* 1 when mask m (boolean: selects scores; else added to them) hides
  * exactly the keys after each query of the L x S scores, L = S: a
- * constant, or Trilu(ConstantOfShape([L, S], -inf), 1), the upper triangle
- * the lowering builds for is_causal when the lengths are dynamic. */
+ * constant; Trilu(ConstantOfShape([L, S], -inf), 1), the upper triangle
+ * the lowering builds for is_causal when the lengths are dynamic; the
+ * comparison of aranges transformers builds, or Where(it, 0, -inf). */
 static int
 is_causal_mask(Opt *o, int m, int boolean, OptDim l, OptDim s)
 {
-	int tr = opt_prod(o, m, "Trilu"), cs;
+	int tr = opt_prod(o, m, "Trilu"), wh = opt_prod(o, m, "Where"), cs;
 	double k;
 
 	if (!opt_dim_eq(l, s))
 		return 0;
 	if (l.v >= 0 && const_causal(o, m, boolean, l.v, s.v))
 		return 1;
-	if (boolean || tr < 0 || !opt_attr_i(o, tr, "upper", 1) || !opt_const_scalar(o, opt_in(o, tr, 1), &k) || k != 1)
+	if (boolean)
+		return causal_compare(o, m, l, s);
+	if (wh >= 0)
+		return opt_const_numel(o, opt_in(o, wh, 1)) == 1 && opt_const_all(o, opt_in(o, wh, 1), 0, 0) &&
+		       opt_const_scalar(o, opt_in(o, wh, 2), &k) && is_hiding(k, opt_elem(o, m)) &&
+		       is_causal_mask(o, opt_in(o, wh, 0), 1, l, s);
+	if (tr < 0 || !opt_attr_i(o, tr, "upper", 1) || !opt_const_scalar(o, opt_in(o, tr, 1), &k) || k != 1)
 		return 0;
 	cs = opt_prod(o, opt_in(o, tr, 0), "ConstantOfShape");
 	return cs >= 0 && fills_hiding(o, cs) && shape_is(o, opt_in(o, cs, 0), l, s);
