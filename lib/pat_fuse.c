@@ -1,7 +1,7 @@
 /* pat_fuse.c: subgraphs that are one ONNX op at the newer opsets: layer
  * normalization (17), RMS normalization (23) and Gelu (20), plus folding a
- * constant scale or shift into the normalizations (attention is in
- * pat_attn.c).
+ * constant scale or shift into the normalizations, and a per-channel
+ * constant added after a Conv into its bias (attention is in pat_attn.c).
  *
  * Matching walks from the root up through producers that nothing else
  * reads; constants are compared with a relative tolerance, because the
