@@ -128,7 +128,7 @@ lower_sym_truediv(LowerCtx *c, const Node *n, const OpRow *row)
 	return 0;
 }
 
-/* -a, abs(a) */
+/* -a */
 int
 lower_sym_unary(LowerCtx *c, const Node *n, const OpRow *row)
 {
@@ -180,7 +180,7 @@ lower_sym_logic(LowerCtx *c, const Node *n, const OpRow *row)
 	return 0;
 }
 
-/* not_(a), sym_not(a): Not on a bool; a == 0 on a number. */
+/* sym_not(a): Not on a bool; a == 0 on a number. */
 int
 lower_sym_not(LowerCtx *c, const Node *n, const OpRow *row)
 {
@@ -209,18 +209,17 @@ lower_sym_ite(LowerCtx *c, const Node *n, const OpRow *row)
 	return 0;
 }
 
-/* sym_float(a), sym_int(a), math.trunc/floor/ceil(x): a conversion
- * between int64 and double; Cast truncates, Floor and Ceil round first. */
+/* sym_float(a), math.trunc(x): a conversion between int64 and double
+ * (Cast truncates, as trunc does). */
 int
 lower_sym_cast(LowerCtx *c, const Node *n, const OpRow *row)
 {
 	DType from = opnd_dtype(n, 0), to = out_dtype(n);
 	const char *a = opnd(c, n, 0, from == DT_UNKNOWN ? to : from);
 
+	(void)row;
 	if (!a)
 		return lower_fail(c, n, "needs an operand");
-	if (strcmp(row->onnx, "Cast") != 0 && lower_is_float(from))
-		a = lower_op(c, row->onnx, NULL, 1, a);
 	finish(c, n, a, from);
 	return 0;
 }

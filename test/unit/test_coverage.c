@@ -23,17 +23,8 @@
 /* Rows no fixture can exercise, each with the reason.  Keep it short: a
  * row a fixture could reach belongs in a fixture. */
 static const char *const allowed[] = {
-	/* abs(), math.floor and math.ceil on sizes trace, but torch.export.save
-	 * (2.6 and 2.14) cannot write them: they are not among serialize.py's
-	 * symbolic ops ("Failed serializing node abs_1"). */
-	"_operator.abs", "math.floor", "math.ceil",
-	/* Python's `not` on a SymBool calls __bool__, which guards instead of
-	 * tracing (2.14: a constraint violation; 2.6: a constant); torch traces
-	 * torch.sym_not, and its serializer has no operator.not_. */
-	"_operator.not_",
-	/* torch.sym_int(SymFloat) traces as math.trunc (sym_node.py maps no
-	 * method to torch.sym_int), and sym_int(SymInt) is the SymInt itself. */
-	"torch.sym_int",
+	/* (empty: ops/sym.def says which Python size functions get no row,
+	 * because no .pt2 torch writes can hold them) */
 	NULL,
 };
 
