@@ -506,13 +506,13 @@ prune(LowerCtx *c)
 /* ---- nodes ---- */
 
 /* 1 when n's row is OPF_INT18, the target opset is below 18 and n works
- * on integers (its result is a tensor that is not bool). */
+ * on integers (its result is a tensor that is not bool, or a SymInt). */
 static int
 needs_int18(const LowerCtx *c, const Node *n, const OpRow *row)
 {
 	const Value *v = (row->flags & OPF_INT18) && c->opset < 18 ? lower_out_value(n, 0) : NULL;
 
-	return v && v->kind == VAL_TENSOR && v->dtype != DT_BOOL;
+	return v && ((v->kind == VAL_TENSOR && v->dtype != DT_BOOL) || v->kind == VAL_SYM_INT);
 }
 
 /* Reports every node of g and its subgraphs without a usable row; returns their number. */
@@ -536,6 +536,7 @@ count_unsupported(LowerCtx *c, const Graph *g)
 			lower_fail(c, n, "needs `opset: %d` or later (the target is opset %d)", row->opset, c->opset);
 		else
 			lower_fail(c, n, "%s operands need `opset: 18` or later (ONNX's Bitwise%s); the target is opset %d",
+			           lower_out_value(n, 0)->kind == VAL_SYM_INT ? "SymInt" :
 			           dtype_name(lower_out_value(n, 0)->dtype), row->onnx, c->opset);
 	}
 	return bad;

@@ -845,6 +845,41 @@ START_TEST(test_unsupported_in_subgraph)
 }
 END_TEST
 
+/* b & 3 on a SymInt needs ONNX's BitwiseAnd (opset 18): at opset 17 the
+ * driver refuses it up front, naming the node; at 18 it lowers. */
+START_TEST(test_sym_and_int_opset)
+{
+	static const int64_t xd[] = {-1};
+	static const char *const xs[] = {"s0", NULL};
+	Mini m;
+	Diag d = {0};
+	Options o;
+	Onnx__ModelProto *mp = NULL;
+	Value *x, *b, *k;
+
+	mini_init(&m);
+	x = tensor(&m, m.g, "x", DT_FLOAT32, 1, xd, xs);
+	input(&m, m.g, x);
+	b = symval(&m, m.g, "b", VAL_SYM_INT);
+	k = symval(&m, m.g, "and_1", VAL_SYM_INT);
+	node(&m, m.g, "aten.sym_size.int", b, 2, (const char *[]){"self", "dim"}, (Arg[]){varg(x), iarg(0)});
+	node(&m, m.g, "_operator.and_", k, 2, (const char *[]){"a", "b"}, (Arg[]){varg(b), iarg(3)});
+	output(&m, m.g, k);
+	options_default(&o);
+	o.opset = 17;
+	ck_assert_int_eq(lower_program(&m.p, &o, &m.a, &mp, &d), DIAG_CONVERT);
+	ck_assert_msg(strstr(d.text, "node 'and_1' (_operator.and_)") &&
+	              strstr(d.text, "SymInt operands need `opset: 18` or later (ONNX's BitwiseAnd)"), "%s", d.text);
+	diag_free(&d);
+	memset(&d, 0, sizeof d);
+	o.opset = 18;
+	ck_assert_msg(lower_program(&m.p, &o, &m.a, &mp, &d) == 0, "%s", d.text ? d.text : "");
+	ck_assert_int_eq(count_op(mp->graph, "BitwiseAnd"), 1);
+	diag_free(&d);
+	arena_free(&m.a);
+}
+END_TEST
+
 static Suite *
 make_suite(void)
 {
@@ -861,6 +896,7 @@ make_suite(void)
 	tcase_add_test(tc, test_inlined_subgraphs);
 	tcase_add_test(tc, test_scan_dim_reverse);
 	tcase_add_test(tc, test_unsupported_in_subgraph);
+	tcase_add_test(tc, test_sym_and_int_opset);
 	suite_add_tcase(s, tc);
 	return s;
 }
