@@ -1191,11 +1191,14 @@ opt_writeback(Opt *o, Onnx__GraphProto *g)
 	k = 0;
 	for (size_t i = 0; i < o->inits.n; i++) {
 		const OptValue *v = &o->val[(intptr_t)o->inits.v[i]];
-		if (v->init && v->name && (v->nuse || v->is_output || v->is_input || v->pinned))
+		if (v->init && v->name && (o->keep_inits || v->nuse || v->is_output || v->is_input || v->pinned))
 			g->initializer[k++] = v->init;
 	}
 	g->n_initializer = k;
-	g->value_info = ARENA_ARRAY(o->a, Onnx__ValueInfoProto *, o->vinfo.n + 1);
+	k = o->vinfo.n;
+	for (int n = o->head; n >= 0; n = o->node[n].next)
+		k += (size_t)o->node[n].nout;
+	g->value_info = ARENA_ARRAY(o->a, Onnx__ValueInfoProto *, k + 1);
 	k = 0;
 	for (size_t i = 0; i < o->vinfo.n; i++) {
 		Onnx__ValueInfoProto *vi = o->vinfo.v[i];
@@ -1204,6 +1207,25 @@ opt_writeback(Opt *o, Onnx__GraphProto *g)
 		if (v && v->vi == vi && v->producer >= 0 && !v->is_output)
 			g->value_info[k++] = vi;
 	}
+	/* Every other value a node makes (the steps of a lowering, what the
+	 * rewrites add) gets one from its inferred type, in node order, so each
+	 * intermediate of the written graph has its dtype and shape. */
+	for (int n = o->head; n >= 0; n = o->node[n].next)
+		for (int j = 0; j < o->node[n].nout; j++) {
+			OptValue *v = o->node[n].out[j] >= 0 ? &o->val[o->node[n].out[j]] : NULL;
+			int64_t *dims;
+			const char **params;
+			if (!v || !v->name || v->vi || v->is_output || !v->elem)
+				continue;   /* (rank < 0: the dtype alone, as ONNX allows) */
+			dims = ARENA_ARRAY(o->a, int64_t, v->rank + 1);
+			params = ARENA_ARRAY(o->a, const char *, v->rank + 1);
+			for (int i = 0; i < v->rank; i++) {
+				dims[i] = v->dims[i].sym ? -1 : v->dims[i].v;
+				params[i] = v->dims[i].sym;
+			}
+			v->vi = onnx_value_info(o->a, v->name, v->elem, v->rank, dims, params);
+			g->value_info[k++] = v->vi;
+		}
 	g->n_value_info = k;
 }
 

@@ -135,6 +135,7 @@ struct Opt {
 	int fresh_from;         /* nodes from this id on were added by the running rewrite */
 	const char *hint;       /* base for fresh names: the root's node name */
 	int verify_each;        /* check the index after every rewrite (tests) */
+	int keep_inits;         /* `patterns: none`: write every initializer, read or not */
 	int64_t fold_max_bytes; /* largest constant folding may create */
 	OptCount *count;        /* by row */
 	struct OptIter *iter;   /* by row: this iteration's counters */

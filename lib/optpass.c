@@ -717,7 +717,8 @@ optimize(Opt *o, Onnx__GraphProto *g, int patterns)
 				Opt *c = ARENA_NEW(o->a, Opt);
 				*c = (Opt){.parent = o, .a = o->a, .d = o->d, .r = o->r, .opset = o->opset, .on = o->on,
 				           .root_of = o->root_of, .roots = o->roots, .nroot = o->nroot,
-				           .verify_each = o->verify_each, .fold_max_bytes = o->fold_max_bytes,
+				           .verify_each = o->verify_each, .keep_inits = o->keep_inits,
+				           .fold_max_bytes = o->fold_max_bytes,
 				           .fresh_from = INT_MAX, .count = o->count, .iter = o->iter,
 				           .iteration = o->iteration, .infer_kinds = o->infer_kinds};
 				if ((rc = optimize(c, at->g ? at->g : at->graphs[j], patterns)))
@@ -757,8 +758,9 @@ run(Onnx__ModelProto *m, Arena *a, const OptSelect *sel, Report *r, OptResult *r
 		any |= on[i];
 		patterns |= on[i] && opt_rows[i].pat;
 	}
-	if (!any)
-		return 0;
+	/* `patterns: none` changes nothing, but still indexes the graph, so
+	 * that every intermediate gets its value_info (opt_writeback) */
+	o.keep_inits = !any;
 	build_dispatch(&o);
 	if ((rc = optimize(&o, m->graph, patterns)))
 		return rc;

@@ -1236,6 +1236,70 @@ START_TEST(test_fixtures)
 }
 END_TEST
 
+/* Outputs of g's nodes (and of its subgraphs') that have neither a
+ * value_info with an element type nor a place among the graph outputs. */
+static int
+untyped_outputs(const Onnx__GraphProto *g, const char *path)
+{
+	int bad = 0;
+
+	for (size_t i = 0; i < g->n_node; i++) {
+		const OnnxNode *n = g->node[i];
+		for (size_t k = 0; k < n->n_output; k++) {
+			int found = !*n->output[k];
+			for (size_t j = 0; j < g->n_value_info && !found; j++)
+				found = strcmp(g->value_info[j]->name, n->output[k]) == 0 &&
+				        g->value_info[j]->type->tensor_type->elem_type != 0;
+			for (size_t j = 0; j < g->n_output && !found; j++)
+				found = strcmp(g->output[j]->name, n->output[k]) == 0;
+			if (!found && bad++ < 3)
+				fprintf(stderr, "%s: %s output '%s' has no value_info\n", path, n->op_type, n->output[k]);
+		}
+		for (size_t a = 0; a < n->n_attribute; a++) {
+			if (n->attribute[a]->g)
+				bad += untyped_outputs(n->attribute[a]->g, path);
+			for (size_t j = 0; j < n->attribute[a]->n_graphs; j++)
+				bad += untyped_outputs(n->attribute[a]->graphs[j], path);
+		}
+	}
+	return bad;
+}
+
+/* Issue 3: every intermediate gets a value_info with its dtype and shape,
+ * the steps of a lowering (linear's MatMul before its Add, sdpa's Softmax)
+ * and what rewrites add included, optimized or not (`patterns: none`). */
+START_TEST(test_value_info)
+{
+	static const char *const names[] = {
+		"torch-2.14/attention", "torch-2.14/attention_dyn", "torch-2.14/attention_decomp",
+		"torch-2.14/tiny_llama", "torch-2.14/hf_gpt2", "torch-2.14/tv_resnet",
+		"torch-2.14/op_norms_decomp", "torch-2.14/op_index", "torch-2.14/cond_nested",
+		"torch-2.14/while_loop", "torch-2.6/scan", "torch-2.14/sym_ops",
+	};
+	for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+		for (int none = 0; none < 2; none++) {
+			char path[256];
+			Arena a;
+			Program p = {0};
+			Diag d = {0};
+			OptSelect *sel = NULL;
+			int ok, off, len;
+			Onnx__ModelProto *m;
+			snprintf(path, sizeof path, "test/models/%s.pt2", names[i]);
+			arena_init(&a);
+			m = lower_fixture(path, &a, &p, &ok);
+			ck_assert_msg(ok, "%s does not convert", path);
+			ck_assert_int_eq(opt_select_parse(&a, none ? "none" : "default", &sel, &off, &len), 0);
+			ck_assert_msg(opt_model(m, &a, sel, NULL, NULL, &d) == 0, "%s: %s", path, d.text);
+			ck_assert_msg(untyped_outputs(m->graph, path) == 0, "%s (patterns: %s): outputs without value_info",
+			              path, none ? "none" : "default");
+			diag_free(&d);
+			pt2_close(&p);
+			arena_free(&a);
+		}
+}
+END_TEST
+
 /* Issue 5's target on torchvision's ResNet-18 (tv_resnet18: full widths,
  * 44.7 MB of weights, one 1x3x32x32 image, static shapes): lowered it has
  * 69 nodes (20 Conv, 20 BatchNormalization, 17 Relu, 8 Add, MaxPool,
@@ -1322,6 +1386,7 @@ make_suite(void)
 	tcase_add_test(tc, test_computed);
 	tcase_add_test(tc, test_computed_dedup);
 	tcase_add_test(tc, test_resnet18);
+	tcase_add_test(tc, test_value_info);
 	tcase_add_test(tc, test_every_row_has_cases);
 	tcase_add_test(tc, test_cases);
 	tcase_add_test(tc, test_fixtures);
