@@ -15,7 +15,7 @@ enum {
 	K_NONE, K_UNARY, K_BINARY, K_CMP, K_WHERE, K_CAST, K_CASTLIKE, K_SHAPE, K_SIZE,
 	K_TRANSPOSE, K_MATMUL, K_GEMM, K_RESHAPE, K_UNSQUEEZE, K_SQUEEZE, K_CONCAT, K_GATHER,
 	K_EXPAND, K_CONSTOFSHAPE, K_RANGE, K_REDUCE, K_SLICE, K_FLATTEN, K_SAME_ELEM, K_NORM,
-	K_ATTENTION, K_FUSEDMATMUL, K_CONV
+	K_ATTENTION, K_FUSEDMATMUL, K_CONV, K_TEST, K_NONZERO, K_RNN
 };
 
 static const struct InferRow {
@@ -34,7 +34,8 @@ static const struct InferRow {
 	{"BitwiseNot", K_UNARY}, {"com.microsoft:Gelu", K_UNARY}, {"com.microsoft:FastGelu", K_UNARY},
 	{"com.microsoft:BiasGelu", K_UNARY}, {"com.microsoft:FusedConv", K_CONV},
 	{"com.microsoft:QuickGelu", K_UNARY}, {"SimplifiedLayerNormalization", K_NORM},
-	{"IsNaN", K_NONE}, {"IsInf", K_NONE},
+	{"IsNaN", K_TEST}, {"IsInf", K_TEST}, {"NonZero", K_NONZERO}, {"TopK", K_SAME_ELEM}, {"LSTM", K_RNN}, {"GRU", K_RNN},
+	{"RNN", K_RNN},
 	{"LayerNormalization", K_NORM}, {"RMSNormalization", K_NORM},
 	{"BatchNormalization", K_UNARY}, {"InstanceNormalization", K_UNARY},
 	{"GroupNormalization", K_UNARY}, {"com.microsoft:SkipLayerNormalization", K_NORM},
@@ -157,8 +158,10 @@ infer_reshape(Opt *o, int n, int elem)
 	OptDim d[OPT_MAX_RANK];
 	int64_t total = opt_numel(o, x), known = 1;
 
-	if (k < 0)
+	if (k < 0) {
+		put(o, n, 0, elem, -1, NULL);   /* a shape computed in the graph */
 		return;
+	}
 	for (int i = 0; i < k; i++) {
 		if (s[i] == 0 && !opt_attr_i(o, n, "allowzero", 0))
 			d[i] = i < opt_rank(o, x) ? opt_val(o, x)->dims[i] : (OptDim){-1, NULL};
@@ -195,6 +198,22 @@ opt_infer(Opt *o, int n)
 		break;
 	case K_SAME_ELEM: case K_CONV:
 		put(o, n, 0, elem, -1, NULL);
+		if (opt_is(o, n, "MaxPool") || opt_is(o, n, "TopK"))
+			put(o, n, 1, 7, -1, NULL);      /* the indices, int64 */
+		for (k = 1; opt_is(o, n, "Split") && k < opt_node(o, n)->nout; k++)
+			put(o, n, k, elem, -1, NULL);
+		break;
+	case K_TEST:      /* IsNaN, IsInf: a bool per element */
+		put(o, n, 0, 9, rx, dx);
+		break;
+	case K_NONZERO:   /* int64 [rank, number of non-zeros] */
+		d[0] = dim_static(rx);
+		d[1] = (OptDim){-1, NULL};
+		put(o, n, 0, 7, rx >= 0 ? 2 : -1, d);
+		break;
+	case K_RNN:       /* Y, Y_h (and LSTM's Y_c): X's type */
+		for (k = 0; k < opt_node(o, n)->nout; k++)
+			put(o, n, k, elem, -1, NULL);
 		break;
 	case K_BINARY: case K_CMP: {
 		int y = opt_in(o, n, 1);
@@ -347,11 +366,11 @@ opt_infer(Opt *o, int n)
 	}
 	case K_CONCAT: {
 		int64_t axis = opt_attr_i(o, n, "axis", 0);
-		if (rx < 0)
-			break;
 		axis = axis < 0 ? axis + rx : axis;
-		if (axis < 0 || axis >= rx)
+		if (rx < 0 || axis < 0 || axis >= rx) {
+			put(o, n, 0, elem, -1, NULL);
 			break;
+		}
 		memcpy(d, dx, sizeof *d * (size_t)rx);
 		for (int i = 1; i < opt_node(o, n)->nin; i++) {
 			int y = opt_in(o, n, i);

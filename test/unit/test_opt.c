@@ -1274,7 +1274,9 @@ START_TEST(test_value_info)
 		"torch-2.14/attention", "torch-2.14/attention_dyn", "torch-2.14/attention_decomp",
 		"torch-2.14/tiny_llama", "torch-2.14/hf_gpt2", "torch-2.14/tv_resnet",
 		"torch-2.14/op_norms_decomp", "torch-2.14/op_index", "torch-2.14/cond_nested",
-		"torch-2.14/while_loop", "torch-2.6/scan", "torch-2.14/sym_ops",
+		"torch-2.14/while_loop", "torch-2.6/scan", "torch-2.14/sym_ops", "torch-2.14/op_rnn",
+		"torch-2.14/op_elementwise", "torch-2.14/op_pool", "torch-2.14/nonzero", "torch-2.14/hf_llama_dyn",
+		"torch-2.14/op_reduce", "torch-2.14/op_shape",
 	};
 	for (size_t i = 0; i < sizeof names / sizeof *names; i++)
 		for (int none = 0; none < 2; none++) {
