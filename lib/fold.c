@@ -408,7 +408,7 @@ static int
 f_transpose(Ctx *c)
 {
 	const FoldTensor *x = c->in[0];
-	int64_t p[FOLD_MAX_RANK], d[FOLD_MAX_RANK], st[FOLD_MAX_RANK];
+	int64_t p[FOLD_MAX_RANK], d[FOLD_MAX_RANK] = {0}, st[FOLD_MAX_RANK];
 	int k = ints_arg(c, -1, "perm", p, FOLD_MAX_RANK), es = fold_elem_size(x->elem);
 	Iter it = {0};
 
@@ -428,11 +428,28 @@ f_transpose(Ctx *c)
 	}
 	if (alloc_out(c, &c->out[0], x->elem, k, d))
 		return -1;
-	it.r = k;
+	/* the iterator walks the outer dims, a strided loop the innermost one
+	 * (a weight's transpose is most of the folding some models do) */
+	it.r = k > 0 ? k - 1 : 0;
 	it.k = 1;
 	memcpy(it.dims, d, sizeof d);
-	for (int64_t i = 0; i < c->out[0].numel; i++, iter_next(&it))
-		memcpy((uint8_t *)c->out[0].data + i * es, (const uint8_t *)x->data + it.off[0] * es, (size_t)es);
+	{
+		int64_t inner = k > 0 ? c->out[0].dims[k - 1] : 1, step = (k > 0 ? it.st[0][k - 1] : 0) * es;
+		int64_t rows = inner ? c->out[0].numel / inner : 0;
+		uint8_t *y = (uint8_t *)c->out[0].data;
+		for (int64_t i = 0; i < rows; i++, iter_next(&it)) {
+			const uint8_t *src = (const uint8_t *)x->data + it.off[0] * es;
+			if (es == 4)
+				for (int64_t j = 0; j < inner; j++, y += 4, src += step)
+					memcpy(y, src, 4);
+			else if (es == 8)
+				for (int64_t j = 0; j < inner; j++, y += 8, src += step)
+					memcpy(y, src, 8);
+			else
+				for (int64_t j = 0; j < inner; j++, y += es, src += step)
+					memcpy(y, src, (size_t)es);
+		}
+	}
 	return 0;
 }
 
@@ -655,7 +672,8 @@ f_binary(Ctx *c)
 {
 	const FoldTensor *a = c->in[0], *b = c->in[1];
 	int op = 0, r, fl = is_float(a->elem), cmp, out;
-	int64_t d[FOLD_MAX_RANK];
+	int64_t d[FOLD_MAX_RANK] = {0}, inner, sa, sb;
+	int i64 = a->elem == 7 && b->elem == 7;
 	Iter it = {0};
 	FoldTensor *y = &c->out[0];
 
@@ -671,16 +689,21 @@ f_binary(Ctx *c)
 	out = cmp ? 9 : a->elem;
 	if ((r = bcast(a->rank, a->dims, b->rank, b->dims, d)) < 0 || alloc_out(c, y, out, r, d))
 		return -1;
-	it.r = r;
+	/* the iterator walks the outer dims, a strided loop the innermost one */
+	it.r = r > 0 ? r - 1 : 0;
 	it.k = 2;
 	memcpy(it.dims, d, sizeof d);
 	bstrides(a, r, it.st[0]);
 	bstrides(b, r, it.st[1]);
+	inner = r > 0 ? y->dims[r - 1] : 1;
+	sa = r > 0 ? it.st[0][r - 1] : 0;
+	sb = r > 0 ? it.st[1][r - 1] : 0;
 	if (fl) {
 		double *da = as_doubles(c->a, a), *db = as_doubles(c->a, b);
 		double *res = ARENA_ARRAY(c->a, double, y->numel + 1);
-		for (int64_t i = 0; i < y->numel; i++, iter_next(&it)) {
-			double x = da[it.off[0]], z = db[it.off[1]], v = 0;
+		for (int64_t i = 0; i < y->numel; iter_next(&it))
+		for (int64_t j = 0, oa = it.off[0], ob = it.off[1]; j < inner; j++, i++, oa += sa, ob += sb) {
+			double x = da[oa], z = db[ob], v = 0;
 			switch (op) {
 			case B_ADD: v = x + z; break;
 			case B_SUB: v = x - z; break;
@@ -705,39 +728,48 @@ f_binary(Ctx *c)
 		from_doubles(y, res);
 		return 0;
 	}
-	for (int64_t i = 0; i < y->numel; i++, iter_next(&it)) {
-		{
-			int64_t x = geti(a, it.off[0]), z = geti(b, it.off[1]), v = 0;
-			switch (op) {
-			case B_ADD: v = (int64_t)((uint64_t)x + (uint64_t)z); break;
-			case B_SUB: v = (int64_t)((uint64_t)x - (uint64_t)z); break;
-			case B_MUL: v = (int64_t)((uint64_t)x * (uint64_t)z); break;
-			case B_DIV:
-				if (z == 0 || (x == INT64_MIN && z == -1))
-					return -1;
-				v = x / z;
-				break;
-			case B_MAX: v = x > z ? x : z; break;
-			case B_MIN: v = x < z ? x : z; break;
-			case B_MOD:
-				if (z == 0 || (x == INT64_MIN && z == -1))
-					return -1;
-				v = x % z;
-				if (!attr_i(c, "fmod", 0) && v != 0 && ((v < 0) != (z < 0)))
-					v += z;
-				break;
-			case B_EQ: v = x == z; break;
-			case B_LT: v = x < z; break;
-			case B_GT: v = x > z; break;
-			case B_LE: v = x <= z; break;
-			case B_GE: v = x >= z; break;
-			case B_AND: v = x && z; break;
-			case B_OR: v = x || z; break;
-			case B_XOR: v = !x != !z; break;
-			default: return -1;
-			}
-			seti(y, i, v);
+	for (int64_t i = 0; i < y->numel; iter_next(&it))
+	for (int64_t j = 0, oa = it.off[0], ob = it.off[1]; j < inner; j++, i++, oa += sa, ob += sb) {
+		int64_t x, z, v = 0;
+		if (i64) {      /* geti() and seti() for int64, without their switch */
+			memcpy(&x, (const uint8_t *)a->data + 8 * oa, 8);
+			memcpy(&z, (const uint8_t *)b->data + 8 * ob, 8);
+		} else {
+			x = geti(a, oa);
+			z = geti(b, ob);
 		}
+		switch (op) {
+		case B_ADD: v = (int64_t)((uint64_t)x + (uint64_t)z); break;
+		case B_SUB: v = (int64_t)((uint64_t)x - (uint64_t)z); break;
+		case B_MUL: v = (int64_t)((uint64_t)x * (uint64_t)z); break;
+		case B_DIV:
+			if (z == 0 || (x == INT64_MIN && z == -1))
+				return -1;
+			v = x / z;
+			break;
+		case B_MAX: v = x > z ? x : z; break;
+		case B_MIN: v = x < z ? x : z; break;
+		case B_MOD:
+			if (z == 0 || (x == INT64_MIN && z == -1))
+				return -1;
+			v = x % z;
+			if (!attr_i(c, "fmod", 0) && v != 0 && ((v < 0) != (z < 0)))
+				v += z;
+			break;
+		case B_EQ: v = x == z; break;
+		case B_LT: v = x < z; break;
+		case B_GT: v = x > z; break;
+		case B_LE: v = x <= z; break;
+		case B_GE: v = x >= z; break;
+		case B_AND: v = x && z; break;
+		case B_OR: v = x || z; break;
+		case B_XOR: v = !x != !z; break;
+		default: return -1;
+		}
+		if (y->elem == 7)
+			memcpy((uint8_t *)y->data + 8 * i, &v, 8);
+		else
+			seti(y, i, v);
 	}
 	return 0;
 }
@@ -1105,11 +1137,13 @@ static const struct FoldRow {
 	{"ReduceMin", f_reduce, 1}, {"ReduceProd", f_reduce, 1}, {"Constant", f_constant, 0},
 };
 
+/* The row of op, or NULL.  Every node is looked up, most of them for an op
+ * not in the table: the first letters rule out all but a few rows. */
 static const struct FoldRow *
 fold_row(const char *op)
 {
 	for (size_t i = 0; i < sizeof fold_rows / sizeof fold_rows[0]; i++)
-		if (strcmp(fold_rows[i].op, op) == 0)
+		if (fold_rows[i].op[0] == op[0] && fold_rows[i].op[1] == op[1] && strcmp(fold_rows[i].op, op) == 0)
 			return &fold_rows[i];
 	return NULL;
 }
@@ -1142,11 +1176,11 @@ fold_from_tensor(const OnnxTensor *t, FoldTensor *out)
 	return 0;
 }
 
-int
-fold_eval(Arena *a, const OnnxNode *n, int nin, const FoldTensor *const *in, FoldTensor *out,
-          int64_t max_bytes)
+/* fold_eval() with n's row already looked up. */
+static int
+eval_row(const struct FoldRow *row, Arena *a, const OnnxNode *n, int nin, const FoldTensor *const *in,
+         FoldTensor *out, int64_t max_bytes)
 {
-	const struct FoldRow *row = fold_row(n->op_type);
 	Ctx c = {a, n, nin, in, out, max_bytes};
 
 	if (!row || nin < row->min_in || n->n_output != 1)
@@ -1155,6 +1189,13 @@ fold_eval(Arena *a, const OnnxNode *n, int nin, const FoldTensor *const *in, Fol
 		if (!in[k])
 			return -1;
 	return row->fn(&c);
+}
+
+int
+fold_eval(Arena *a, const OnnxNode *n, int nin, const FoldTensor *const *in, FoldTensor *out,
+          int64_t max_bytes)
+{
+	return eval_row(fold_row(n->op_type), a, n, nin, in, out, max_bytes);
 }
 
 /* ---- the ConstantFolding rule ---- */
@@ -1192,6 +1233,8 @@ fold_static_shape(Opt *o, int r, FoldTensor *out)
 	return 0;
 }
 
+enum { FOLD_STACK_IN = 8 };
+
 /* A node whose inputs are all constants (or Shape/Size of a static shape)
  * becomes an initializer, when fold_eval() knows its op and the result is
  * within the budget; graph outputs are not folded. */
@@ -1200,13 +1243,16 @@ pat_constant_folding(Opt *o, int r)
 {
 	OptNode *x = opt_node(o, r);
 	const OnnxNode *m = x->n;
-	const FoldTensor **in;
+	const FoldTensor **in, *in_buf[FOLD_STACK_IN];
+	FoldTensor *ts, t_buf[FOLD_STACK_IN];
+	const struct FoldRow *row;
 	FoldTensor out = {0};
 	int y = opt_out(o, r, 0), v;
 
 	if (x->nout != 1 || y < 0 || opt_val(o, y)->is_output || opt_val(o, y)->pinned || (m->domain && *m->domain))
 		return OPT_NOMATCH;
-	if ((opt_is(o, r, "Shape") || opt_is(o, r, "Size")) && !opt_const_tensor(o, opt_in(o, r, 0))) {
+	if (m->op_type[0] == 'S' && (opt_is(o, r, "Shape") || opt_is(o, r, "Size")) &&
+	    !opt_const_tensor(o, opt_in(o, r, 0))) {
 		if (fold_static_shape(o, r, &out))
 			return OPT_NOMATCH;
 	} else {
@@ -1214,22 +1260,23 @@ pat_constant_folding(Opt *o, int r)
 		for (int k = 0; k < x->nin; k++)
 			if (x->in[k] >= 0 && !opt_val(o, x->in[k])->init)
 				return OPT_NOMATCH;
-		if (!fold_supported(m->op_type))
+		if (!(row = fold_row(m->op_type)))
 			return OPT_NOMATCH;
-		in = ARENA_ARRAY(o->a, const FoldTensor *, x->nin + 1);
+		/* the views of the inputs live on the stack unless there are many */
+		in = x->nin <= FOLD_STACK_IN ? in_buf : ARENA_ARRAY(o->a, const FoldTensor *, x->nin + 1);
+		ts = x->nin <= FOLD_STACK_IN ? t_buf : ARENA_ARRAY(o->a, FoldTensor, x->nin + 1);
 		for (int k = 0; k < x->nin; k++) {
-			FoldTensor *t;
 			int iv = opt_in(o, r, k);
+			in[k] = NULL;
 			if (iv < 0)
 				continue;
 			if (!opt_const_tensor(o, iv))
 				return OPT_NOMATCH;
-			t = ARENA_NEW(o->a, FoldTensor);
-			if (fold_from_tensor(opt_val(o, iv)->init, t))
+			if (fold_from_tensor(opt_val(o, iv)->init, &ts[k]))
 				return OPT_NOMATCH;
-			in[k] = t;
+			in[k] = &ts[k];
 		}
-		if (fold_eval(o->a, m, x->nin, in, &out, o->fold_max_bytes))
+		if (eval_row(row, o->a, m, x->nin, in, &out, o->fold_max_bytes))
 			return OPT_NOMATCH;
 	}
 	v = opt_const(o, out.elem, out.rank, out.dims, out.data, (size_t)(out.numel * fold_elem_size(out.elem)));

@@ -58,19 +58,37 @@ val_new(Opt *o, const char *name)
 	return o->nval++;
 }
 
-/* The value named name, created when unknown; -1 for "" (omitted). */
+/* The slot of pointer p in a table of n (a power of two) hits: by the
+ * address bits below the page, so the same run hits the same slots
+ * wherever the heap is mapped. */
+static OptNameHit *
+hit_slot(OptNameHit *t, int n, const char *p)
+{
+	return &t[((uintptr_t)p >> 4) & (uintptr_t)(n - 1)];
+}
+
+/* The value named name, created when unknown; -1 for "" (omitted).  A
+ * pointer seen before is trusted when its value still bears that very
+ * pointer as its name: a value's name is unique in byname, so it is the
+ * value byname would give. */
 static int
 val_intern(Opt *o, const char *name)
 {
+	OptNameHit *h;
 	intptr_t id;
 
 	if (!name || !*name)
 		return -1;
+	h = o->hits ? hit_slot(o->hits, OPT_NAME_HITS, name) : NULL;
+	if (h && h->name == name && h->id < o->nval && o->val[h->id].name == name)
+		return h->id;
 	id = (intptr_t)strmap_get(o->byname, name);
-	return id ? (int)id - 1 : val_new(o, name);
+	id = id ? id - 1 : val_new(o, name);
+	if (h)
+		*h = (OptNameHit){name, (int)id};
+	return (int)id;
 }
 
-/* A name not taken yet: base itself or base__K. */
 /* 1 when s names a value here or in an enclosing graph (a subgraph must
  * not shadow an outer name). */
 static int
@@ -86,6 +104,7 @@ name_taken(Opt *o, StrMap *taken, const char *s)
 	return 0;
 }
 
+/* A name not taken yet: base itself or base__K. */
 static const char *
 fresh_name(Opt *o, StrMap *taken, const char *base)
 {
@@ -96,10 +115,23 @@ fresh_name(Opt *o, StrMap *taken, const char *base)
 	return s;
 }
 
+/* a followed by b, in the arena (names are made per rewrite: printf's
+ * format parsing would cost more than the rest of a small rewrite). */
+static const char *
+name_cat(Opt *o, const char *a, const char *b)
+{
+	size_t na = strlen(a), nb = strlen(b);
+	char *s = arena_alloc(o->a, na + nb + 1);
+
+	memcpy(s, a, na);
+	memcpy(s + na, b, nb + 1);
+	return s;
+}
+
 static int
 val_fresh(Opt *o)
 {
-	const char *base = arena_printf(o->a, "%s__o", o->hint ? o->hint : "opt");
+	const char *base = name_cat(o, o->hint ? o->hint : "opt", "__o");
 
 	return val_new(o, fresh_name(o, o->byname, base));
 }
@@ -612,7 +644,7 @@ opt_const_all(Opt *o, int v, double x, double tol)
 static const char *
 const_name(Opt *o)
 {
-	return fresh_name(o, o->byname, arena_printf(o->a, "%s__c", o->hint ? o->hint : "opt"));
+	return fresh_name(o, o->byname, name_cat(o, o->hint ? o->hint : "opt", "__c"));
 }
 
 /* The value of new initializer t (named by const_name()). */
@@ -747,13 +779,18 @@ static int
 root_of(Opt *o, const OnnxNode *m)
 {
 	const char *key = m->op_type;
+	OptNameHit *h = NULL;
 	intptr_t r;
 
 	if (!o->root_of)
 		return -1;
 	if (!plain_domain(m->domain))
 		key = arena_printf(o->a, "%s:%s", m->domain, m->op_type);
+	else if (o->ophits && (h = hit_slot(o->ophits, OPT_OP_HITS, key))->name == key)
+		return h->id;
 	r = (intptr_t)strmap_get(o->root_of, key);
+	if (h)
+		*h = (OptNameHit){key, r ? (int)r - 1 : -1};
 	return r ? (int)r - 1 : -1;
 }
 
@@ -1099,12 +1136,18 @@ has_subgraph(const OnnxNode *m)
 int
 opt_index(Opt *o, const Onnx__GraphProto *g)
 {
-	size_t nv = g->n_node * 2 + g->n_initializer + g->n_input + 64;
+	size_t nout = 0;
 
-	o->byname = strmap_new(o->a, nv);
+	for (size_t i = 0; i < g->n_node; i++)
+		nout += g->node[i]->n_output;
+	/* room for the graph's values (the value_info names outputs) and half
+	 * as many again for what rewrites add, before regrowing */
+	o->capval = (int)(g->n_initializer + g->n_input + g->n_output + nout);
+	o->capval += o->capval / 2 + 16;
+	o->byname = strmap_new(o->a, (size_t)o->capval);
+	o->hits = ARENA_ARRAY(o->a, OptNameHit, OPT_NAME_HITS);
+	o->ophits = ARENA_ARRAY(o->a, OptNameHit, OPT_OP_HITS);
 	o->head = o->tail = -1;
-	/* room for the graph and for the nodes rewrites add, without regrowing */
-	o->capval = (int)(nv + g->n_value_info);
 	o->val = ARENA_ARRAY(o->a, OptValue, o->capval);
 	o->capnode = (int)(g->n_node + g->n_node / 2 + 16);
 	o->node = ARENA_ARRAY(o->a, OptNode, o->capnode);
@@ -1202,7 +1245,9 @@ opt_writeback(Opt *o, Onnx__GraphProto *g)
 	k = 0;
 	for (size_t i = 0; i < o->vinfo.n; i++) {
 		Onnx__ValueInfoProto *vi = o->vinfo.v[i];
-		intptr_t id = (intptr_t)strmap_get(o->byname, vi->name);
+		const OptNameHit *h = hit_slot(o->hits, OPT_NAME_HITS, vi->name);
+		intptr_t id = h->name == vi->name && o->val[h->id].name == vi->name ? h->id + 1
+		              : (intptr_t)strmap_get(o->byname, vi->name);
 		const OptValue *v = id ? &o->val[id - 1] : NULL;
 		if (v && v->vi == vi && v->producer >= 0 && !v->is_output)
 			g->value_info[k++] = vi;
@@ -1254,7 +1299,7 @@ opt_verify(Opt *o, const char *after)
 					    x->n->name, k, x->n->input[k]);
 				continue;
 			}
-			if (!o->val[v].name || strcmp(o->val[v].name, x->n->input[k]) != 0)
+			if (!o->val[v].name || (o->val[v].name != x->n->input[k] && strcmp(o->val[v].name, x->n->input[k]) != 0))
 				die("optimizer, after %s: node '%s' input %d names '%s', index says '%s'", after,
 				    x->n->name, k, x->n->input[k], o->val[v].name ? o->val[v].name : "(merged)");
 			if (!def[v])
@@ -1270,7 +1315,7 @@ opt_verify(Opt *o, const char *after)
 			if (v < 0)
 				continue;
 			if (def[v] || o->val[v].producer != n || o->val[v].slot != k ||
-			    strcmp(o->val[v].name, x->n->output[k]) != 0)
+			    (o->val[v].name != x->n->output[k] && strcmp(o->val[v].name, x->n->output[k]) != 0))
 				die("optimizer, after %s: output %d '%s' of '%s' is inconsistent", after, k,
 				    x->n->output[k], x->n->name);
 			def[v] = 1;

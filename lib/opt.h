@@ -95,6 +95,16 @@ typedef struct OptNode {
 	unsigned char queued;   /* on the worklist */
 } OptNode;
 
+/* A name (or op type) pointer met before and what it resolved to: the
+ * lowering and the rewrites pass the same string pointer for every use of
+ * a value, so most lookups by name need no hashing of the string. */
+typedef struct OptNameHit {
+	const char *name;
+	int id;
+} OptNameHit;
+
+enum { OPT_NAME_HITS = 256, OPT_OP_HITS = 64 };
+
 typedef struct OptSelect OptSelect;
 
 /* Per-row counters for one run (also what the report's stats sheet sums). */
@@ -118,9 +128,11 @@ struct Opt {
 	int head, tail;         /* topological order */
 	int live;               /* nodes not dead */
 	StrMap *byname;         /* value name -> id + 1 */
+	OptNameHit *hits;       /* OPT_NAME_HITS slots: a name pointer -> its value id (val_intern) */
+	OptNameHit *ophits;     /* OPT_OP_HITS slots: an op_type pointer -> its dispatch entry (-1: none) */
 	StrMap *node_names;     /* node names taken (built on first use) */
 	StrMap *root_of;        /* "op" or "domain:op" -> dispatch entry + 1 */
-	StrMap *infer_kinds;    /* op -> shape rule (optinfer.c), built on first use */
+	OptNameHit *kindhits;   /* OPT_OP_HITS slots: an op_type pointer -> its shape rule (optinfer.c) */
 	struct OptRoot *roots;  /* dispatch entries: enabled pattern rows per op type */
 	int nroot;
 	OnnxVec inits;          /* value ids (as pointers) of the initializers: original ones, then new */

@@ -58,23 +58,36 @@ static const struct InferRow {
 	{"GlobalAveragePool", K_SAME_ELEM}, {"GlobalMaxPool", K_SAME_ELEM},
 };
 
-/* The row kind of node n's op (a map from the rows, built on first use). */
+/* The row kind of node n's op.  A scan of the rows (the first two letters
+ * rule out most), remembered per op_type pointer in o->kindhits: a graph
+ * has few op types, and building a map of every row would cost more than
+ * the lookups a small graph makes. */
 static int
 kind_of(Opt *o, int n)
 {
 	const OnnxNode *m = opt_msg(o, n);
 	const char *key = m->op_type;
-	intptr_t k;
+	int plain = !m->domain || !*m->domain || strcmp(m->domain, "ai.onnx") == 0;
+	OptNameHit *h = NULL;
+	int k = K_NONE;
 
-	if (!o->infer_kinds) {
-		o->infer_kinds = strmap_new(o->a, sizeof rows / sizeof rows[0]);
-		for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
-			strmap_put(o->infer_kinds, rows[i].op, (void *)(intptr_t)(rows[i].kind + 1));
-	}
-	if (m->domain && *m->domain && strcmp(m->domain, "ai.onnx") != 0)
+	if (plain) {
+		if (!o->kindhits)
+			o->kindhits = ARENA_ARRAY(o->a, OptNameHit, OPT_OP_HITS);
+		h = &o->kindhits[((uintptr_t)key >> 4) & (OPT_OP_HITS - 1)];
+		if (h->name == key)
+			return h->id;
+	} else {
 		key = arena_printf(o->a, "%s:%s", m->domain, m->op_type);
-	k = (intptr_t)strmap_get(o->infer_kinds, key);
-	return k ? (int)k - 1 : K_NONE;
+	}
+	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+		if (rows[i].op[0] == key[0] && rows[i].op[1] == key[1] && strcmp(rows[i].op, key) == 0) {
+			k = rows[i].kind;
+			break;
+		}
+	if (h)
+		*h = (OptNameHit){key, k};
+	return k;
 }
 
 int

@@ -5,7 +5,8 @@
  * opt_model() runs RemoveUnused, DedupInitializers and CommonSubexpressions
  * once (merging first, repeated layers fold once), then repeats Rewrite,
  * DedupInitializers and CommonSubexpressions while the last two change
- * something (at most OPT_MAX_ROUNDS times); the checker runs after each
+ * something (at most OPT_MAX_ROUNDS times; a pass is skipped while the
+ * graph is as its last run left it); the checker runs after each
  * step that changed the graph.  Rewrite pops nodes from the worklist in order; one sweep through
  * the list is an iteration, and nodes a rewrite touches go on the list of
  * the next one, so the work is proportional to the rewrites, not to the
@@ -426,7 +427,7 @@ nondeterministic(const OnnxNode *m)
 		"RandomUniformLike", "Multinomial", "Bernoulli", "Dropout", NULL};
 
 	for (const char *const *p = ops; *p; p++)
-		if (strcmp(m->op_type, *p) == 0)
+		if ((*p)[0] == m->op_type[0] && (*p)[1] == m->op_type[1] && strcmp(m->op_type, *p) == 0)
 			return 1;
 	for (size_t a = 0; a < m->n_attribute; a++)
 		if (m->attribute[a]->g || m->attribute[a]->n_graphs)
@@ -440,7 +441,10 @@ hash_str(uint64_t h, const char *s)
 	return s ? mix(h, (const uint8_t *)s, strlen(s)) : h;
 }
 
-/* A hash of attribute at, consistent with attr_equal(). */
+/* A hash of attribute at, consistent with attr_equal(): the kinds it
+ * compares by packed bytes hash their tensor too (what packs: type and
+ * bytes only when present), so that ConstantOfShape nodes that differ in
+ * their value are not compared by packing both. */
 static uint64_t
 attr_hash(uint64_t h, const Onnx__AttributeProto *at)
 {
@@ -449,7 +453,20 @@ attr_hash(uint64_t h, const Onnx__AttributeProto *at)
 	h = mix(h, (const uint8_t *)&at->f, sizeof at->f);
 	h = mix(h, (const uint8_t *)at->ints, at->n_ints * sizeof *at->ints);
 	h = mix(h, (const uint8_t *)at->floats, at->n_floats * sizeof *at->floats);
-	return mix(h, at->s.data, at->s.len);
+	h = mix(h, at->s.data, at->s.len);
+	if (at->t && at->type != ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT &&
+	    at->type != ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOAT &&
+	    at->type != ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS &&
+	    at->type != ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOATS &&
+	    at->type != ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRING) {
+		const OnnxTensor *t = at->t;
+		int64_t dt = t->has_data_type ? t->data_type : -1;
+		h = mix(h, (const uint8_t *)&dt, sizeof dt);
+		h = mix(h, (const uint8_t *)t->dims, t->n_dims * sizeof *t->dims);
+		if (t->has_raw_data)
+			h = mix(h, (const uint8_t *)&(uint64_t){content_hash(t->raw_data.data, t->raw_data.len)}, 8);
+	}
+	return h;
 }
 
 /* 1 when two attributes are equal: compared field by field for the plain
@@ -599,7 +616,7 @@ run_pass(Opt *o, int row)
 static void
 build_dispatch(Opt *o)
 {
-	o->root_of = strmap_new(o->a, 128);
+	o->root_of = strmap_new(o->a, OPT_NROW);
 	for (int i = 0; i < OPT_NROW; i++) {
 		const OptRow *row = &opt_rows[i];
 		intptr_t r;
@@ -680,7 +697,7 @@ import_domains(Arena *a, Onnx__ModelProto *m, const Onnx__GraphProto *g)
 static int
 optimize(Opt *o, Onnx__GraphProto *g, int patterns)
 {
-	int rc;
+	int rc, dedup_clean = 1, cse_clean = 1;
 
 	if ((rc = opt_index(o, g)))
 		return rc;
@@ -691,19 +708,31 @@ optimize(Opt *o, Onnx__GraphProto *g, int patterns)
 	/* merging first means repeated subgraphs (one per layer) fold once */
 	if (o->on[OPT_DedupInitializers])
 		run_pass(o, OPT_DedupInitializers);
-	if (o->on[OPT_CommonSubexpressions])
-		run_pass(o, OPT_CommonSubexpressions);
+	if (o->on[OPT_CommonSubexpressions] && run_pass(o, OPT_CommonSubexpressions))
+		dedup_clean = 0;
 	for (int n = o->head; n >= 0; n = opt_node(o, n)->next)
 		opt_enqueue(o, n);
+	/* Dedup and CSE each leave a fixed point (every equal pair merged in
+	 * one sweep), so a run on the graph its last run left finds nothing:
+	 * it is skipped until a rewrite or the other pass changes the graph. */
 	for (int round = 0; round < OPT_MAX_ROUNDS; round++) {
-		int changed = 0;
+		int changed = 0, n;
 		o->rounds = round + 1;
-		if (patterns && (rewrite(o) || o->verify_each))
+		if (patterns && ((n = rewrite(o)) || o->verify_each)) {
 			opt_verify(o, "Rewrite");
-		if (o->on[OPT_DedupInitializers])
-			changed += run_pass(o, OPT_DedupInitializers);
-		if (o->on[OPT_CommonSubexpressions])
-			changed += run_pass(o, OPT_CommonSubexpressions);
+			if (n)
+				dedup_clean = cse_clean = 0;
+		}
+		if (o->on[OPT_DedupInitializers] && !dedup_clean) {
+			changed += n = run_pass(o, OPT_DedupInitializers);
+			dedup_clean = 1;
+			cse_clean &= !n;
+		}
+		if (o->on[OPT_CommonSubexpressions] && !cse_clean) {
+			changed += n = run_pass(o, OPT_CommonSubexpressions);
+			cse_clean = 1;
+			dedup_clean &= !n;
+		}
 		if (!changed || !patterns)
 			break;
 	}
@@ -720,7 +749,7 @@ optimize(Opt *o, Onnx__GraphProto *g, int patterns)
 				           .verify_each = o->verify_each, .keep_inits = o->keep_inits,
 				           .fold_max_bytes = o->fold_max_bytes,
 				           .fresh_from = INT_MAX, .count = o->count, .iter = o->iter,
-				           .iteration = o->iteration, .infer_kinds = o->infer_kinds};
+				           .iteration = o->iteration, .kindhits = o->kindhits};
 				if ((rc = optimize(c, at->g ? at->g : at->graphs[j], patterns)))
 					return rc;
 				o->iteration = c->iteration;
