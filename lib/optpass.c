@@ -844,7 +844,8 @@ opt_write_doc(FILE *f)
 	      "- `default-Name` (any number of `-Name`/`+Name` terms): one row removed or added;\n"
 	      "- a list of names (`[TransposeTranspose, CastCast]` or `TransposeTranspose, CastCast`):\n"
 	      "  exactly those rows;\n"
-	      "- `none`: the graph is written as lowered.\n\n"
+	      "- `none`: the graph is written as lowered (the optimizer only indexes it, to give every\n"
+	      "  intermediate a value_info).\n\n"
 	      "A pattern runs only when the model's opset is within its range. Unknown names are\n"
 	      "errors (`options.yaml:2:20: unknown pattern 'Foo'`).\n\n", f);
 	fprintf(f, "%d patterns, %d of them onnxruntime-only.\n\n", npat, nort);
