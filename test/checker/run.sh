@@ -1,6 +1,7 @@
 #!/bin/sh
 # run.sh [BINARY]: onnx.checker (full_check) on every fixture, converted at
-# opsets 17, 18 and 23, with the default patterns and with `patterns: none`.
+# opsets 17, 18 and 23, with the default patterns and with `patterns: none`,
+# then value_info.py (every node output has a value_info).
 # Not part of `make check` (CI has no onnx): run it on a machine with the
 # torch-env chroots (../shared/tools/torch-env.sh), from the repo root.
 # A fixture that does not convert at an opset (e.g. integer bitwise ops
@@ -25,3 +26,7 @@ for opset in 17 18 23; do
 done
 echo "converted $(ls "$out"/*.onnx | wc -l) models, $skipped skipped"
 bash ../shared/tools/torch-env.sh run sid python3 /src/test/checker/check.py $(ls "$out"/*.onnx | sed 's|^|/src/|')
+checked=$?
+bash ../shared/tools/torch-env.sh run sid python3 /src/test/checker/value_info.py $(ls "$out"/*.onnx | sed 's|^|/src/|')
+typed=$?
+[ $checked -eq 0 ] && [ $typed -eq 0 ]
