@@ -11,6 +11,7 @@
  * transitively, right after each rewrite, so a pattern never sees a graph
  * with dead nodes in it. */
 #include "opt.h"
+#include "fold.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
@@ -515,18 +516,6 @@ type_from_tensor(Opt *o, int v, const OnnxTensor *t)
 
 /* ---- constants ---- */
 
-static size_t
-elem_size(int elem)
-{
-	switch (elem) {
-	case 1: case 6: case 12: return 4;
-	case 2: case 3: case 9: return 1;
-	case 4: case 5: case 10: case 16: return 2;
-	case 7: case 11: case 13: return 8;
-	default: return 0;
-	}
-}
-
 OnnxTensor *
 opt_const_tensor(Opt *o, int v)
 {
@@ -539,11 +528,11 @@ opt_const_tensor(Opt *o, int v)
 	t = x->init;
 	if (onnx_tensor_recipe(t))
 		onnx_tensor_bytes(o->a, t);
-	if (!t->has_raw_data || (t->has_data_location && t->data_location) || !elem_size(t->data_type))
+	if (!t->has_raw_data || (t->has_data_location && t->data_location) || !fold_elem_size(t->data_type))
 		return NULL;
 	for (size_t i = 0; i < t->n_dims; i++)
 		n *= t->dims[i];
-	return t->raw_data.len == (size_t)n * elem_size(t->data_type) ? t : NULL;
+	return t->raw_data.len == (size_t)n * (size_t)fold_elem_size(t->data_type) ? t : NULL;
 }
 
 int64_t
@@ -551,18 +540,18 @@ opt_const_numel(Opt *o, int v)
 {
 	const OnnxTensor *t = opt_const_tensor(o, v);
 
-	return t ? (int64_t)(t->raw_data.len / elem_size(t->data_type)) : -1;
+	return t ? (int64_t)(t->raw_data.len / (size_t)fold_elem_size(t->data_type)) : -1;
 }
 
 double
 opt_const_at(Opt *o, int v, int64_t i)
 {
 	const OnnxTensor *t = o->val[v].init;
-	const uint8_t *p = t->raw_data.data + (size_t)i * elem_size(t->data_type);
+	const uint8_t *p = t->raw_data.data + (size_t)i * (size_t)fold_elem_size(t->data_type);
 	union { float f; double d; int64_t l; int32_t i; uint64_t ul; uint32_t u; int16_t h;
 	        uint16_t uh; int8_t c; uint8_t uc; } u;
 
-	memcpy(&u, p, elem_size(t->data_type));
+	memcpy(&u, p, (size_t)fold_elem_size(t->data_type));
 	switch (t->data_type) {
 	case 1: return u.f;
 	case 11: return u.d;
@@ -729,7 +718,7 @@ opt_const_like(Opt *o, int elem, double x, int rank1)
 	default:
 		return -1;
 	}
-	return opt_const(o, elem, rank1 ? 1 : 0, &one, b, elem_size(elem));
+	return opt_const(o, elem, rank1 ? 1 : 0, &one, b, (size_t)fold_elem_size(elem));
 }
 
 /* ---- nodes ---- */

@@ -106,25 +106,6 @@ START_TEST(test_fixture_ops_present)
 }
 END_TEST
 
-static char *
-read_all(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf;
-	long n;
-
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	buf = malloc((size_t)n + 1);
-	*len = fread(buf, 1, (size_t)n, f);
-	buf[*len] = 0;
-	fclose(f);
-	return buf;
-}
-
 START_TEST(test_docs_up_to_date)
 {
 	char *want = NULL, *have;
@@ -133,7 +114,7 @@ START_TEST(test_docs_up_to_date)
 
 	ops_write_doc(f);
 	fclose(f);
-	have = read_all("docs/ops.md", &hlen);
+	have = test_slurp("docs/ops.md", &hlen);
 	ck_assert_msg(have != NULL, "docs/ops.md is missing (run make docs)");
 	ck_assert_msg(hlen == wlen && memcmp(have, want, wlen) == 0,
 	              "docs/ops.md is stale: run make docs");
