@@ -193,6 +193,20 @@ infer_reshape(Opt *o, int n, int elem)
 	put(o, n, 0, elem, k, d);
 }
 
+/* Adds to *mark the bit of each of the k axes (negative ones counted from
+ * rank); -1 when one is out of range. */
+static int
+axis_mask(const int64_t *ax, int k, int rank, unsigned *mark)
+{
+	for (int i = 0; i < k; i++) {
+		int64_t a = ax[i] < 0 ? ax[i] + rank : ax[i];
+		if (a < 0 || a >= rank)
+			return -1;
+		*mark |= 1u << a;
+	}
+	return 0;
+}
+
 void
 opt_infer(Opt *o, int n)
 {
@@ -336,12 +350,8 @@ opt_infer(Opt *o, int n)
 			put(o, n, 0, elem, -1, NULL);
 			break;
 		}
-		for (int i = 0; i < k; i++) {
-			int64_t a = ax[i] < 0 ? ax[i] + out : ax[i];
-			if (a < 0 || a >= out)
-				return;
-			mark |= 1u << a;
-		}
+		if (axis_mask(ax, k, out, &mark))
+			return;
 		for (int i = 0; i < out; i++)
 			d[i] = mark >> i & 1 ? dim_static(1) : dx[j++];
 		put(o, n, 0, elem, out, d);
@@ -365,12 +375,8 @@ opt_infer(Opt *o, int n)
 		} else if (k < 0) {
 			return;
 		}
-		for (int i = 0; i < k; i++) {
-			int64_t a = ax[i] < 0 ? ax[i] + rx : ax[i];
-			if (a < 0 || a >= rx)
-				return;
-			mark |= 1u << a;
-		}
+		if (axis_mask(ax, k, rx, &mark))
+			return;
 		for (int i = 0; i < rx; i++)
 			if (!(mark >> i & 1))
 				d[j++] = dx[i];
@@ -451,12 +457,8 @@ opt_infer(Opt *o, int n)
 		}
 		if (k <= 0 && !opt_attr_i(o, n, "noop_with_empty_axes", 0))
 			mark = (1u << rx) - 1;
-		for (int i = 0; i < k; i++) {
-			int64_t a = ax[i] < 0 ? ax[i] + rx : ax[i];
-			if (a < 0 || a >= rx)
-				return;
-			mark |= 1u << a;
-		}
+		if (axis_mask(ax, k, rx, &mark))
+			return;
 		for (int i = 0; i < rx; i++)
 			if (!(mark >> i & 1))
 				d[j++] = dx[i];
