@@ -58,7 +58,7 @@ $(B)/libyobx.a: $(LIB_OBJ)
 $(B)/yobx-export: $(B)/cmd/yobx-export.o $(B)/libyobx.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-$(B)/test/%: test/unit/%.c $(B)/libyobx.a test/unit/testutil.h
+$(B)/test/%: test/unit/%.c $(B)/libyobx.a test/unit/testutil.h test/unit/minigraph.h
 	@mkdir -p $(B)/test
 	$(CC) $(CFLAGS) $(CHECK_CFLAGS) $(LDFLAGS) -o $@ $< $(B)/libyobx.a $(CHECK_LIBS) $(LDLIBS)
 

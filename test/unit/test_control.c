@@ -20,6 +20,7 @@
 #include "pt2.h"
 #include "strmap.h"
 #include "testutil.h"
+#include "minigraph.h"
 
 /* Loads pt2 and lowers it with the options text; the model lives in *a. */
 static int
@@ -355,135 +356,7 @@ START_TEST(test_hop_fixtures)
 }
 END_TEST
 
-/* ---- small hand-built programs ---- */
-
-typedef struct Mini {
-	Arena a;
-	Program p;
-	Graph *g;
-} Mini;
-
-static Graph *
-mini_graph(Mini *m, const char *name, Graph *parent)
-{
-	Graph *g = ARENA_NEW(&m->a, Graph);
-
-	g->name = name;
-	g->parent = parent;
-	g->index = strmap_new(&m->a, 64);
-	g->inputs = ARENA_ARRAY(&m->a, Arg, 8);
-	g->outputs = ARENA_ARRAY(&m->a, Arg, 8);
-	g->nodes = ARENA_ARRAY(&m->a, Node *, 32);
-	return g;
-}
-
-static void
-mini_init(Mini *m)
-{
-	memset(m, 0, sizeof *m);
-	arena_init(&m->a);
-	m->p.arena = &m->a;
-	m->p.path = "mini.pt2";
-	m->g = m->p.graph = mini_graph(m, "", NULL);
-	m->p.input_specs = ARENA_ARRAY(&m->a, InputSpec, 8);
-	m->p.output_specs = ARENA_ARRAY(&m->a, OutputSpec, 8);
-}
-
-static SymExpr *
-sym(Mini *m, const char *name)
-{
-	SymExpr *e = ARENA_NEW(&m->a, SymExpr);
-
-	e->op = SYM_SYMBOL;
-	e->name = name;
-	return e;
-}
-
-/* A tensor value; dims[i] < 0 is the symbol syms[i]. */
-static Value *
-tensor(Mini *m, Graph *g, const char *name, DType dt, int rank, const int64_t *dims, const char *const *syms)
-{
-	Value *v = ir_new_value(&m->a, g, name, VAL_TENSOR);
-
-	v->dtype = dt;
-	v->rank = rank;
-	v->dims = ARENA_ARRAY(&m->a, Dim, rank + 1);
-	for (int i = 0; i < rank; i++) {
-		v->dims[i].v = dims[i];
-		if (dims[i] < 0)
-			v->dims[i].e = sym(m, syms[i]);
-	}
-	return v;
-}
-
-static Value *
-symval(Mini *m, Graph *g, const char *name, ValueKind kind)
-{
-	return ir_new_value(&m->a, g, name, kind);
-}
-
-static Arg
-varg(Value *v)
-{
-	return (Arg){.kind = v->kind == VAL_SYM_INT ? ARG_SYM_INT : v->kind == VAL_SYM_BOOL ? ARG_SYM_BOOL
-	             : v->kind == VAL_SYM_FLOAT ? ARG_SYM_FLOAT : ARG_TENSOR, .u.v = v};
-}
-
-static Arg
-iarg(int64_t i)
-{
-	return (Arg){.kind = ARG_INT, .u.i = i};
-}
-
-static Arg
-garg(Graph *g)
-{
-	return (Arg){.kind = ARG_GRAPH, .u.g = g};
-}
-
-static void
-input(Mini *m, Graph *g, Value *v)
-{
-	g->inputs[g->ninput++] = varg(v);
-	if (g == m->g)
-		m->p.input_specs[m->p.ninput_spec++] = (InputSpec){.kind = IN_USER_INPUT, .arg = &g->inputs[g->ninput - 1]};
-}
-
-static void
-output(Mini *m, Graph *g, Value *v)
-{
-	g->outputs[g->noutput++] = varg(v);
-	if (g == m->g)
-		m->p.output_specs[m->p.noutput_spec++] = (OutputSpec){.kind = OUT_USER_OUTPUT, .arg = &g->outputs[g->noutput - 1]};
-}
-
-/* A node op(names = args) -> out in g (out may be NULL); "" names are positional. */
-static Node *
-node(Mini *m, Graph *g, const char *op, Value *out, int nin, const char *const *names, const Arg *args)
-{
-	Node *n = ARENA_NEW(&m->a, Node);
-
-	n->target = op;
-	n->op = op;
-	n->name = out ? out->name : "_assert_scalar_default";
-	n->nin = nin;
-	n->in = ARENA_ARRAY(&m->a, NamedArg, nin + 1);
-	for (int i = 0; i < nin; i++) {
-		n->in[i].name = names[i];
-		n->in[i].arg = args[i];
-	}
-	if (out) {
-		n->nout = 1;
-		n->out = ARENA_ARRAY(&m->a, Arg, 1);
-		n->out[0] = varg(out);
-		out->def = n;
-	}
-	n->graph = g;
-	n->id = g->nnode;
-	n->frame = "model.py:3 in forward";
-	g->nodes[g->nnode++] = n;
-	return n;
-}
+/* ---- small hand-built programs (minigraph.h) ---- */
 
 /* Every Cast of g and its subgraphs names an ONNX type (a SymInt has no
  * Value.dtype to take one from). */
@@ -837,7 +710,7 @@ START_TEST(test_unsupported_in_subgraph)
 	output(&m, m.g, w);
 	options_default(&o);
 	ck_assert_int_eq(lower_program(&m.p, &o, &m.a, &mp, &d), DIAG_CONVERT);
-	ck_assert_msg(strstr(d.text, "node 'frob' (aten.frobnicate.default) at model.py:3 in forward: no ONNX lowering"),
+	ck_assert_msg(strstr(d.text, "node 'frob' (aten.frobnicate.default) at model.py:7 in forward: y = f(x): no ONNX lowering"),
 	              "%s", d.text);
 	ck_assert_msg(strstr(d.text, "mini.pt2: 1 node cannot be converted"), "%s", d.text);
 	diag_free(&d);

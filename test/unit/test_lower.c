@@ -19,6 +19,7 @@
 #include "pt2.h"
 #include "strmap.h"
 #include "testutil.h"
+#include "minigraph.h"
 
 #define OUTDIR "build/test/lower"
 
@@ -120,111 +121,7 @@ START_TEST(test_goldens)
 }
 END_TEST
 
-/* ---- small hand-built programs ---- */
-
-typedef struct Mini {
-	Arena a;
-	Program p;
-	Graph *g;
-	int nin, nout;
-} Mini;
-
-static Value *
-mini_tensor(Mini *m, const char *name, DType dt, int rank, const int64_t *dims)
-{
-	Value *v = ir_new_value(&m->a, m->g, name, VAL_TENSOR);
-
-	v->dtype = dt;
-	v->rank = rank;
-	v->dims = ARENA_ARRAY(&m->a, Dim, rank + 1);
-	for (int i = 0; i < rank; i++)
-		v->dims[i].v = dims[i];
-	return v;
-}
-
-static void
-mini_init(Mini *m)
-{
-	memset(m, 0, sizeof *m);
-	arena_init(&m->a);
-	m->p.arena = &m->a;
-	m->p.path = "mini.pt2";
-	m->g = m->p.graph = ARENA_NEW(&m->a, Graph);
-	m->g->name = "";
-	m->g->index = strmap_new(&m->a, 64);
-	m->g->inputs = ARENA_ARRAY(&m->a, Arg, 8);
-	m->g->outputs = ARENA_ARRAY(&m->a, Arg, 8);
-	m->g->nodes = ARENA_ARRAY(&m->a, Node *, 16);
-	m->p.input_specs = ARENA_ARRAY(&m->a, InputSpec, 8);
-	m->p.output_specs = ARENA_ARRAY(&m->a, OutputSpec, 8);
-}
-
-static Value *
-mini_input(Mini *m, const char *name, DType dt, int rank, const int64_t *dims)
-{
-	Value *v = mini_tensor(m, name, dt, rank, dims);
-	Arg *g = &m->g->inputs[m->g->ninput++];
-
-	g->kind = ARG_TENSOR;
-	g->u.v = v;
-	m->p.input_specs[m->p.ninput_spec++] = (InputSpec){.kind = IN_USER_INPUT, .arg = g};
-	return v;
-}
-
-static void
-mini_output(Mini *m, Value *v)
-{
-	Arg *g = &m->g->outputs[m->g->noutput++];
-
-	g->kind = ARG_TENSOR;
-	g->u.v = v;
-	m->p.output_specs[m->p.noutput_spec++] = (OutputSpec){.kind = OUT_USER_OUTPUT, .arg = g};
-}
-
-/* A node target(args...) -> out; args are name/Arg pairs. */
-static Node *
-mini_node(Mini *m, const char *target, Value *out, int nin, const char *const *names, const Arg *args)
-{
-	Node *n = ARENA_NEW(&m->a, Node);
-
-	n->target = target;
-	n->op = target;
-	n->name = out ? out->name : arena_printf(&m->a, "node_%d", m->g->nnode);
-	n->nin = nin;
-	n->in = ARENA_ARRAY(&m->a, NamedArg, nin + 1);
-	for (int i = 0; i < nin; i++) {
-		n->in[i].name = names[i];
-		n->in[i].arg = args[i];
-	}
-	if (out) {
-		n->nout = 1;
-		n->out = ARENA_ARRAY(&m->a, Arg, 1);
-		n->out[0].kind = ARG_TENSOR;
-		n->out[0].u.v = out;
-		out->def = n;
-	}
-	n->graph = m->g;
-	n->id = m->g->nnode;
-	n->frame = "model.py:7 in forward: y = f(x)";
-	m->g->nodes[m->g->nnode++] = n;
-	return n;
-}
-
-static Arg
-tensor_arg(Value *v)
-{
-	return (Arg){.kind = ARG_TENSOR, .u.v = v};
-}
-
-static Arg
-ints_arg(Mini *m, int k, const int64_t *v)
-{
-	Arg g = {.kind = ARG_INTS, .n = k, .u.list = ARENA_ARRAY(&m->a, Arg, k + 1)};
-
-	for (int i = 0; i < k; i++)
-		g.u.list[i] = (Arg){.kind = ARG_INT, .u.i = v[i]};
-	return g;
-}
+/* ---- small hand-built programs (minigraph.h) ---- */
 
 /* x float32[2,3] -> mean.dim(x, [1]) -> gelu -> y */
 static void
@@ -235,12 +132,12 @@ mini_mean_gelu(Mini *m)
 
 	mini_init(m);
 	x = mini_input(m, "x", DT_FLOAT32, 2, d23);
-	mean = mini_tensor(m, "mean", DT_FLOAT32, 1, d2);
-	y = mini_tensor(m, "gelu", DT_FLOAT32, 1, d2);
-	mini_node(m, "aten.mean.dim", mean, 2, (const char *[]){"self", "dim"},
-	          (Arg[]){tensor_arg(x), ints_arg(m, 1, one)});
-	mini_node(m, "aten.gelu.default", y, 1, (const char *[]){"self"}, (Arg[]){tensor_arg(mean)});
-	mini_output(m, y);
+	mean = tensor(m, m->g, "mean", DT_FLOAT32, 1, d2, NULL);
+	y = tensor(m, m->g, "gelu", DT_FLOAT32, 1, d2, NULL);
+	node(m, m->g, "aten.mean.dim", mean, 2, (const char *[]){"self", "dim"},
+	          (Arg[]){varg(x), ints_arg(m, 1, one)});
+	node(m, m->g, "aten.gelu.default", y, 1, (const char *[]){"self"}, (Arg[]){varg(mean)});
+	output(m, m->g, y);
 }
 
 static const Onnx__NodeProto *
@@ -302,13 +199,13 @@ START_TEST(test_unsupported_listed)
 
 	mini_init(&m);
 	x = mini_input(&m, "x", DT_FLOAT32, 1, d2);
-	a = mini_tensor(&m, "frob", DT_FLOAT32, 1, d2);
-	b = mini_tensor(&m, "relu", DT_FLOAT32, 1, d2);
-	c = mini_tensor(&m, "twiddle", DT_FLOAT32, 1, d2);
-	mini_node(&m, "aten.frobnicate.default", a, 1, (const char *[]){"self"}, (Arg[]){tensor_arg(x)});
-	mini_node(&m, "aten.relu.default", b, 1, (const char *[]){"self"}, (Arg[]){tensor_arg(a)});
-	mini_node(&m, "aten.twiddle.Tensor", c, 1, (const char *[]){"self"}, (Arg[]){tensor_arg(b)});
-	mini_output(&m, c);
+	a = tensor(&m, m.g, "frob", DT_FLOAT32, 1, d2, NULL);
+	b = tensor(&m, m.g, "relu", DT_FLOAT32, 1, d2, NULL);
+	c = tensor(&m, m.g, "twiddle", DT_FLOAT32, 1, d2, NULL);
+	node(&m, m.g, "aten.frobnicate.default", a, 1, (const char *[]){"self"}, (Arg[]){varg(x)});
+	node(&m, m.g, "aten.relu.default", b, 1, (const char *[]){"self"}, (Arg[]){varg(a)});
+	node(&m, m.g, "aten.twiddle.Tensor", c, 1, (const char *[]){"self"}, (Arg[]){varg(b)});
+	output(&m, m.g, c);
 	options_default(&o);
 	ck_assert_int_eq(lower_program(&m.p, &o, &m.a, &mp, &d), DIAG_CONVERT);
 	ck_assert_ptr_null(mp);
@@ -373,11 +270,11 @@ START_TEST(test_output_edge_cases)
 
 	mini_init(&m);
 	x = mini_input(&m, "x", DT_FLOAT32, 1, d2);
-	y = mini_tensor(&m, "relu", DT_FLOAT32, 1, d2);
-	mini_node(&m, "aten.relu.default", y, 1, (const char *[]){"self"}, (Arg[]){tensor_arg(x)});
-	mini_output(&m, x);
-	mini_output(&m, y);
-	mini_output(&m, y);
+	y = tensor(&m, m.g, "relu", DT_FLOAT32, 1, d2, NULL);
+	node(&m, m.g, "aten.relu.default", y, 1, (const char *[]){"self"}, (Arg[]){varg(x)});
+	output(&m, m.g, x);
+	output(&m, m.g, y);
+	output(&m, m.g, y);
 	options_default(&o);
 	ck_assert_int_eq(lower_program(&m.p, &o, &m.a, &mp, &d), 0);
 	ck_assert_int_eq(mp->graph->n_output, 3);
@@ -405,15 +302,15 @@ START_TEST(test_write_through_view)
 
 	mini_init(&m);
 	x = mini_input(&m, "x", DT_FLOAT32, 2, d23);
-	c = mini_tensor(&m, "clone", DT_FLOAT32, 2, d23);
-	v = mini_tensor(&m, "view", DT_FLOAT32, 1, d6);
-	w = mini_tensor(&m, "mul_", DT_FLOAT32, 1, d6);
-	mini_node(&m, "aten.clone.default", c, 1, (const char *[]){"self"}, (Arg[]){tensor_arg(x)});
-	mini_node(&m, "aten.view.default", v, 2, (const char *[]){"self", "size"},
-	          (Arg[]){tensor_arg(c), ints_arg(&m, 1, d6)});
-	mini_node(&m, "aten.mul_.Tensor", w, 2, (const char *[]){"self", "other"},
-	          (Arg[]){tensor_arg(v), (Arg){.kind = ARG_INT, .u.i = 2}});
-	mini_output(&m, c);
+	c = tensor(&m, m.g, "clone", DT_FLOAT32, 2, d23, NULL);
+	v = tensor(&m, m.g, "view", DT_FLOAT32, 1, d6, NULL);
+	w = tensor(&m, m.g, "mul_", DT_FLOAT32, 1, d6, NULL);
+	node(&m, m.g, "aten.clone.default", c, 1, (const char *[]){"self"}, (Arg[]){varg(x)});
+	node(&m, m.g, "aten.view.default", v, 2, (const char *[]){"self", "size"},
+	          (Arg[]){varg(c), ints_arg(&m, 1, d6)});
+	node(&m, m.g, "aten.mul_.Tensor", w, 2, (const char *[]){"self", "other"},
+	          (Arg[]){varg(v), (Arg){.kind = ARG_INT, .u.i = 2}});
+	output(&m, m.g, c);
 	options_default(&o);
 	ck_assert_int_eq(lower_program(&m.p, &o, &m.a, &mp, &d), 0);
 	/* Reshape to view, Mul, Reshape back into the clone's shape */
@@ -444,37 +341,37 @@ START_TEST(test_core_ops_model)
 	b = mini_input(&m, "b", DT_FLOAT32, 1, dc);
 	rm = mini_input(&m, "rm", DT_FLOAT32, 1, dc);
 	rv = mini_input(&m, "rv", DT_FLOAT32, 1, dc);
-	bo[0] = mini_tensor(&m, "bn", DT_FLOAT32, 4, dx);
-	bo[1] = mini_tensor(&m, "save_mean", DT_FLOAT32, 1, dc);
-	bo[2] = mini_tensor(&m, "save_rstd", DT_FLOAT32, 1, dc);
-	bo[3] = mini_tensor(&m, "new_rm", DT_FLOAT32, 1, dc);
-	bo[4] = mini_tensor(&m, "new_rv", DT_FLOAT32, 1, dc);
-	n = mini_node(&m, "aten._native_batch_norm_legit_functional.default", NULL, 8,
+	bo[0] = tensor(&m, m.g, "bn", DT_FLOAT32, 4, dx, NULL);
+	bo[1] = tensor(&m, m.g, "save_mean", DT_FLOAT32, 1, dc, NULL);
+	bo[2] = tensor(&m, m.g, "save_rstd", DT_FLOAT32, 1, dc, NULL);
+	bo[3] = tensor(&m, m.g, "new_rm", DT_FLOAT32, 1, dc, NULL);
+	bo[4] = tensor(&m, m.g, "new_rv", DT_FLOAT32, 1, dc, NULL);
+	n = node(&m, m.g, "aten._native_batch_norm_legit_functional.default", NULL, 8,
 	              (const char *[]){"input", "weight", "bias", "running_mean", "running_var", "training",
 	                               "momentum", "eps"},
-	              (Arg[]){tensor_arg(x), tensor_arg(w), tensor_arg(b), tensor_arg(rm), tensor_arg(rv),
+	              (Arg[]){varg(x), varg(w), varg(b), varg(rm), varg(rv),
 	                      {.kind = ARG_BOOL, .u.i = 1}, {.kind = ARG_FLOAT, .u.f = 0.1},
 	                      {.kind = ARG_FLOAT, .u.f = 1e-5}});
 	n->nout = 5;
 	n->out = ARENA_ARRAY(&m.a, Arg, 5);
 	for (int i = 0; i < 5; i++) {
-		n->out[i] = tensor_arg(bo[i]);
+		n->out[i] = varg(bo[i]);
 		bo[i]->def = n;
-		mini_output(&m, bo[i]);
+		output(&m, m.g, bo[i]);
 	}
-	var = mini_tensor(&m, "var", DT_FLOAT32, 4, dk);
-	mean = mini_tensor(&m, "mean", DT_FLOAT32, 4, dk);
-	n = mini_node(&m, "aten.var_mean.correction", NULL, 4, (const char *[]){"self", "dim", "correction", "keepdim"},
-	              (Arg[]){tensor_arg(x), ints_arg(&m, 1, one), {.kind = ARG_INT, .u.i = 0},
+	var = tensor(&m, m.g, "var", DT_FLOAT32, 4, dk, NULL);
+	mean = tensor(&m, m.g, "mean", DT_FLOAT32, 4, dk, NULL);
+	n = node(&m, m.g, "aten.var_mean.correction", NULL, 4, (const char *[]){"self", "dim", "correction", "keepdim"},
+	              (Arg[]){varg(x), ints_arg(&m, 1, one), {.kind = ARG_INT, .u.i = 0},
 	                      {.kind = ARG_BOOL, .u.i = 1}});
 	n->nout = 2;
 	n->out = ARENA_ARRAY(&m.a, Arg, 2);
-	n->out[0] = tensor_arg(var);
-	n->out[1] = tensor_arg(mean);
-	r = mini_tensor(&m, "rsqrt", DT_FLOAT32, 4, dk);
-	mini_node(&m, "aten.rsqrt.default", r, 1, (const char *[]){"self"}, (Arg[]){tensor_arg(var)});
-	mini_output(&m, mean);
-	mini_output(&m, r);
+	n->out[0] = varg(var);
+	n->out[1] = varg(mean);
+	r = tensor(&m, m.g, "rsqrt", DT_FLOAT32, 4, dk, NULL);
+	node(&m, m.g, "aten.rsqrt.default", r, 1, (const char *[]){"self"}, (Arg[]){varg(var)});
+	output(&m, m.g, mean);
+	output(&m, m.g, r);
 	(void)d0;
 	options_default(&o);
 	ck_assert_int_eq(lower_program(&m.p, &o, &m.a, &mp, &d), 0);
@@ -498,13 +395,13 @@ START_TEST(test_lowering_error)
 
 	mini_init(&m);
 	x = mini_input(&m, "x", DT_FLOAT32, 2, d13);
-	e = mini_tensor(&m, "expand", DT_FLOAT32, 2, d23);
-	w = mini_tensor(&m, "add_", DT_FLOAT32, 2, d23);
-	mini_node(&m, "aten.expand.default", e, 2, (const char *[]){"self", "size"},
-	          (Arg[]){tensor_arg(x), ints_arg(&m, 2, d23)});
-	mini_node(&m, "aten.add_.Tensor", w, 2, (const char *[]){"self", "other"},
-	          (Arg[]){tensor_arg(e), (Arg){.kind = ARG_INT, .u.i = 1}});
-	mini_output(&m, w);
+	e = tensor(&m, m.g, "expand", DT_FLOAT32, 2, d23, NULL);
+	w = tensor(&m, m.g, "add_", DT_FLOAT32, 2, d23, NULL);
+	node(&m, m.g, "aten.expand.default", e, 2, (const char *[]){"self", "size"},
+	          (Arg[]){varg(x), ints_arg(&m, 2, d23)});
+	node(&m, m.g, "aten.add_.Tensor", w, 2, (const char *[]){"self", "other"},
+	          (Arg[]){varg(e), (Arg){.kind = ARG_INT, .u.i = 1}});
+	output(&m, m.g, w);
 	options_default(&o);
 	ck_assert_int_eq(lower_program(&m.p, &o, &m.a, &mp, &d), DIAG_CONVERT);
 	ck_assert_ptr_null(mp);
