@@ -26,7 +26,7 @@ CFLAGS += -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all
 LDFLAGS += -fsanitize=fuzzer,address,undefined
 endif
 
-LIB_SRC  = $(sort $(wildcard lib/*.c ops/*.c))
+LIB_SRC  = $(sort $(wildcard lib/*/*.c ops/*.c))
 PROTO    = $(sort $(wildcard proto/*.proto))
 PROTO_C  = $(PROTO:proto/%.proto=$(B)/gen/%.pb-c.c)
 LIB_OBJ  = $(LIB_SRC:%.c=$(B)/%.o) $(PROTO_C:%.c=%.o)
@@ -65,6 +65,7 @@ $(B)/test/%: test/unit/%.c $(B)/libyobx.a test/unit/testutil.h test/unit/minigra
 check: $(B)/yobx-export $(UNIT_BIN)
 	@set -e; for t in $(UNIT_BIN); do echo "== $$t"; $$t; done
 	@sh test/models/size.sh
+	@sh test/layers/run.sh $(B)
 	@sh test/run-cli.sh $(B)/yobx-export
 	@sh test/report/run.sh $(B)
 	@sh test/report/e2e.sh $(B)
@@ -76,7 +77,8 @@ test:
 	$(MAKE) B=build-asan SAN=1 OPT=-O1 check
 
 # The fuzz targets exercise the readers only, so they link just those.
-FUZZ_LIB = arena diag dtype strmap tensor zip json pickle sym symeval torchsave
+FUZZ_LIB = core/arena core/diag core/dtype core/strmap core/tensor read/zip read/json read/pickle \
+           sym/sym sym/symeval read/torchsave
 $(B)/fuzz/%: test/fuzz/%.c $(FUZZ_LIB:%=$(B)/lib/%.o)
 	@mkdir -p $(B)/fuzz
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lz -lm

@@ -12,9 +12,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "arena.h"
-#include "diag.h"
-#include "json.h"
+#include "core/core.h"
+#include "read/read.h"
 
 typedef struct Buf {
 	char *p;

@@ -6,10 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "arena.h"
-#include "diag.h"
-#include "irprint.h"
-#include "pipeline.h"
+#include "core/core.h"
+#include "ir/ir.h"
+#include "pipeline/pipeline.h"
 
 #ifndef VERSION
 #define VERSION "0.1.0"

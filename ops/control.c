@@ -15,7 +15,7 @@
  *               already shows in the dtypes the subgraph records. */
 #include <string.h>
 
-#include "lower.h"
+#include "lower/lower.h"
 
 /* The ONNX types of a Loop's iteration counter and condition. */
 static const Value i64_scalar = {.name = "iter", .kind = VAL_TENSOR, .dtype = DT_INT64};

@@ -6,7 +6,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "lower.h"
+#include "lower/lower.h"
 
 /* A tensor of n's output shape filled with v. */
 static int

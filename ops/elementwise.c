@@ -10,7 +10,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "lower.h"
+#include "lower/lower.h"
 
 static DType
 out_dtype(const Node *n)

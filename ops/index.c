@@ -13,7 +13,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "lower.h"
+#include "lower/lower.h"
 
 #define MAXR 16
 

@@ -2,7 +2,7 @@
  * float16/bfloat16 products compute in float32 and round back. */
 #include <string.h>
 
-#include "lower.h"
+#include "lower/lower.h"
 
 static DType
 cdt_of(const Node *n)

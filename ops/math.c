@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "lower.h"
+#include "lower/lower.h"
 
 static DType
 out_dtype(const Node *n)

@@ -6,7 +6,7 @@
 #ifndef OPS_NN_H
 #define OPS_NN_H
 
-#include "lower.h"
+#include "lower/lower.h"
 
 #define NN_MAXSP 3
 

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lower.h"
+#include "lower/lower.h"
 
 const OpRow op_table[OP_COUNT] = {
 #define OP(aten, fn, onnx, opset, flags) {aten, fn, #fn, onnx, opset, flags, OPS_FAMILY},

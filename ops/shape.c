@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "lower.h"
+#include "lower/lower.h"
 
 #define MAXR 16
 

@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "lower.h"
+#include "lower/lower.h"
 
 /* The ONNX dtype of a symbolic or constant argument, or of a tensor. */
 static DType

@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "ops.h"
-#include "opt.h"
-#include "options.h"
+#include "opt/opt.h"
+#include "pipeline/pipeline.h"
 
 int
 main(int argc, char **argv)

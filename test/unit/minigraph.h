@@ -8,10 +8,9 @@
 
 #include <string.h>
 
-#include "arena.h"
-#include "ir.h"
-#include "pt2.h"
-#include "strmap.h"
+#include "core/core.h"
+#include "ir/ir.h"
+#include "read/read.h"
 
 typedef struct Mini {
 	Arena a;

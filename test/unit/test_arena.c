@@ -1,10 +1,7 @@
 /* test_arena.c: the arena, Diag and dtype tables. */
 #include <string.h>
 
-#include "arena.h"
-#include "diag.h"
-#include "dtype.h"
-#include "tensor.h"
+#include "core/core.h"
 #include "testutil.h"
 
 START_TEST(arena_alignment_and_zero)

@@ -14,11 +14,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lower.h"
-#include "onnx.h"
-#include "options.h"
-#include "pt2.h"
-#include "strmap.h"
+#include "lower/lower.h"
+#include "onnx/onnx.h"
+#include "pipeline/pipeline.h"
+#include "read/read.h"
+#include "core/core.h"
 #include "testutil.h"
 #include "minigraph.h"
 
@@ -37,7 +37,7 @@ convert(Arena *a, Program *p, const char *pt2, const char *yaml, Onnx__ModelProt
 	if (!rc)
 		rc = pt2_load(p, pt2, d);
 	if (!rc)
-		rc = lower_program(p, &o, a, m, d);
+		rc = lower_program(p, options_lower(&o, &(LowerOptions){0}), a, m, d);
 	return rc;
 }
 
@@ -383,7 +383,7 @@ mini_lower(Mini *m, int keep_assertions, Diag *d)
 
 	options_default(&o);
 	o.keep_assertions = keep_assertions;
-	ck_assert_msg(lower_program(&m->p, &o, &m->a, &mp, d) == 0, "%s", d->text ? d->text : "");
+	ck_assert_msg(lower_program(&m->p, options_lower(&o, &(LowerOptions){0}), &m->a, &mp, d) == 0, "%s", d->text ? d->text : "");
 	check_casts(mp->graph);
 	return mp;
 }
@@ -709,7 +709,7 @@ START_TEST(test_unsupported_in_subgraph)
 	     (Arg[]){(Arg){.kind = ARG_BOOL, .u.i = 0}, garg(sub), varg(x)});
 	output(&m, m.g, w);
 	options_default(&o);
-	ck_assert_int_eq(lower_program(&m.p, &o, &m.a, &mp, &d), DIAG_CONVERT);
+	ck_assert_int_eq(lower_program(&m.p, options_lower(&o, &(LowerOptions){0}), &m.a, &mp, &d), DIAG_CONVERT);
 	ck_assert_msg(strstr(d.text, "node 'frob' (aten.frobnicate.default) at model.py:7 in forward: y = f(x): no ONNX lowering"),
 	              "%s", d.text);
 	ck_assert_msg(strstr(d.text, "mini.pt2: 1 node cannot be converted"), "%s", d.text);
@@ -740,13 +740,13 @@ START_TEST(test_sym_and_int_opset)
 	output(&m, m.g, k);
 	options_default(&o);
 	o.opset = 17;
-	ck_assert_int_eq(lower_program(&m.p, &o, &m.a, &mp, &d), DIAG_CONVERT);
+	ck_assert_int_eq(lower_program(&m.p, options_lower(&o, &(LowerOptions){0}), &m.a, &mp, &d), DIAG_CONVERT);
 	ck_assert_msg(strstr(d.text, "node 'and_1' (_operator.and_)") &&
 	              strstr(d.text, "SymInt operands need `opset: 18` or later (ONNX's BitwiseAnd)"), "%s", d.text);
 	diag_free(&d);
 	memset(&d, 0, sizeof d);
 	o.opset = 18;
-	ck_assert_msg(lower_program(&m.p, &o, &m.a, &mp, &d) == 0, "%s", d.text ? d.text : "");
+	ck_assert_msg(lower_program(&m.p, options_lower(&o, &(LowerOptions){0}), &m.a, &mp, &d) == 0, "%s", d.text ? d.text : "");
 	ck_assert_int_eq(count_op(mp->graph, "BitwiseAnd"), 1);
 	diag_free(&d);
 	arena_free(&m.a);

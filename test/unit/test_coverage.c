@@ -16,8 +16,8 @@
 #include <string.h>
 
 #include "ops.h"
-#include "pt2.h"
-#include "strmap.h"
+#include "read/read.h"
+#include "core/core.h"
 #include "testutil.h"
 
 /* Rows no fixture can exercise, each with the reason.  Keep it short: a

@@ -1,8 +1,8 @@
 /* test_dimname.c: names for dynamic dimensions on real fixtures. */
 #include <string.h>
 
-#include "dimname.h"
-#include "pt2.h"
+#include "ir/ir.h"
+#include "read/read.h"
 #include "testutil.h"
 
 static Arena arena;

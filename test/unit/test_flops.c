@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "flops.h"
-#include "sym.h"
+#include "report/report.h"
+#include "sym/sym.h"
 #include "testutil.h"
 
 #define F32 ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT

@@ -2,9 +2,9 @@
  * torchsave.c, ir.c) and the string map.  Runs from the repo root. */
 #include <string.h>
 
-#include "ir.h"
-#include "pt2.h"
-#include "strmap.h"
+#include "ir/ir.h"
+#include "read/read.h"
+#include "core/core.h"
 #include "testutil.h"
 
 typedef struct Loaded {

@@ -7,9 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "arena.h"
-#include "diag.h"
-#include "json.h"
+#include "core/core.h"
+#include "read/read.h"
 #include "testutil.h"
 
 static Arena arena;

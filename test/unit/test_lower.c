@@ -13,11 +13,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "lower.h"
-#include "onnx.h"
-#include "options.h"
-#include "pt2.h"
-#include "strmap.h"
+#include "lower/lower.h"
+#include "onnx/onnx.h"
+#include "pipeline/pipeline.h"
+#include "read/read.h"
+#include "core/core.h"
 #include "testutil.h"
 #include "minigraph.h"
 
@@ -59,7 +59,7 @@ convert(const char *pt2, const char *yaml, const char *out, Diag *d)
 	rc = options_parse(&o, &a, "options", yaml, strlen(yaml), d);
 	if (!rc)
 		rc = pt2_load(&p, pt2, d);
-	if (!rc && !(rc = lower_program(&p, &o, &a, &m, d)))
+	if (!rc && !(rc = lower_program(&p, options_lower(&o, &(LowerOptions){0}), &a, &m, d)))
 		rc = onnx_write(&a, m, out, o.external_data_threshold, NULL, d);
 	pt2_close(&p);
 	arena_free(&a);
@@ -170,7 +170,7 @@ START_TEST(test_opset_choices)
 		mini_mean_gelu(&m);
 		options_default(&o);
 		o.opset = opset;
-		ck_assert_int_eq(lower_program(&m.p, &o, &m.a, &mp, &d), 0);
+		ck_assert_int_eq(lower_program(&m.p, options_lower(&o, &(LowerOptions){0}), &m.a, &mp, &d), 0);
 		ck_assert_int_eq(mp->opset_import[0]->version, opset);
 		ck_assert_int_eq(mp->ir_version, opset <= 18 ? 8 : opset <= 20 ? 9 : opset <= 22 ? 10 : 11);
 		rm = find_op(mp, "ReduceMean");
@@ -207,7 +207,7 @@ START_TEST(test_unsupported_listed)
 	node(&m, m.g, "aten.twiddle.Tensor", c, 1, (const char *[]){"self"}, (Arg[]){varg(b)});
 	output(&m, m.g, c);
 	options_default(&o);
-	ck_assert_int_eq(lower_program(&m.p, &o, &m.a, &mp, &d), DIAG_CONVERT);
+	ck_assert_int_eq(lower_program(&m.p, options_lower(&o, &(LowerOptions){0}), &m.a, &mp, &d), DIAG_CONVERT);
 	ck_assert_ptr_null(mp);
 	for (const char *s = d.text; *s; s++)
 		lines += *s == '\n';
@@ -223,7 +223,7 @@ START_TEST(test_unsupported_listed)
 	arena_free(&m.a);
 	mini_mean_gelu(&m);
 	m.g->nodes[0]->op = "aten.mean.dims_that_do_not_exist";
-	ck_assert_int_eq(lower_program(&m.p, &o, &m.a, &mp, &d), DIAG_CONVERT);
+	ck_assert_int_eq(lower_program(&m.p, options_lower(&o, &(LowerOptions){0}), &m.a, &mp, &d), DIAG_CONVERT);
 	ck_assert_msg(strstr(d.text, "1 node cannot be converted"), "%s", d.text);
 	diag_free(&d);
 	arena_free(&m.a);
@@ -242,7 +242,7 @@ START_TEST(test_output_names)
 	options_default(&o);
 	o.noutput_name = 1;
 	o.output_names = names;
-	ck_assert_int_eq(lower_program(&m.p, &o, &m.a, &mp, &d), 0);
+	ck_assert_int_eq(lower_program(&m.p, options_lower(&o, &(LowerOptions){0}), &m.a, &mp, &d), 0);
 	ck_assert_str_eq(mp->graph->output[0]->name, "prob");
 	/* the renamed value is produced directly, without an Identity */
 	ck_assert_ptr_null(find_op(mp, "Identity"));
@@ -250,7 +250,7 @@ START_TEST(test_output_names)
 
 	mini_mean_gelu(&m);
 	o.noutput_name = 2;
-	ck_assert_int_eq(lower_program(&m.p, &o, &m.a, &mp, &d), DIAG_INPUT);
+	ck_assert_int_eq(lower_program(&m.p, options_lower(&o, &(LowerOptions){0}), &m.a, &mp, &d), DIAG_INPUT);
 	ck_assert_msg(strstr(d.text, "output_names has 2 names but the program has 1 outputs"), "%s", d.text);
 	diag_free(&d);
 	arena_free(&m.a);
@@ -276,7 +276,7 @@ START_TEST(test_output_edge_cases)
 	output(&m, m.g, y);
 	output(&m, m.g, y);
 	options_default(&o);
-	ck_assert_int_eq(lower_program(&m.p, &o, &m.a, &mp, &d), 0);
+	ck_assert_int_eq(lower_program(&m.p, options_lower(&o, &(LowerOptions){0}), &m.a, &mp, &d), 0);
 	ck_assert_int_eq(mp->graph->n_output, 3);
 	ck_assert_str_eq(mp->graph->output[0]->name, "x__1");
 	ck_assert_str_eq(mp->graph->output[1]->name, "relu");
@@ -312,7 +312,7 @@ START_TEST(test_write_through_view)
 	          (Arg[]){varg(v), (Arg){.kind = ARG_INT, .u.i = 2}});
 	output(&m, m.g, c);
 	options_default(&o);
-	ck_assert_int_eq(lower_program(&m.p, &o, &m.a, &mp, &d), 0);
+	ck_assert_int_eq(lower_program(&m.p, options_lower(&o, &(LowerOptions){0}), &m.a, &mp, &d), 0);
 	/* Reshape to view, Mul, Reshape back into the clone's shape */
 	ck_assert_int_eq(mp->graph->n_node, 3);
 	ck_assert_str_eq(mp->graph->node[2]->op_type, "Reshape");
@@ -374,7 +374,7 @@ START_TEST(test_core_ops_model)
 	output(&m, m.g, r);
 	(void)d0;
 	options_default(&o);
-	ck_assert_int_eq(lower_program(&m.p, &o, &m.a, &mp, &d), 0);
+	ck_assert_int_eq(lower_program(&m.p, options_lower(&o, &(LowerOptions){0}), &m.a, &mp, &d), 0);
 	ck_assert_int_eq(mp->graph->n_output, 7);
 	mkdir("build/test", 0777);
 	mkdir(OUTDIR, 0777);
@@ -403,7 +403,7 @@ START_TEST(test_lowering_error)
 	          (Arg[]){varg(e), (Arg){.kind = ARG_INT, .u.i = 1}});
 	output(&m, m.g, w);
 	options_default(&o);
-	ck_assert_int_eq(lower_program(&m.p, &o, &m.a, &mp, &d), DIAG_CONVERT);
+	ck_assert_int_eq(lower_program(&m.p, options_lower(&o, &(LowerOptions){0}), &m.a, &mp, &d), DIAG_CONVERT);
 	ck_assert_ptr_null(mp);
 	ck_assert_msg(strstr(d.text, "node 'expand' (aten.expand.default) at model.py:7 in forward: y = f(x): "
 	                             "writing into an expanded tensor is not supported"), "%s", d.text);
@@ -461,7 +461,7 @@ START_TEST(test_write_error)
 
 	mini_mean_gelu(&m);
 	options_default(&o);
-	ck_assert_int_eq(lower_program(&m.p, &o, &m.a, &mp, &d), 0);
+	ck_assert_int_eq(lower_program(&m.p, options_lower(&o, &(LowerOptions){0}), &m.a, &mp, &d), 0);
 	ck_assert_int_eq(onnx_write(&m.a, mp, "/nonexistent/dir/model.onnx", -1, NULL, &d), DIAG_INPUT);
 	ck_assert_msg(strstr(d.text, "/nonexistent/dir/model.onnx: cannot write"), "%s", d.text);
 	diag_free(&d);

@@ -7,7 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lower.h"
+#include "lower/lower.h"
+#include "pipeline/pipeline.h"
 #include "ops.h"
 #include "testutil.h"
 

@@ -35,13 +35,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "fold.h"
-#include "lower.h"
-#include "onnx.h"
-#include "opt.h"
-#include "options.h"
-#include "pt2.h"
-#include "report.h"
+#include "onnx/onnx.h"
+#include "lower/lower.h"
+#include "opt/opt.h"
+#include "pipeline/pipeline.h"
+#include "read/read.h"
+#include "report/report.h"
 #include "testutil.h"
 
 /* ---- output folder: beside this binary (build/test/opt or build-asan/test/opt) ---- */
@@ -527,7 +526,7 @@ run_case(Arena *a, Case *c, int k, FILE *mf, int *first)
 	else
 		sel = opt_select_one(a, opt_row_find(c->row));
 	report_init(&rep, a);
-	rc = opt_model_checked(m, a, sel, &rep, NULL, &d);
+	rc = opt_model_checked(m, a, sel, &(OptLog){report_opt_stat, &rep}, NULL, &d);
 	ck_assert_msg(rc == 0, "%s case %d: optimizer failed: %s", c->file, k, d.text ? d.text : "");
 	ck_assert_msg(onnx_write(a, m, after, -1, NULL, &d) == 0, "%s: %s", after, d.text);
 	diag_free(&d);
@@ -983,7 +982,7 @@ START_TEST(test_stats)
 	arena_init(&a);
 	report_init(&r, &a);
 	m = neg_chain(&a, 7);
-	ck_assert_int_eq(opt_model(m, &a, NULL, &r, NULL, &d), 0);
+	ck_assert_int_eq(opt_model(m, &a, NULL, &(OptLog){report_opt_stat, &r}, NULL, &d), 0);
 	ck_assert_int_eq((int)m->graph->n_node, 1);
 	ck_assert_int_gt(r.nstat, 0);
 	for (int i = 0; i < r.nstat; i++) {
@@ -1174,7 +1173,7 @@ lower_fixture(const char *path, Arena *a, Program *p, int *ok)
 
 	options_default(&o);
 	p->arena = a;
-	*ok = pt2_load(p, path, &d) == 0 && lower_program(p, &o, a, &m, &d) == 0;
+	*ok = pt2_load(p, path, &d) == 0 && lower_program(p, options_lower(&o, &(LowerOptions){0}), a, &m, &d) == 0;
 	diag_free(&d);
 	return m;
 }

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "options.h"
+#include "pipeline/pipeline.h"
 #include "testutil.h"
 
 static Arena a;

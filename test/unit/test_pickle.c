@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pickle.h"
+#include "read/read.h"
 #include "testutil.h"
 
 static void dump_to(FILE *f, const PyObj *o, int depth);

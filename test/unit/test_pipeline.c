@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "pipeline.h"
+#include "pipeline/pipeline.h"
 #include "testutil.h"
 
 START_TEST(report_path_replaces_the_extension)

@@ -16,7 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "report.h"
+#include "report/report.h"
 #include "testutil.h"
 
 static const char *

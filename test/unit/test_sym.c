@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sym.h"
+#include "sym/sym.h"
 #include "testutil.h"
 
 static Arena arena;

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "zip.h"
+#include "read/read.h"
 #include "testutil.h"
 
 #define T26 TEST_PATH("data/zip/torch26_linrelu_static.pt2")

@@ -1,0 +1,135 @@
+/* core/core.h: the bump allocator that owns a conversion's memory.
+ *
+ * Everything the reader and the converter build (JSON trees, IR nodes,
+ * names, ONNX messages) lives in one Arena and dies with arena_free().
+ * Allocation never fails from the caller's view: out of memory calls die(). */
+#ifndef CORE_H
+#define CORE_H
+
+#include <stddef.h>
+#include <stdarg.h>
+#include <stdint.h>
+
+typedef struct ArenaBlock ArenaBlock;
+typedef struct Arena {
+	ArenaBlock *head;   /* newest block; older ones chained behind it */
+	size_t used;        /* bytes taken from head */
+	size_t total;       /* bytes obtained from malloc, all blocks */
+} Arena;
+
+void arena_init(Arena *a);
+void arena_free(Arena *a);
+/* Returns n zeroed bytes aligned to 16. */
+void *arena_alloc(Arena *a, size_t n);
+/* Returns a copy of the n bytes at p; n may be 0. */
+void *arena_dup(Arena *a, const void *p, size_t n);
+/* Returns a NUL-terminated copy of s[0..n). */
+char *arena_strndup(Arena *a, const char *s, size_t n);
+char *arena_strdup(Arena *a, const char *s);
+char *arena_printf(Arena *a, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+char *arena_vprintf(Arena *a, const char *fmt, va_list ap);
+
+#define ARENA_NEW(a, T) ((T *)arena_alloc((a), sizeof(T)))
+#define ARENA_ARRAY(a, T, n) ((T *)arena_alloc((a), sizeof(T) * (size_t)(n)))
+
+/* Impossible states: print file:line and abort. */
+#define die(...) die_at(__FILE__, __LINE__, __VA_ARGS__)
+_Noreturn void die_at(const char *file, int line, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* ==== diag ==== */
+
+/* Errors as values.
+ *
+ * lib/ never prints or exits.  A failing function appends one or more
+ * lines to a Diag and returns its code; cmd/ prints the text and turns the
+ * code into the exit status.  Each line names the thing: the file, the zip
+ * entry, the node and its ATen target, then the user's source line. */
+
+enum {
+	DIAG_OK = 0,
+	DIAG_CONVERT = 1,   /* the input is fine but we cannot convert it: exit 1 */
+	DIAG_INPUT = 2,     /* bad input, bad options, I/O error: exit 2 */
+};
+
+typedef struct Diag {
+	int code;     /* worst code reported so far; DIAG_OK when none */
+	char *text;   /* malloc'd, one message per line, NUL-terminated */
+	size_t len, cap;
+} Diag;
+
+/* Appends "message\n" and returns code (never DIAG_OK). */
+int diag_error(Diag *d, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void diag_free(Diag *d);
+
+/* ==== strmap ==== */
+
+/* A string-keyed hash map in the arena.
+ * Keys are not copied (they must outlive the map); lookups are O(1).
+ * Iteration order is not offered: callers keep their own ordered arrays,
+ * so output never depends on hash order. */
+
+typedef struct StrMap StrMap;
+
+StrMap *strmap_new(Arena *a, size_t hint);
+/* Sets key to val; returns the previous value or NULL. */
+void *strmap_put(StrMap *m, const char *key, void *val);
+void *strmap_get(const StrMap *m, const char *key);
+size_t strmap_count(const StrMap *m);
+
+/* ==== dtype ==== */
+
+/* Element types, generated from dtype.def. */
+
+typedef enum DType {
+	DT_UNKNOWN = 0,
+#define X(e, code, name, size, onnx) e,
+#include "dtype.def"
+#undef X
+	DT_COUNT
+} DType;
+
+/* Returns the DType for torch's ScalarType code, DT_UNKNOWN if none. */
+DType dtype_from_torch(long code);
+/* Returns the DType for a torch.save storage class ("FloatStorage"), DT_UNKNOWN if none. */
+DType dtype_from_storage(const char *cls);
+/* Returns the DType for a torch dtype attribute name ("float32", "bfloat16"), DT_UNKNOWN if none. */
+DType dtype_from_name(const char *name);
+const char *dtype_name(DType t);      /* "float32"; "unknown" for DT_UNKNOWN */
+int dtype_size(DType t);              /* bytes per element; 0 for DT_UNKNOWN */
+int dtype_onnx(DType t);              /* ONNX TensorProto.DataType; 0 if none */
+
+/* 16-bit float encodings, rounded to nearest even. */
+uint16_t dtype_f16_bits(float f);
+float dtype_f16_value(uint16_t h);
+uint16_t dtype_bf16_bits(float f);
+
+/* ==== tensor ==== */
+
+/* A tensor whose bytes live in the mapped input file.
+ *
+ * Weights, constants and sample inputs are views into a storage: the raw
+ * bytes of a whole storage record, plus sizes, strides (in elements) and a
+ * storage offset (in elements), as torch's as_strided.  Nothing is copied. */
+
+typedef struct TensorData {
+	DType dtype;
+	int rank;
+	int64_t *sizes;            /* rank entries (arena) */
+	int64_t *strides;          /* rank entries, in elements (arena) */
+	int64_t offset;            /* storage offset, in elements */
+	const uint8_t *storage;    /* first byte of the storage (mapped file or arena) */
+	uint64_t storage_bytes;    /* bytes in the storage */
+	const char *entry;         /* the zip entry holding the storage, for messages */
+} TensorData;
+
+/* Number of elements (product of sizes; 1 for rank 0). */
+int64_t tensor_numel(const TensorData *t);
+/* 1 when the view is row-major contiguous, so its bytes are one run. */
+int tensor_is_contiguous(const TensorData *t);
+/* Returns 1 when every element the view addresses lies inside the storage. */
+int tensor_in_bounds(const TensorData *t);
+
+#endif

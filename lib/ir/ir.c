@@ -1,0 +1,76 @@
+/* ir.c: small queries and edits on the IR shared by every stage. */
+#include "ir/ir.h"
+
+#include <string.h>
+
+#include "core/core.h"
+
+const char *const arg_kind_key[ARG_KIND_COUNT] = {
+#define X(e, key) [e] = key,
+#include "arg.def"
+#undef X
+};
+
+Value *
+ir_lookup(const Graph *g, const char *name)
+{
+	for (; g; g = g->parent) {
+		Value *v = strmap_get(g->index, name);
+		if (v)
+			return v;
+	}
+	return NULL;
+}
+
+const Arg *
+ir_arg(const Node *n, const char *name)
+{
+	for (int i = 0; i < n->nin; i++)
+		if (strcmp(n->in[i].name, name) == 0)
+			return &n->in[i].arg;
+	return NULL;
+}
+
+const char *
+ir_meta(const Node *n, const char *key)
+{
+	for (int i = 0; i < n->nmeta; i++)
+		if (strcmp(n->meta[i].key, key) == 0)
+			return n->meta[i].val;
+	return NULL;
+}
+
+const char *
+ir_op(const Node *n)
+{
+	return n->op;
+}
+
+char *
+ir_where(Arena *a, const Node *n)
+{
+	if (n->frame)
+		return arena_printf(a, "node '%s' (%s) at %s", n->name, n->op, n->frame);
+	return arena_printf(a, "node '%s' (%s)", n->name, n->op);
+}
+
+Value *
+ir_new_value(Arena *a, Graph *g, const char *name, ValueKind kind)
+{
+	Value *v = ARENA_NEW(a, Value);
+
+	v->name = name;
+	v->kind = kind;
+	v->graph = g;
+	v->id = g->nvalue;
+	if (g->nvalue == 0 || (g->nvalue >= 8 && (g->nvalue & (g->nvalue - 1)) == 0)) {
+		/* capacity: 8, then doubling whenever the count reaches a power of two */
+		Value **nv = ARENA_ARRAY(a, Value *, g->nvalue ? g->nvalue * 2 : 8);
+		if (g->nvalue)
+			memcpy(nv, g->values, sizeof *nv * (size_t)g->nvalue);
+		g->values = nv;
+	}
+	g->values[g->nvalue++] = v;
+	strmap_put(g->index, name, v);
+	return v;
+}

@@ -1,0 +1,248 @@
+/* ir/ir.h: the in-memory graph every later stage works on.
+ *
+ * It mirrors torch's serialized ExportedProgram closely enough that nothing
+ * the file says is lost, and resolves what the file leaves as names: an
+ * argument that names a tensor points at its Value, each Value points at the
+ * Node that defines it, parameters and constants point at their bytes in the
+ * mapped file.  All of it lives in one Arena (Program.arena).
+ *
+ * Program  one exported program: signature, symbols, weights, main Graph
+ * Graph    nodes in topological order, its inputs/outputs, its Values;
+ *          higher-order ops (cond, while_loop, scan) own nested Graphs
+ * Node     one call: target ("torch.ops.aten.addmm.default"), named
+ *          arguments, outputs, metadata (stack_trace, nn_module_stack)
+ * Value    a tensor (dtype, shape of Dims), or a symbolic int/bool/float
+ * Arg      one value of torch's Argument union (arg.def); lists are Args too
+ */
+#ifndef IR_H
+#define IR_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "core/core.h"
+#include "sym/sym.h"
+
+typedef struct Graph Graph;
+typedef struct Node Node;
+typedef struct Value Value;
+typedef struct Arg Arg;
+
+typedef enum ArgKind {
+#define X(e, key) e,
+#include "arg.def"
+#undef X
+	ARG_KIND_COUNT
+} ArgKind;
+
+/* One dimension of a shape: static when e is NULL. */
+typedef struct Dim {
+	int64_t v;          /* the size; for a symbolic dim, its hint or -1 */
+	SymExpr *e;         /* symbolic expression in torch's symbols, or NULL */
+} Dim;
+
+typedef enum ValueKind {
+	VAL_TENSOR,         /* a tensor: dtype and dims are set */
+	VAL_SYM_INT,        /* a SymInt computed in the graph (sym_size, _operator.*) */
+	VAL_SYM_BOOL,
+	VAL_SYM_FLOAT,
+	VAL_CUSTOM_OBJ,     /* a TorchBind object (class_fqn) */
+	VAL_TOKEN,          /* an effect token */
+} ValueKind;
+
+struct Value {
+	const char *name;       /* unique within its Graph */
+	ValueKind kind;
+	DType dtype;            /* VAL_TENSOR */
+	int rank;               /* VAL_TENSOR: number of dims */
+	Dim *dims;              /* VAL_TENSOR: rank entries */
+	int requires_grad;      /* VAL_TENSOR: as recorded by torch */
+	SymExpr *expr;          /* VAL_SYM_*: value in torch's symbols, or NULL */
+	int64_t hint;           /* VAL_SYM_*: example value when has_hint */
+	int has_hint;
+	const char *class_fqn;  /* VAL_CUSTOM_OBJ */
+	Node *def;              /* the defining node; NULL for graph inputs */
+	Graph *graph;           /* the graph this value belongs to */
+	int id;                 /* index in graph->values */
+	TensorData *data;       /* bytes of a parameter, buffer or constant; else NULL */
+};
+
+struct Arg {
+	ArgKind kind;
+	int n;                  /* list kinds: number of items */
+	const char *key;        /* item of ARG_STRING_TO_ARG: its key */
+	union {
+		int64_t i;      /* INT, BOOL, SCALAR_TYPE (torch code), MEMORY_FORMAT, LAYOUT */
+		double f;       /* FLOAT */
+		double c[2];    /* COMPLEX: real, imaginary */
+		const char *s;  /* STRING, OPERATOR, DEVICE ("cpu", "cuda:0") */
+		Value *v;       /* TENSOR, OPT_TENSOR, SYM_INT/BOOL/FLOAT (a graph value), CUSTOM_OBJ */
+		Arg *list;      /* list kinds: n items, each a scalar Arg (ARG_INT, ARG_TENSOR, ARG_NONE, ...) */
+		Graph *g;       /* GRAPH */
+	} u;
+};
+
+typedef struct NamedArg {
+	const char *name;       /* schema argument name; "" for a positional HOP argument */
+	int kind;               /* 0 unknown, 1 positional, 2 keyword (torch's ArgumentKind) */
+	Arg arg;
+} NamedArg;
+
+typedef struct Meta {
+	const char *key, *val;
+} Meta;
+
+struct Node {
+	const char *name;       /* torch's node name (8.20), else its first output's name */
+	const char *target;     /* as written: "torch.ops.aten.add.Tensor", "_operator.mul" */
+	const char *op;         /* target without "torch.ops.": "aten.add.Tensor" */
+	int nin;
+	NamedArg *in;
+	int nout;
+	Arg *out;               /* as written: ARG_TENSOR, ARG_TENSORS, ARG_SYM_INT, ARG_NONE, ... */
+	int nmeta;
+	Meta *meta;             /* every metadata entry, in file order */
+	const char *stack_trace;     /* meta "stack_trace" or NULL */
+	const char *nn_module_stack; /* meta "nn_module_stack" or NULL */
+	const char *frame;      /* the user's source line: "gen.py:23 in forward: y = x * 2", or NULL */
+	Graph *graph;           /* the graph holding this node */
+	int id;                 /* index in graph->nodes */
+};
+
+struct Graph {
+	const char *name;       /* "" for the main graph; "true_graph_0" for a subgraph */
+	Graph *parent;          /* enclosing graph, NULL for the main graph */
+	int ninput;
+	Arg *inputs;            /* placeholders in order (ARG_TENSOR, ARG_SYM_INT, or a constant) */
+	int noutput;
+	Arg *outputs;
+	int is_single_tensor_return;
+	int nnode;
+	Node **nodes;           /* topological order, as in the file */
+	int nvalue;
+	Value **values;         /* every value, in the order first seen */
+	struct StrMap *index;   /* name -> Value */
+};
+
+typedef enum InputKind {
+	IN_USER_INPUT, IN_PARAMETER, IN_BUFFER, IN_TENSOR_CONSTANT,
+	IN_CUSTOM_OBJ, IN_TOKEN, IN_CONSTANT_INPUT,
+} InputKind;
+
+typedef struct InputSpec {
+	InputKind kind;
+	Arg *arg;               /* the graph input it describes (points into graph->inputs) */
+	const char *target;     /* parameter/buffer/constant/custom object fqn; constant_input name */
+	int persistent;         /* IN_BUFFER */
+	Arg value;              /* IN_CONSTANT_INPUT: the constant */
+} InputSpec;
+
+typedef enum OutputKind {
+	OUT_USER_OUTPUT, OUT_LOSS_OUTPUT, OUT_BUFFER_MUTATION, OUT_GRADIENT_TO_PARAMETER,
+	OUT_GRADIENT_TO_USER_INPUT, OUT_USER_INPUT_MUTATION, OUT_TOKEN, OUT_PARAMETER_MUTATION,
+} OutputKind;
+
+typedef struct OutputSpec {
+	OutputKind kind;
+	Arg *arg;               /* the graph output it describes (points into graph->outputs) */
+	const char *target;     /* buffer/parameter/user input name it mutates, or NULL */
+} OutputSpec;
+
+typedef struct RangeConstraint {
+	const char *key;        /* as written: "s77", "2*s39" */
+	SymExpr *expr;          /* key parsed */
+	int has_min, has_max;   /* 0 when unbounded (null) */
+	int64_t min, max;
+} RangeConstraint;
+
+/* A flattened example input: a tensor, or a Python scalar. */
+typedef struct Sample {
+	TensorData *t;          /* NULL for a scalar */
+	Arg scalar;             /* ARG_INT, ARG_FLOAT, ARG_BOOL, ARG_STRING or ARG_NONE */
+} Sample;
+
+typedef struct Program {
+	Arena *arena;           /* owns everything below */
+	const char *path;       /* the input file */
+	const char *container;  /* "flat zip (torch 2.6/2.7)", "pt2 archive, pickled weights (torch 2.8)", ... */
+	const char *json_entry; /* the zip entry holding the program JSON */
+	int schema_major, schema_minor;
+	const char *torch_version;   /* "2.14.1+debian"; "<=2.4" when absent */
+	int nverifier;
+	const char **verifiers;      /* "TRAINING" (training IR) or "ATEN" (core ATen) */
+	int aten_opset;              /* opset_version["aten"], 0 when absent */
+	Graph *graph;
+	int ninput_spec;
+	InputSpec *input_specs;      /* ordered like graph->inputs */
+	int noutput_spec;
+	OutputSpec *output_specs;    /* ordered like graph->outputs */
+	int nrange;
+	RangeConstraint *ranges;
+	int nforward_arg;
+	const char **forward_arg_names; /* the forward()'s parameter names, or NULL */
+	int nsample;
+	Sample *samples;             /* example args then kwargs values, flattened */
+	struct Zip *zip;             /* the mapped file the tensors point into */
+} Program;
+
+extern const char *const arg_kind_key[ARG_KIND_COUNT];   /* "as_tensor", ... */
+
+/* Returns the value named name in g or an enclosing graph, or NULL. */
+Value *ir_lookup(const Graph *g, const char *name);
+/* Returns the named argument of n, or NULL when absent (torch omits defaults). */
+const Arg *ir_arg(const Node *n, const char *name);
+/* Returns the metadata value for key, or NULL. */
+const char *ir_meta(const Node *n, const char *key);
+/* Returns n's ATen target for messages: "aten.addmm.default". */
+const char *ir_op(const Node *n);
+/* Writes "node 'addmm_3' (aten.addmm.default)" plus " at FILE:LINE ..." when known. */
+char *ir_where(Arena *a, const Node *n);
+/* Appends a new value to g (name must be unique in g). */
+Value *ir_new_value(Arena *a, Graph *g, const char *name, ValueKind kind);
+
+/* ==== irprint ==== */
+
+/* The IR as readable text (`yobx-export --print`).
+ * One node per line: outputs with dtype and shape, the target, named
+ * arguments, and the user's source line; subgraphs indented below. */
+
+void ir_print(FILE *f, const Program *p);
+/* "float32[s77,8]" or "SymInt" etc. (arena) */
+char *ir_value_type(Arena *a, const Value *v);
+
+/* ==== dimname ==== */
+
+/* Readable names for torch's size symbols.
+ *
+ * torch names the symbols of dynamic dimensions s77, s39, u0: no name a
+ * user can work with.  Each symbol gets, in this order of preference:
+ *  1. the name the options give for an input's axis (dynamic_dimensions),
+ *  2. "<input>_dim_<axis>" for the first user input axis (in forward order)
+ *     whose size is exactly that symbol,
+ *  3. "unbacked_<k>" for a data-dependent symbol (u0, u1, ...),
+ *  4. "dim_<k>" otherwise (a symbol seen only inside expressions).
+ * A dim_param is then the dim's expression printed with those names
+ * ("2*seq"), so the same symbol reads the same everywhere. */
+
+/* A user's name for one axis of one input: dynamic_dimensions: {x: {0: batch}}. */
+typedef struct DimRequest {
+	const char *input;      /* forward argument name */
+	int axis;
+	const char *name;
+	uint32_t line, col;     /* where the options file says it, for messages */
+} DimRequest;
+
+typedef struct DimNames DimNames;
+
+/* Assigns names for every symbol of p.  label names the options file in
+ * messages.  A request for an input or axis that does not exist, or for an
+ * axis that is static, or two different names for one symbol, is an error
+ * (DIAG_INPUT "label:line:col: ..."); returns NULL then. */
+DimNames *dimnames_build(const Program *p, const DimRequest *req, int nreq,
+                         const char *label, Arena *a, Diag *d);
+/* The name for a symbol ("s77" -> "batch"); the symbol itself if unknown. */
+const char *dimnames_symbol(const DimNames *dn, const char *symbol);
+/* The dim_param for a symbolic dim: its expression with symbols renamed. */
+const char *dimnames_expr(const DimNames *dn, const SymExpr *e);
+
+#endif

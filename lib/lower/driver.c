@@ -1,0 +1,273 @@
+/* driver.c: the driver from the IR's main graph to an ONNX ModelProto.
+ *
+ * Requires a loaded Program (pt2_load); builds everything in the Program's
+ * arena.  Steps, in order:
+ *   1. every node whose target has no row is listed (subgraphs included),
+ *      and the run fails once;
+ *   2. size symbols get their dim_param names (dimname.h, options
+ *      dynamic_dimensions);
+ *   3. graph inputs (user inputs) and initializers (parameters, buffers,
+ *      constants; raw_data points into the mapped file) are declared, and
+ *      the final output names reserved;
+ *   4. nodes are lowered in order; in-place and view results are tracked
+ *      as aliases (functionalization, see lower.h); higher-order ops lower
+ *      their subgraphs through lower_graph() (the second half of this file);
+ *   5. user outputs become graph outputs, gated by the kept assertions
+ *      (keep_assertions); other outputs (buffer and input mutations) are
+ *      dropped, since ONNX has no state. */
+#include "lower/lower.h"
+
+#include <stdint.h>
+#include <string.h>
+
+#include "core/core.h"
+#include "internal.h"
+
+#ifndef VERSION
+#define VERSION "0.1.0"
+#endif
+
+/* ---- nodes ---- */
+
+/* 1 when n's row is OPF_INT18, the target opset is below 18 and n works
+ * on integers (its result is a tensor that is not bool, or a SymInt). */
+static int
+needs_int18(const LowerCtx *c, const Node *n, const OpRow *row)
+{
+	const Value *v = (row->flags & OPF_INT18) && c->opset < 18 ? lower_out_value(n, 0) : NULL;
+
+	return v && ((v->kind == VAL_TENSOR && v->dtype != DT_BOOL) || v->kind == VAL_SYM_INT);
+}
+
+/* Reports every node of g and its subgraphs without a usable row; returns their number. */
+static int
+count_unsupported(LowerCtx *c, const Graph *g)
+{
+	int bad = 0;
+
+	for (int i = 0; i < g->nnode; i++) {
+		const Node *n = g->nodes[i];
+		const OpRow *row = ops_find(n->op);
+		for (int k = 0; k < n->nin; k++)
+			if (n->in[k].arg.kind == ARG_GRAPH)
+				bad += count_unsupported(c, n->in[k].arg.u.g);
+		if (row && row->opset <= c->opset && !needs_int18(c, n, row))
+			continue;
+		bad++;
+		if (!row)
+			lower_fail(c, n, "no ONNX lowering");
+		else if (row->opset > c->opset)
+			lower_fail(c, n, "needs `opset: %d` or later (the target is opset %d)", row->opset, c->opset);
+		else
+			lower_fail(c, n, "%s operands need `opset: 18` or later (ONNX's Bitwise%s); the target is opset %d",
+			           lower_out_value(n, 0)->kind == VAL_SYM_INT ? "SymInt" :
+			           dtype_name(lower_out_value(n, 0)->dtype), row->onnx, c->opset);
+	}
+	return bad;
+}
+
+/* Lists every node without a usable row; returns DIAG_CONVERT if any. */
+static int
+check_supported(LowerCtx *c)
+{
+	int bad = count_unsupported(c, c->prog->graph);
+
+	if (bad)
+		return diag_error(c->d, DIAG_CONVERT, "%s: %d node%s cannot be converted (see docs/ops.md for the supported ops)",
+		                  c->prog->path, bad, bad == 1 ? "" : "s");
+	return 0;
+}
+
+static int
+lower_node(LowerCtx *c, const Node *n)
+{
+	const OpRow *row = ops_find(n->op);
+	int nout = lower_nout(n), rc;
+	const Value *self = lower_arg_value(n, "self");
+	size_t reported = c->d->len;       /* lowerings report through lower_fail() */
+
+	c->node = n;
+	c->out = ARENA_ARRAY(c->a, const char *, nout + 1);
+	c->update = NULL;
+	c->bad_arg = NULL;
+	if ((row->flags & (OPF_VIEW | OPF_INPLACE)) &&
+	    (!self || self->graph != c->ir || !c->alias[self->id]))
+		return lower_fail(c, n, "a view or in-place op needs a tensor 'self' of this graph");
+	if ((rc = row->fn(c, n, row)))
+		return rc;
+	if (c->bad_arg)
+		return lower_fail(c, n, "argument '%s' must be a constant here", c->bad_arg);
+	if (c->d->len != reported)
+		return DIAG_CONVERT;
+	for (int k = 0; k < nout; k++) {
+		const Value *v = lower_out_value(n, k);
+		Alias *al;
+		if (!v)
+			continue;
+		if (k == 0 && (row->flags & OPF_INPLACE)) {
+			al = c->alias[self->id];
+			if (!c->out[0])
+				return lower_fail(c, n, "the lowering bound no output");
+			if (lower_alias_write(c, al, c->out[0]))
+				return DIAG_CONVERT;
+		} else if (k == 0 && (row->flags & OPF_VIEW)) {
+			Alias *parent = c->alias[self->id];
+			if (!c->out[0])
+				return lower_fail(c, n, "the lowering bound no output");
+			al = lower_alias_new(c, parent, n, row, c->out[0]);
+			al->version = lower_alias_base(parent)->version;
+		} else if (c->out[k]) {
+			al = lower_alias_new(c, NULL, NULL, NULL, c->out[k]);
+		} else if (c->uses[v->id]) {
+			return lower_fail(c, n, "output %d ('%s') is used but the lowering does not produce it", k, v->name);
+		} else {
+			continue;
+		}
+		c->alias[v->id] = al;
+	}
+	return c->d->len != reported ? DIAG_CONVERT : 0;
+}
+
+static int walk_graph(LowerCtx *c, const Graph *g, const char *const *in, const char **out);
+
+int
+lower_program(const Program *p, const LowerOptions *o, Arena *a, Onnx__ModelProto **out, Diag *d)
+{
+	LowerCtx ctx = {0}, *c = &ctx;
+	const Graph *g = p->graph;
+	OutSlot *slots = NULL;
+	int nslot = 0, rc;
+	size_t reported = d->len;
+
+	c->a = a;
+	c->d = d;
+	c->prog = p;
+	c->opt = o;
+	c->opset = o->opset;
+	c->graph_fn = walk_graph;
+	c->g.a = a;
+	c->g.name = "main_graph";
+	c->names = strmap_new(a, (size_t)g->nvalue * 2 + 64);
+	c->node_names = strmap_new(a, (size_t)g->nnode * 2 + 64);
+	c->consts = strmap_new(a, 64);
+	c->vinfo = strmap_new(a, (size_t)g->nvalue + 64);
+	c->producer = strmap_new(a, (size_t)g->nvalue * 2 + 64);
+	lower_enter_graph(c, g, 0);
+	for (int i = 0; i < p->noutput_spec; i++)
+		if (p->output_specs[i].kind == OUT_USER_OUTPUT || p->output_specs[i].kind == OUT_LOSS_OUTPUT)
+			lower_count_uses(c->uses, g, p->output_specs[i].arg);
+
+	if ((rc = check_supported(c)))
+		return rc;
+	if (!(c->dn = dimnames_build(p, o->dim_requests, o->ndim_request, o->label, a, d)))
+		return DIAG_INPUT;
+	if ((rc = lower_declare_inputs(c)) || (rc = lower_plan_outputs(c, &slots, &nslot)))
+		return rc;
+	for (int i = 0; i < g->nnode; i++)
+		if ((rc = lower_node(c, g->nodes[i])))
+			return rc;
+	if ((rc = lower_emit_outputs(c, slots, nslot)))
+		return rc;
+	if (d->len != reported)             /* a view lowered again failed */
+		return DIAG_CONVERT;
+	lower_prune(c);
+	*out = onnx_model(a, onnx_graph_finish(&c->g), c->opset, VERSION);
+	return 0;
+}
+
+/* ---- subgraphs ---- */
+
+/* LowerCtx.graph_fn: what lower_graph() calls (see lower.h). */
+static int
+walk_graph(LowerCtx *c, const Graph *g, const char *const *in, const char **out)
+{
+	LowerCtx *up = arena_dup(c->a, c, sizeof *c);   /* the enclosing scope, as it is */
+	const Node *hop = c->node;
+	int rc = 0;
+
+	c->outer = up;
+	lower_enter_graph(c, g, 1);
+	for (int i = 0; i < g->ninput && !rc; i++) {
+		const Arg *a = &g->inputs[i];
+		if (!lower_is_value_arg(a))
+			continue;
+		if (in[i] && in[i][0])
+			c->alias[a->u.v->id] = lower_alias_new(c, NULL, NULL, NULL, in[i]);
+		else if (c->uses[a->u.v->id])
+			rc = lower_fail(c, hop, "subgraph '%s': input '%s' has no value", g->name, a->u.v->name);
+	}
+	for (int i = 0; i < g->nnode && !rc; i++)
+		rc = lower_node(c, g->nodes[i]);
+	for (int i = 0; i < g->noutput && !rc; i++) {
+		const Arg *a = &g->outputs[i];
+		if (lower_is_value_arg(a))
+			out[i] = lower_value(c, a->u.v);
+		else if (a->kind == ARG_INT || a->kind == ARG_BOOL)
+			out[i] = lower_scalar(c, a->kind == ARG_BOOL ? DT_BOOL : DT_INT64, (double)a->u.i);
+		else if (a->kind == ARG_FLOAT)
+			out[i] = lower_scalar(c, DT_FLOAT64, a->u.f);
+		else
+			out[i] = "";
+	}
+	/* back to the enclosing scope, keeping what was emitted */
+	up->g = c->g;
+	up->nconst = c->nconst;
+	up->asserts = c->asserts;
+	up->last = c->last;
+	*c = *up;
+	return rc;
+}
+
+/* ---- failures as data ---- */
+
+/* Every node of g and of the graphs its nodes hold, in order. */
+static void
+collect_nodes(const Graph *g, const Node ***v, int *n, int *cap, Arena *a)
+{
+	for (int i = 0; i < g->nnode; i++) {
+		const Node *nd = g->nodes[i];
+		if (*n == *cap) {
+			const Node **nv = ARENA_ARRAY(a, const Node *, *cap = *cap ? *cap * 2 : 64);
+			if (*n)
+				memcpy(nv, *v, sizeof *nv * (size_t)*n);
+			*v = nv;
+		}
+		(*v)[(*n)++] = nd;
+		for (int k = 0; k < nd->nin; k++)
+			if (nd->in[k].arg.kind == ARG_GRAPH && nd->in[k].arg.u.g)
+				collect_nodes(nd->in[k].arg.u.g, v, n, cap, a);
+	}
+}
+
+int
+lower_failures(const Program *p, Arena *a, const char *text, LowerFailFn fn, void *ctx)
+{
+	const Node **nodes = NULL;
+	int n = 0, cap = 0, calls = 0;
+
+	if (!text || !p->graph)
+		return 0;
+	collect_nodes(p->graph, &nodes, &n, &cap, a);
+	for (const char *line = text; *line;) {
+		const char *end = strchr(line, '\n');
+		size_t len = end ? (size_t)(end - line) : strlen(line);
+		for (int i = 0; i < n && strncmp(line, "node '", 6) == 0; i++) {
+			/* the prefix lower_fail() writes: ir_where() up to its first newline */
+			size_t k = strlen(nodes[i]->name), w;
+			char *where, *nl;
+			if (len < k + 9 || strncmp(line + 6, nodes[i]->name, k) != 0 || strncmp(line + 6 + k, "' (", 3) != 0)
+				continue;
+			where = ir_where(a, nodes[i]);
+			if ((nl = strchr(where, '\n')))
+				*nl = 0;
+			w = strlen(where);
+			if (w + 2 <= len && strncmp(line, where, w) == 0 && strncmp(line + w, ": ", 2) == 0) {
+				fn(ctx, nodes[i], arena_strndup(a, line + w + 2, len - w - 2));
+				calls++;
+				break;
+			}
+		}
+		line += len + (end != NULL);
+	}
+	return calls;
+}

@@ -1,0 +1,172 @@
+/* onnx/onnx.h: building ONNX protobuf-c messages in the arena, and writing them.
+ *
+ * Every message, name and attribute lives in the conversion's Arena; tensor
+ * bytes are never copied: an initializer's raw_data points at the weight in
+ * the mapped input file.  OnnxGraph collects nodes, initializers, inputs,
+ * outputs and value_info in insertion order (so output is deterministic)
+ * and becomes a GraphProto with onnx_graph_finish().
+ *
+ * onnx_write() streams the packed ModelProto to a temporary file next to
+ * the target and renames it into place; initializers at least
+ * ext_threshold bytes large go to OUT.data (external data).
+ *
+ * A computed initializer (onnx_tensor_scaled) holds a recipe instead of
+ * bytes: a weight folded with per-channel scales (a BatchNorm folded into a
+ * Conv) would otherwise be tens of MB written into fresh pages, then read
+ * again by the writer.  The writer computes its bytes while streaming them
+ * out, one pass over the source weight.  Such a tensor has has_raw_data 0,
+ * raw_data.len its byte length, raw_data.data pointing at its OnnxScaled,
+ * and data_location ONNX_COMPUTED with has_data_location 0 (so neither is
+ * ever serialized as such); code that needs its bytes in memory calls
+ * onnx_tensor_bytes(). */
+#ifndef ONNX_H
+#define ONNX_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "core/core.h"
+#include "onnx.pb-c.h"
+
+typedef Onnx__NodeProto OnnxNode;
+typedef Onnx__TensorProto OnnxTensor;
+
+/* A growable array of message pointers in the arena. */
+typedef struct OnnxVec {
+	void **v;
+	size_t n, cap;
+} OnnxVec;
+
+void onnx_vec_push(Arena *a, OnnxVec *vec, void *p);
+
+typedef struct OnnxGraph {
+	Arena *a;
+	const char *name;
+	OnnxVec nodes;          /* OnnxNode *, in emission order */
+	OnnxVec inits;          /* OnnxTensor * */
+	OnnxVec inputs;         /* Onnx__ValueInfoProto * */
+	OnnxVec outputs;        /* Onnx__ValueInfoProto * */
+	OnnxVec value_info;     /* Onnx__ValueInfoProto *; NULL entries are skipped */
+} OnnxGraph;
+
+/* A node with the given inputs ("" for an omitted optional input) and
+ * outputs; names are not copied. */
+OnnxNode *onnx_node(Arena *a, const char *op_type, const char *name,
+                    int nin, const char *const *in, int nout, const char *const *out);
+void onnx_attr_int(Arena *a, OnnxNode *n, const char *name, int64_t v);
+void onnx_attr_float(Arena *a, OnnxNode *n, const char *name, float v);
+void onnx_attr_ints(Arena *a, OnnxNode *n, const char *name, int k, const int64_t *v);
+void onnx_attr_floats(Arena *a, OnnxNode *n, const char *name, int k, const float *v);
+void onnx_attr_string(Arena *a, OnnxNode *n, const char *name, const char *s);
+void onnx_attr_tensor(Arena *a, OnnxNode *n, const char *name, OnnxTensor *t);
+void onnx_attr_graph(Arena *a, OnnxNode *n, const char *name, Onnx__GraphProto *g);
+
+/* A tensor of ONNX element type elem whose raw bytes are data[0..nbytes)
+ * (not copied: data must outlive the message). */
+OnnxTensor *onnx_tensor(Arena *a, const char *name, int elem, int rank, const int64_t *dims,
+                        const void *data, size_t nbytes);
+
+/* The recipe of a computed float32 initializer: element k is
+ * src[k] * scale[k / per], a float32 product (row k / per scaled). */
+typedef struct OnnxScaled {
+	const uint8_t *src;     /* rows * per float32 values, any alignment (mapped file or arena) */
+	int64_t rows, per;
+	const float *scale;     /* rows entries (arena) */
+} OnnxScaled;
+
+/* data_location of a computed initializer (has_data_location stays 0). */
+#define ONNX_COMPUTED 0x434d5054
+
+/* A float32 initializer whose bytes the writer computes from s (s is not
+ * copied: it and its arrays must outlive the message). */
+OnnxTensor *onnx_tensor_scaled(Arena *a, const char *name, int rank, const int64_t *dims,
+                               const OnnxScaled *s);
+/* The recipe of a computed initializer, or NULL for any other tensor. */
+const OnnxScaled *onnx_tensor_recipe(const OnnxTensor *t);
+/* Computes a computed initializer's bytes into the arena, after which t is
+ * an ordinary tensor; returns raw_data.data (NULL when t has none). */
+const uint8_t *onnx_tensor_bytes(Arena *a, OnnxTensor *t);
+/* Writes bytes [off, off + n) of s's tensor to dst (off and n multiples of 4). */
+void onnx_scaled_fill(const OnnxScaled *s, uint64_t off, size_t n, uint8_t *dst);
+
+/* A tensor type: dims[i] >= 0 is static; otherwise params[i] names it
+ * (dim_param) or, when params or params[i] is NULL, the dim is left unknown.
+ * rank < 0 means "rank unknown" (no shape). */
+Onnx__ValueInfoProto *onnx_value_info(Arena *a, const char *name, int elem, int rank,
+                                      const int64_t *dims, const char *const *params);
+
+/* Turns the collected lists into a GraphProto. */
+Onnx__GraphProto *onnx_graph_finish(OnnxGraph *g);
+
+/* The IR version that goes with an ai.onnx opset (8 for 17-18 ... 11 for 23). */
+int onnx_ir_version(int opset);
+Onnx__ModelProto *onnx_model(Arena *a, Onnx__GraphProto *g, int opset, const char *producer_version);
+
+/* A file mapped at base (the input .pt2): tensors whose bytes lie inside
+ * it are copied to the external data file by the kernel, file to file. */
+typedef struct OnnxSource {
+	int fd;                 /* open file descriptor, or -1 */
+	const uint8_t *base;    /* where the file is mapped */
+	size_t len;
+} OnnxSource;
+
+/* Writes m to path through path.tmp.<pid> (and path.data when some
+ * initializer of at least ext_threshold bytes exists; ext_threshold < 0
+ * disables external data unless the file would pass 2 GB; src may be NULL).  Marks those
+ * initializers as external in m; computed initializers are computed as they
+ * are written and stay computed in m unless moved to path.data.  Returns 0
+ * or DIAG_INPUT; on error no new file is left behind. */
+int onnx_write(Arena *a, Onnx__ModelProto *m, const char *path, int64_t ext_threshold,
+               const OnnxSource *src, Diag *d);
+
+/* 64-bit FNV-1a of n bytes, for golden renderings of initializers. */
+uint64_t onnx_fnv1a(const void *p, size_t n);
+/* Writes a text rendering of m: opset, inputs and outputs with types, each
+ * node with its attributes, initializers as dtype, shape and FNV-1a hash.
+ * External data is read from dir (the model's folder) when dir != NULL. */
+void onnx_print(FILE *f, const Onnx__ModelProto *m, const char *dir);
+
+/* ==== fold ==== */
+
+/* The constant-folding evaluator.
+ *
+ * fold_eval() computes one ONNX node on constant inputs, in C, for the ops
+ * constant folding needs (shape computations, casts, layout ops,
+ * arithmetic and comparisons, Range, ConstantOfShape, Where, Expand,
+ * Trilu, reductions, small MatMuls, the usual unary functions).  Floating
+ * point is computed in double and rounded once to the output type, which
+ * for + - * / and sqrt gives the bits a float32 kernel gives (libm's
+ * transcendental functions and MatMul's sums may differ in the last bit).  Inputs may point into the mapped weight file (any
+ * alignment); outputs are new arena buffers, or share the input's bytes
+ * for ops that only reshape. */
+
+#define FOLD_MAX_RANK 8
+
+typedef struct FoldTensor {
+	int elem;               /* ONNX element type */
+	int rank;
+	int64_t dims[FOLD_MAX_RANK];
+	int64_t numel;
+	const void *data;       /* numel elements, packed, little-endian, maybe unaligned */
+} FoldTensor;
+
+/* 1 when fold_eval knows op (an ai.onnx op type). */
+int fold_supported(const char *op);
+/* Evaluates node n on in[0..nin) (NULL for an omitted input) into
+ * out[0..n->n_output).  New buffers larger than max_bytes are refused.
+ * Returns 0, or -1 when an op, a type, an attribute or a size is not
+ * supported (the graph keeps the node then). */
+int fold_eval(Arena *a, const OnnxNode *n, int nin, const FoldTensor *const *in,
+              FoldTensor *out, int64_t max_bytes);
+/* The evaluator's row for op (an ai.onnx op type), or NULL: a caller that
+ * tries many nodes looks the row up once and evaluates with it. */
+const struct FoldRow *fold_row(const char *op);
+/* fold_eval() with n's row already looked up (NULL: -1). */
+int fold_eval_row(const struct FoldRow *row, Arena *a, const OnnxNode *n, int nin,
+                  const FoldTensor *const *in, FoldTensor *out, int64_t max_bytes);
+/* The tensor's raw bytes as a FoldTensor; -1 when not in memory as raw_data. */
+int fold_from_tensor(const OnnxTensor *t, FoldTensor *out);
+/* Size in bytes of one element of type elem (0: unsupported). */
+int fold_elem_size(int elem);
+
+#endif

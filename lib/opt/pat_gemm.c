@@ -1,0 +1,268 @@
+/* pat_gemm.c: patterns around MatMul, Gemm and Conv: MatMul with a
+ * Transpose or an Add becomes a Gemm, flattening Reshapes around a Gemm go
+ * away, and inference batch normalization is folded into the weights of
+ * the Conv or Gemm before it.
+ *
+ * Folded weights are new arena buffers: the originals point into the
+ * mapped input file and are read-only.  The arithmetic is done in double
+ * and rounded once to float32. */
+#include "opt/opt.h"
+
+#include <math.h>
+#include <string.h>
+
+/* Gemm takes these in onnxruntime's CPU kernels: float32 and float64. */
+static int
+gemm_type(int elem)
+{
+	return elem == 1 || elem == 11;
+}
+
+/* 1 when n is Transpose with perm [1, 0] of a rank-2 value. */
+static int
+transpose2(Opt *o, int n)
+{
+	int64_t p[OPT_MAX_RANK];
+
+	return n >= 0 && opt_perm(o, n, p) == 2 && p[0] == 1 && p[1] == 0 && opt_rank(o, opt_in(o, n, 0)) == 2;
+}
+
+/* MatMul(a, Transpose(b)) or MatMul(Transpose(a), b) of 2-D operands ->
+ * Gemm with transA/transB. */
+int
+pat_matmul_transpose_to_gemm(Opt *o, int r)
+{
+	int in[2] = {opt_in(o, r, 0), opt_in(o, r, 1)}, t[2], y, g;
+
+	if (opt_rank(o, in[0]) != 2 || opt_rank(o, in[1]) != 2 || !gemm_type(opt_elem(o, in[0])))
+		return OPT_NOMATCH;
+	for (int s = 0; s < 2; s++) {
+		int tr = opt_prod(o, in[s], "Transpose");
+		t[s] = transpose2(o, tr) && opt_only_use(o, in[s], r);
+		if (t[s])
+			in[s] = opt_in(o, tr, 0);
+	}
+	if (!t[0] && !t[1])
+		return OPT_NOMATCH;
+	g = opt_add(o, r, "Gemm", 2, in, 1, &y);
+	if (t[0])
+		opt_set_attr_i(o, g, "transA", 1);
+	if (t[1])
+		opt_set_attr_i(o, g, "transB", 1);
+	opt_replace(o, opt_out(o, r, 0), y);
+	return OPT_REWROTE;
+}
+
+/* Add(MatMul(a, b), c) of 2-D a and b, c broadcasting to the result without
+ * growing it -> Gemm(a, b, c), the MatMul read only there. */
+int
+pat_matmul_add_to_gemm(Opt *o, int r)
+{
+	for (int s = 0; s < 2; s++) {
+		int mv = opt_in(o, r, s), c = opt_in(o, r, 1 - s), mm = opt_prod(o, mv, "MatMul"), in[3], y;
+		if (mm < 0 || !opt_only_use(o, mv, r) || opt_rank(o, opt_in(o, mm, 0)) != 2 ||
+		    opt_rank(o, opt_in(o, mm, 1)) != 2 || !gemm_type(opt_elem(o, mv)) || opt_rank(o, mv) != 2 ||
+		    !opt_bcast_keeps(o, mv, c))
+			continue;
+		in[0] = opt_in(o, mm, 0);
+		in[1] = opt_in(o, mm, 1);
+		in[2] = c;
+		opt_add(o, r, "Gemm", 3, in, 1, &y);
+		opt_replace(o, opt_out(o, r, 0), y);
+		return OPT_REWROTE;
+	}
+	return OPT_NOMATCH;
+}
+
+/* Gemm(Transpose(a), b, c) or Gemm(a, Transpose(b), c) -> the transA/transB
+ * flag flipped, the Transpose read only there. */
+int
+pat_gemm_transpose(Opt *o, int r)
+{
+	static const char *const flag[2] = {"transA", "transB"};
+
+	for (int s = 0; s < 2; s++) {
+		int v = opt_in(o, r, s), tr = opt_prod(o, v, "Transpose");
+		if (!transpose2(o, tr) || !opt_only_use(o, v, r))
+			continue;
+		opt_set_attr_i(o, r, flag[s], !opt_attr_i(o, r, flag[s], 0));
+		opt_set_input(o, r, s, opt_in(o, tr, 0));
+		return OPT_RETRY;
+	}
+	return OPT_NOMATCH;
+}
+
+/* Reshape(Gemm(Reshape(x, [-1, K]), w, b), [.., N]) that only flattens the
+ * leading dims of x -> Add(MatMul(x, w), b). */
+int
+pat_gemm_reshape_to_matmul(Opt *o, int r)
+{
+	int g = opt_prod(o, opt_in(o, r, 0), "Gemm"), r1, x, x2, w, b, rx, z = opt_out(o, r, 0), y;
+	const OptDim *dx, *dz;
+
+	if (g < 0 || !opt_only_use(o, opt_in(o, r, 0), r) || opt_attr_i(o, g, "transA", 0) ||
+	    opt_attr_f(o, g, "alpha", 1) != 1 || opt_attr_f(o, g, "beta", 1) != 1)
+		return OPT_NOMATCH;
+	x2 = opt_in(o, g, 0);
+	w = opt_in(o, g, 1);
+	b = opt_in(o, g, 2);
+	r1 = opt_prod(o, x2, "Reshape");
+	if (r1 < 0 || !opt_only_use(o, x2, g) || opt_rank(o, x2) != 2 || opt_rank(o, w) != 2)
+		return OPT_NOMATCH;
+	x = opt_in(o, r1, 0);
+	rx = opt_rank(o, x);
+	if (rx < 3 || opt_rank(o, z) != rx || !gemm_type(opt_elem(o, x)))
+		return OPT_NOMATCH;
+	dx = opt_val(o, x)->dims;
+	dz = opt_val(o, z)->dims;
+	for (int i = 0; i < rx - 1; i++)
+		if (!opt_dim_eq(dx[i], dz[i]))
+			return OPT_NOMATCH;
+	if (!opt_dim_eq(dx[rx - 1], opt_val(o, x2)->dims[1]) ||
+	    !opt_dim_eq(dz[rx - 1], opt_val(o, opt_in(o, r, 0))->dims[1]))
+		return OPT_NOMATCH;
+	if (b >= 0 && !(opt_rank(o, b) <= 1 && opt_bcast_keeps(o, z, b)))
+		return OPT_NOMATCH;
+	if (opt_attr_i(o, g, "transB", 0)) {
+		/* only worth it when the Transpose folds away */
+		const OnnxTensor *t = opt_const_tensor(o, w);
+		int n;
+		if (!t || !o->on[OPT_ConstantFolding] || (int64_t)t->raw_data.len > o->fold_max_bytes)
+			return OPT_NOMATCH;
+		n = opt_add(o, r, "Transpose", 1, &w, 1, &w);
+		opt_set_attr_ints(o, n, "perm", 2, (const int64_t[]){1, 0});
+	}
+	y = opt_add1(o, r, "MatMul", 2, x, w);
+	if (b >= 0)
+		y = opt_add1(o, r, "Add", 2, y, b);
+	opt_replace(o, z, y);
+	return OPT_REWROTE;
+}
+
+/* ---- batch normalization ---- */
+
+/* A float32 copy of constant v (n elements), or NULL. */
+static float *
+f32_copy(Opt *o, int v, int64_t n)
+{
+	const OnnxTensor *t = opt_const_tensor(o, v);
+	float *p;
+
+	if (!t || t->data_type != 1 || opt_const_numel(o, v) != n)
+		return NULL;
+	p = arena_alloc(o->a, t->raw_data.len + 1);
+	memcpy(p, t->raw_data.data, t->raw_data.len);
+	return p;
+}
+
+/* The per-channel scale and shift of an inference BatchNormalization with
+ * m channels: y = x * s + h.  0 when its inputs are not float32 constants. */
+static int
+bn_affine(Opt *o, int bn, int64_t m, double **s, double **h)
+{
+	float *g = f32_copy(o, opt_in(o, bn, 1), m), *b = f32_copy(o, opt_in(o, bn, 2), m);
+	float *mean = f32_copy(o, opt_in(o, bn, 3), m), *var = f32_copy(o, opt_in(o, bn, 4), m);
+	double eps = opt_attr_f(o, bn, "epsilon", 1e-5);
+
+	if (!g || !b || !mean || !var || opt_attr_i(o, bn, "training_mode", 0) || !opt_only_out0(o, bn))
+		return 0;
+	*s = ARENA_ARRAY(o->a, double, m);
+	*h = ARENA_ARRAY(o->a, double, m);
+	for (int64_t i = 0; i < m; i++) {
+		(*s)[i] = (double)g[i] / sqrt((double)var[i] + (double)(float)eps);
+		(*h)[i] = (double)b[i] - (double)mean[i] * (*s)[i];
+	}
+	return 1;
+}
+
+/* BatchNormalization(Conv(x, W, b)) in inference, all constant, the Conv
+ * read only there -> Conv(x, W', b') with new weights.  W' = W * s per
+ * output channel is left to the writer (opt_const_scaled): a ResNet's
+ * folded weights are its whole size, and the writer reads W once anyway. */
+int
+pat_batchnorm_into_conv(Opt *o, int r)
+{
+	int cv = opt_prod(o, opt_in(o, r, 0), "Conv"), wv, bv, in[3], y, n;
+	const OnnxTensor *wt;
+	double *s, *h;
+	float *sc, *b, *bias = NULL;
+	int64_t m, per;
+
+	if (cv < 0 || !opt_only_use(o, opt_in(o, r, 0), r))
+		return OPT_NOMATCH;
+	wv = opt_in(o, cv, 1);
+	bv = opt_in(o, cv, 2);
+	if (!(wt = opt_const_tensor(o, wv)) || wt->data_type != 1 || wt->n_dims < 3)
+		return OPT_NOMATCH;
+	m = wt->dims[0];
+	per = opt_const_numel(o, wv) / (m ? m : 1);
+	if ((bv >= 0 && !(bias = f32_copy(o, bv, m))) || !bn_affine(o, r, m, &s, &h))
+		return OPT_NOMATCH;
+	sc = ARENA_ARRAY(o->a, float, m);
+	b = ARENA_ARRAY(o->a, float, m);
+	for (int64_t i = 0; i < m; i++) {
+		sc[i] = (float)s[i];
+		b[i] = (float)((bias ? (double)bias[i] : 0.0) * s[i] + h[i]);
+	}
+	in[0] = opt_in(o, cv, 0);
+	in[1] = opt_const_scaled(o, (int)wt->n_dims, wt->dims, &(OnnxScaled){wt->raw_data.data, m, per, sc});
+	in[2] = opt_const(o, 1, 1, &m, b, (size_t)m * sizeof *b);
+	n = opt_add(o, r, "Conv", 3, in, 1, &y);
+	opt_copy_attrs(o, n, cv, NULL);
+	opt_copy_type(o, y, opt_out(o, r, 0));
+	opt_replace(o, opt_out(o, r, 0), y);
+	return OPT_REWROTE;
+}
+
+/* BatchNormalization(Gemm(a, B, c)) in inference over the Gemm's columns,
+ * B, c and the statistics constant -> Gemm(a, B', c'). */
+int
+pat_batchnorm_into_gemm(Opt *o, int r)
+{
+	int gm = opt_prod(o, opt_in(o, r, 0), "Gemm"), bv, cv, tb, in[3], y, n;
+	const OnnxTensor *bt;
+	double *s, *h, alpha, beta, cval = 0;
+	float *w, *c = NULL, *nc;
+	int64_t nn, k;
+
+	if (gm < 0 || !opt_only_use(o, opt_in(o, r, 0), r) || opt_rank(o, opt_in(o, r, 0)) != 2)
+		return OPT_NOMATCH;
+	bv = opt_in(o, gm, 1);
+	cv = opt_in(o, gm, 2);
+	tb = (int)opt_attr_i(o, gm, "transB", 0);
+	alpha = opt_attr_f(o, gm, "alpha", 1);
+	beta = opt_attr_f(o, gm, "beta", 1);
+	if (!(bt = opt_const_tensor(o, bv)) || bt->data_type != 1 || bt->n_dims != 2)
+		return OPT_NOMATCH;
+	nn = bt->dims[tb ? 0 : 1];
+	k = bt->dims[tb ? 1 : 0];
+	if (cv >= 0) {
+		int64_t cn = opt_const_numel(o, cv);
+		if (opt_rank(o, cv) > 2 || (cn != nn && cn != 1) ||
+		    (opt_rank(o, cv) == 2 && opt_val(o, cv)->dims[0].v != 1))
+			return OPT_NOMATCH;
+		if (cn == 1 && opt_const_scalar(o, cv, &cval) && opt_elem(o, cv) == 1)
+			c = NULL;
+		else if (!(c = f32_copy(o, cv, nn)))
+			return OPT_NOMATCH;
+	}
+	if (!bn_affine(o, r, nn, &s, &h) || !(w = f32_copy(o, bv, nn * k)))
+		return OPT_NOMATCH;
+	nc = ARENA_ARRAY(o->a, float, nn);
+	for (int64_t j = 0; j < nn; j++) {
+		double cj = cv < 0 ? 0 : c ? c[j] : cval;
+		for (int64_t i = 0; i < k; i++) {
+			float *p = tb ? &w[j * k + i] : &w[i * nn + j];
+			*p = (float)((double)*p * alpha * s[j]);
+		}
+		nc[j] = (float)(beta * cj * s[j] + h[j]);
+	}
+	in[0] = opt_in(o, gm, 0);
+	in[1] = opt_const(o, 1, 2, bt->dims, w, (size_t)(nn * k) * sizeof *w);
+	in[2] = opt_const(o, 1, 1, &nn, nc, (size_t)nn * sizeof *nc);
+	n = opt_add(o, r, "Gemm", 3, in, 1, &y);
+	opt_copy_attrs(o, n, gm, (const char *const[]){"alpha", "beta", NULL});
+	opt_copy_type(o, y, opt_out(o, r, 0));
+	opt_replace(o, opt_out(o, r, 0), y);
+	return OPT_REWROTE;
+}

@@ -1,0 +1,425 @@
+/* options.c: the options file, read with libyaml's document API.
+ *
+ * The file is one YAML mapping from keys (options.def) to values.  libyaml
+ * does no typing, so every scalar is parsed and range-checked here; each
+ * error names the file and the 1-based line:column of the node at fault. */
+#include "pipeline/pipeline.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <yaml.h>
+
+#include "opt/opt.h"
+
+typedef struct OptCtx {
+	Options *o;
+	Arena *a;
+	yaml_document_t *doc;
+	const char *label;
+	Diag *d;
+} OptCtx;
+
+typedef int (*OptFn)(OptCtx *c, yaml_node_t *v);
+
+/* Reports msg at node at; returns DIAG_INPUT. */
+static int
+opt_err(OptCtx *c, const yaml_node_t *at, const char *msg)
+{
+	return diag_error(c->d, DIAG_INPUT, "%s:%zu:%zu: %s", c->label,
+	                  at->start_mark.line + 1, at->start_mark.column + 1, msg);
+}
+
+static const char *
+scalar(const yaml_node_t *v)
+{
+	return v->type == YAML_SCALAR_NODE ? (const char *)v->data.scalar.value : NULL;
+}
+
+/* Parses a decimal integer scalar in [lo, hi]; key names it in messages. */
+static int
+opt_int(OptCtx *c, yaml_node_t *v, const char *key, long long lo, long long hi, long long *out)
+{
+	const char *s = scalar(v);
+	char *end;
+	long long x;
+
+	if (!s || !*s)
+		return opt_err(c, v, arena_printf(c->a, "'%s' needs an integer", key));
+	errno = 0;
+	x = strtoll(s, &end, 10);
+	if (*end || errno == ERANGE || s[0] == ' ')
+		return opt_err(c, v, arena_printf(c->a, "'%s' needs an integer, got '%s'", key, s));
+	if (x < lo || x > hi)
+		return opt_err(c, v, arena_printf(c->a, "'%s' must be between %lld and %lld, got %lld",
+		                                  key, lo, hi, x));
+	*out = x;
+	return 0;
+}
+
+static int
+opt_opset(OptCtx *c, yaml_node_t *v)
+{
+	long long x;
+
+	if (opt_int(c, v, "opset", OPTIONS_OPSET_MIN, OPTIONS_OPSET_MAX, &x))
+		return DIAG_INPUT;
+	c->o->opset = (int)x;
+	return 0;
+}
+
+static int
+opt_external_data_threshold(OptCtx *c, yaml_node_t *v)
+{
+	long long x;
+
+	if (opt_int(c, v, "external_data_threshold", 0, INT64_MAX, &x))
+		return DIAG_INPUT;
+	c->o->external_data_threshold = x;
+	return 0;
+}
+
+static int
+opt_output_names(OptCtx *c, yaml_node_t *v)
+{
+	yaml_node_item_t *it;
+	int n, k = 0;
+
+	if (v->type != YAML_SEQUENCE_NODE)
+		return opt_err(c, v, "'output_names' needs a list of strings");
+	n = (int)(v->data.sequence.items.top - v->data.sequence.items.start);
+	c->o->output_names = ARENA_ARRAY(c->a, const char *, n + 1);
+	for (it = v->data.sequence.items.start; it < v->data.sequence.items.top; it++) {
+		yaml_node_t *item = yaml_document_get_node(c->doc, *it);
+		const char *s = item ? scalar(item) : NULL;
+		if (!s || !*s)
+			return opt_err(c, item ? item : v, "'output_names' items must be non-empty strings");
+		for (int j = 0; j < k; j++)
+			if (strcmp(c->o->output_names[j], s) == 0)
+				return opt_err(c, item, arena_printf(c->a, "output name '%s' is given twice", s));
+		c->o->output_names[k++] = arena_strdup(c->a, s);
+	}
+	c->o->noutput_name = k;
+	return 0;
+}
+
+/* dynamic_dimensions: {input: {axis: name}}.  Only the form is checked
+ * here; whether the input and axis exist is for dimnames_build(), which
+ * reports at the line:col kept in each DimRequest. */
+static int
+opt_dynamic_dimensions(OptCtx *c, yaml_node_t *v)
+{
+	int n = 0;
+
+	if (v->type != YAML_MAPPING_NODE)
+		return opt_err(c, v, "'dynamic_dimensions' needs a mapping of input names to {axis: name}");
+	for (yaml_node_pair_t *p = v->data.mapping.pairs.start; p < v->data.mapping.pairs.top; p++) {
+		yaml_node_t *axes = yaml_document_get_node(c->doc, p->value);
+		if (axes && axes->type == YAML_MAPPING_NODE)
+			n += (int)(axes->data.mapping.pairs.top - axes->data.mapping.pairs.start);
+	}
+	c->o->dim_requests = ARENA_ARRAY(c->a, DimRequest, n + 1);
+	c->o->ndim_request = 0;
+	for (yaml_node_pair_t *p = v->data.mapping.pairs.start; p < v->data.mapping.pairs.top; p++) {
+		yaml_node_t *in = yaml_document_get_node(c->doc, p->key);
+		yaml_node_t *axes = yaml_document_get_node(c->doc, p->value);
+		const char *input = in ? scalar(in) : NULL;
+		if (!input || !*input)
+			return opt_err(c, in ? in : v, "'dynamic_dimensions' keys must be input names");
+		if (!axes || axes->type != YAML_MAPPING_NODE)
+			return opt_err(c, axes ? axes : in, arena_printf(c->a,
+			               "'dynamic_dimensions': input '%s' needs a mapping of axes to names, like {0: batch}", input));
+		for (yaml_node_pair_t *q = axes->data.mapping.pairs.start; q < axes->data.mapping.pairs.top; q++) {
+			yaml_node_t *ax = yaml_document_get_node(c->doc, q->key);
+			yaml_node_t *nm = yaml_document_get_node(c->doc, q->value);
+			const char *name = nm ? scalar(nm) : NULL;
+			DimRequest *r = &c->o->dim_requests[c->o->ndim_request];
+			const char *as = scalar(ax);
+			char *end = NULL;
+			long long axis = as && *as && *as != ' ' ? strtoll(as, &end, 10) : -1;
+			if (!end || *end || axis < 0 || axis > 1 << 20)
+				return opt_err(c, ax, arena_printf(c->a,
+				               "'dynamic_dimensions': the axes of '%s' must be integers >= 0, got '%s'",
+				               input, as ? as : "a collection"));
+			if (!name || !*name)
+				return opt_err(c, nm ? nm : ax, arena_printf(c->a,
+				               "'dynamic_dimensions': axis %lld of '%s' needs a non-empty name", axis, input));
+			for (int j = 0; j < c->o->ndim_request; j++)
+				if (strcmp(c->o->dim_requests[j].input, input) == 0 && c->o->dim_requests[j].axis == axis)
+					return opt_err(c, ax, arena_printf(c->a,
+					               "'dynamic_dimensions': axis %lld of '%s' is named twice", axis, input));
+			r->input = arena_strdup(c->a, input);
+			r->axis = (int)axis;
+			r->name = arena_strdup(c->a, name);
+			r->line = (uint32_t)ax->start_mark.line + 1;
+			r->col = (uint32_t)ax->start_mark.column + 1;
+			c->o->ndim_request++;
+		}
+	}
+	return 0;
+}
+
+/* A YAML boolean: true/false in any case, or yes/no, on/off. */
+static int
+opt_bool(OptCtx *c, yaml_node_t *v, const char *key, int *out)
+{
+	static const char *const yes[] = {"true", "yes", "on"}, *const no[] = {"false", "no", "off"};
+	const char *s = scalar(v);
+
+	for (int i = 0; s && i < 3; i++) {
+		if (strcasecmp(s, yes[i]) == 0)
+			return *out = 1, 0;
+		if (strcasecmp(s, no[i]) == 0)
+			return *out = 0, 0;
+	}
+	return opt_err(c, v, arena_printf(c->a, "'%s' needs true or false%s%s%s", key,
+	                                  s ? ", got '" : "", s ? s : "", s ? "'" : ""));
+}
+
+static int
+opt_keep_assertions(OptCtx *c, yaml_node_t *v)
+{
+	return opt_bool(c, v, "keep_assertions", &c->o->keep_assertions);
+}
+
+static int
+opt_report(OptCtx *c, yaml_node_t *v)
+{
+	return opt_bool(c, v, "report", &c->o->report);
+}
+
+static int
+opt_report_timings(OptCtx *c, yaml_node_t *v)
+{
+	return opt_bool(c, v, "report_timings", &c->o->report_timings);
+}
+
+/* One selection expression (opt_select_parse) read from scalar node v;
+ * an unknown name is reported at its own column when the scalar is on
+ * one line. */
+static int
+opt_patterns_one(OptCtx *c, yaml_node_t *v, OptSelect **sel)
+{
+	const char *s = scalar(v);
+	int off = 0, len = 0;
+	yaml_node_t at;
+
+	if (!s)
+		return opt_err(c, v, "'patterns' needs a set name, an expression like default-CastCast, or a list of names");
+	if (opt_select_parse(c->a, s, sel, &off, &len) == 0)
+		return 0;
+	at = *v;
+	if (v->start_mark.line == v->end_mark.line)
+		at.start_mark.column += (size_t)off + (v->data.scalar.style == YAML_PLAIN_SCALAR_STYLE ? 0 : 1);
+	if (!len)
+		return opt_err(c, &at, "'patterns': a name is missing");
+	return opt_err(c, &at, arena_printf(c->a, "unknown pattern '%.*s' (see docs/patterns.md)", len, s + off));
+}
+
+static int
+opt_patterns(OptCtx *c, yaml_node_t *v)
+{
+	OptSelect *acc = NULL, *one;
+
+	if (v->type != YAML_SEQUENCE_NODE) {
+		if (opt_patterns_one(c, v, &one))
+			return DIAG_INPUT;
+		c->o->patterns = one;
+		return 0;
+	}
+	for (yaml_node_item_t *it = v->data.sequence.items.start; it < v->data.sequence.items.top; it++) {
+		yaml_node_t *item = yaml_document_get_node(c->doc, *it);
+		if (!item || opt_patterns_one(c, item, &one))
+			return item ? DIAG_INPUT : opt_err(c, v, "'patterns': bad list item");
+		acc = opt_select_union(c->a, acc, one);
+	}
+	c->o->patterns = acc ? acc : opt_select_union(c->a, NULL, NULL);
+	return 0;
+}
+
+static const struct OptKey {
+	const char *key;
+	OptFn fn;
+	const char *type, *def, *example, *doc;
+} keys[] = {
+#define OPTION(key, fn, type, def, example, doc) {key, fn, type, def, example, doc},
+#include "options.def"
+#undef OPTION
+};
+
+void
+options_default(Options *o)
+{
+	memset(o, 0, sizeof *o);
+	o->opset = 18;
+	o->external_data_threshold = 1 << 20;
+	o->report = 1;
+	o->report_timings = 0;
+	o->label = "options";
+}
+
+/* v as text for the report: a scalar as written, collections in flow style. */
+static const char *
+yaml_text(OptCtx *c, yaml_node_t *v, int depth)
+{
+	const char *s;
+
+	if (!v || depth > 16)
+		return "...";
+	if (v->type == YAML_SCALAR_NODE)
+		return scalar(v);
+	if (v->type == YAML_SEQUENCE_NODE) {
+		s = "[";
+		for (yaml_node_item_t *it = v->data.sequence.items.start; it < v->data.sequence.items.top; it++)
+			s = arena_printf(c->a, "%s%s%s", s, it > v->data.sequence.items.start ? ", " : "",
+			                 yaml_text(c, yaml_document_get_node(c->doc, *it), depth + 1));
+		return arena_printf(c->a, "%s]", s);
+	}
+	s = "{";
+	for (yaml_node_pair_t *p = v->data.mapping.pairs.start; p < v->data.mapping.pairs.top; p++)
+		s = arena_printf(c->a, "%s%s%s: %s", s, p > v->data.mapping.pairs.start ? ", " : "",
+		                 yaml_text(c, yaml_document_get_node(c->doc, p->key), depth + 1),
+		                 yaml_text(c, yaml_document_get_node(c->doc, p->value), depth + 1));
+	return arena_printf(c->a, "%s}", s);
+}
+
+/* Remembers how the file wrote key i, for options_value(). */
+static void
+note_given(OptCtx *c, size_t i, yaml_node_t *v)
+{
+	if (!c->o->given)
+		c->o->given = ARENA_ARRAY(c->a, const char *, sizeof keys / sizeof keys[0]);
+	c->o->given[i] = arena_strdup(c->a, yaml_text(c, v, 0));
+}
+
+int
+options_count(void)
+{
+	return (int)(sizeof keys / sizeof keys[0]);
+}
+
+const char *
+options_key(int i)
+{
+	return i >= 0 && i < options_count() ? keys[i].key : NULL;
+}
+
+const char *
+options_value(const Options *o, int i)
+{
+	if (i < 0 || i >= options_count())
+		return NULL;
+	return o->given && o->given[i] ? o->given[i] : keys[i].def;
+}
+
+int
+options_parse(Options *o, Arena *a, const char *label, const char *text, size_t len, Diag *d)
+{
+	yaml_parser_t p;
+	yaml_document_t doc;
+	yaml_node_t *root;
+	OptCtx c = {o, a, &doc, label, d};
+	int rc = 0;
+
+	o->label = arena_strdup(a, label);
+
+	yaml_parser_initialize(&p);
+	yaml_parser_set_input_string(&p, (const unsigned char *)text, len);
+	if (!yaml_parser_load(&p, &doc)) {
+		rc = diag_error(d, DIAG_INPUT, "%s:%zu:%zu: %s%s%s", label, p.problem_mark.line + 1,
+		                p.problem_mark.column + 1, p.context ? p.context : "",
+		                p.context ? ": " : "", p.problem ? p.problem : "YAML syntax error");
+		yaml_parser_delete(&p);
+		return rc;
+	}
+	root = yaml_document_get_root_node(&doc);
+	if (root && !(root->type == YAML_SCALAR_NODE && !*scalar(root)) && root->type != YAML_MAPPING_NODE)
+		rc = opt_err(&c, root, "expected a mapping of option keys to values");
+	for (yaml_node_pair_t *pr = root && root->type == YAML_MAPPING_NODE ? root->data.mapping.pairs.start : NULL;
+	     !rc && pr && pr < root->data.mapping.pairs.top; pr++) {
+		yaml_node_t *k = yaml_document_get_node(&doc, pr->key);
+		yaml_node_t *v = yaml_document_get_node(&doc, pr->value);
+		const char *key = scalar(k);
+		size_t i;
+		if (!key) {
+			rc = opt_err(&c, k, "option keys must be plain strings");
+			break;
+		}
+		for (yaml_node_pair_t *q = root->data.mapping.pairs.start; q < pr; q++)
+			if (strcmp(scalar(yaml_document_get_node(&doc, q->key)), key) == 0)
+				rc = opt_err(&c, k, arena_printf(c.a, "key '%s' is given twice", key));
+		for (i = 0; !rc && i < sizeof keys / sizeof keys[0]; i++)
+			if (strcmp(keys[i].key, key) == 0) {
+				rc = keys[i].fn(&c, v);
+				if (!rc)
+					note_given(&c, i, v);
+				break;
+			}
+		if (!rc && i == sizeof keys / sizeof keys[0])
+			rc = opt_err(&c, k, arena_printf(c.a, "unknown key '%s'", key));
+	}
+	yaml_document_delete(&doc);
+	yaml_parser_delete(&p);
+	return rc;
+}
+
+int
+options_load(Options *o, Arena *a, const char *path, Diag *d)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	size_t len = 0, cap = 0, got;
+	int rc;
+
+	if (!f)
+		return diag_error(d, DIAG_INPUT, "%s: cannot open: %s", path, strerror(errno));
+	do {
+		if (len + 4096 > cap) {
+			char *nb = arena_alloc(a, cap = cap ? cap * 2 : 8192);
+			if (len)
+				memcpy(nb, buf, len);
+			buf = nb;
+		}
+		got = fread(buf + len, 1, cap - len, f);
+		len += got;
+	} while (got > 0);
+	rc = ferror(f);
+	fclose(f);
+	if (rc)
+		return diag_error(d, DIAG_INPUT, "%s: cannot read", path);
+	return options_parse(o, a, path, buf ? buf : "", len, d);
+}
+
+void
+options_write_doc(FILE *f)
+{
+	fputs("# Conversion options\n\n"
+	      "<!-- Generated from lib/options.def by `make docs`; do not edit. -->\n\n"
+	      "`yobx-export MODEL.pt2 -c OPTIONS.yaml` reads a YAML mapping of the keys below.\n"
+	      "Every key is optional. Unknown keys and bad values stop the conversion with\n"
+	      "exit status 2 and a message naming the file, line and column, e.g.\n"
+	      "`options.yaml:3:1: unknown key 'opsett'`.\n\n"
+	      "Example:\n\n```yaml\n", f);
+	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+		fprintf(f, "%s: %s\n", keys[i].key, keys[i].example);
+	fputs("```\n", f);
+	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+		fprintf(f, "\n## `%s`\n\n- type: %s\n- default: %s\n- example: `%s: %s`\n\n%s\n",
+		        keys[i].key, keys[i].type, keys[i].def, keys[i].key, keys[i].example, keys[i].doc);
+}
+
+const LowerOptions *
+options_lower(const Options *o, LowerOptions *lo)
+{
+	*lo = (LowerOptions){
+		.opset = o->opset,
+		.noutput_name = o->noutput_name,
+		.output_names = o->output_names,
+		.ndim_request = o->ndim_request,
+		.dim_requests = o->dim_requests,
+		.keep_assertions = o->keep_assertions,
+		.label = o->label,
+	};
+	return lo;
+}

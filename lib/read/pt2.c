@@ -1,0 +1,323 @@
+/* pt2.c: container detection, weights and sample inputs.
+ *
+ * The JSON is handed to serde.c; this file finds it and the tensors.  A
+ * weight is a TensorData pointing into the mapped file: raw weight_N
+ * records (2.9+) or the data/<key> records of a nested torch.save zip
+ * (2.6-2.8).  After the program is read, each parameter, buffer and
+ * constant input is bound to its tensor and checked against the graph's
+ * own record of its dtype and shape. */
+#include "read/read.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "core/core.h"
+
+typedef struct Loader {
+	Program *p;
+	Arena *a;
+	Zip *zip;
+	Diag *d;
+	StrMap *tensors;     /* fqn -> TensorData, weights and constants alike */
+} Loader;
+
+static ZipEntry *
+entry(Loader *l, const char *rel)
+{
+	ZipEntry *e = zip_find(l->zip, rel);
+
+	if (e && zip_data(l->zip, e, l->d))
+		return NULL;
+	return e;
+}
+
+static const char *
+entry_label(Loader *l, const ZipEntry *e)
+{
+	return arena_printf(l->a, "%s:%s", l->p->path, e->name);
+}
+
+/* A torch.save dict of fqn -> tensor (state dict or constants). */
+static int
+load_pickled(Loader *l, const char *rel)
+{
+	ZipEntry *e = entry(l, rel);
+	PyObj *top;
+
+	if (l->d->code)
+		return l->d->code;
+	if (!e || e->size == 0)
+		return 0;   /* torch writes 0 bytes for an empty artifact */
+	if (!(top = torchsave_load(l->a, entry_label(l, e), e->data, e->size, l->d)))
+		return DIAG_INPUT;
+	if (top->kind != PY_DICT)
+		return diag_error(l->d, DIAG_INPUT, "%s: entry '%s': expected a dict of tensors", l->p->path, e->name);
+	for (size_t i = 0; i < top->n; i++)
+		if (top->items[i]->kind == PY_STR && top->values[i]->kind == PY_TENSOR)
+			strmap_put(l->tensors, top->items[i]->s, top->values[i]->tensor);
+	return 0;
+}
+
+/* {"config": {fqn: {path_name, is_param, use_pickle, tensor_meta}}} (2.9+). */
+static int
+load_config(Loader *l, const char *config_rel, const char *dir)
+{
+	ZipEntry *e = entry(l, config_rel), *data;
+	const char *label;
+	const Json *root, *cfg;
+
+	if (l->d->code)
+		return l->d->code;
+	if (!e)
+		return 0;
+	label = entry_label(l, e);
+	if (!(root = json_parse(l->a, label, (const char *)e->data, e->size, l->d)))
+		return DIAG_INPUT;
+	if (!(cfg = json_get(root, "config")) || cfg->type != JSON_OBJECT)
+		return diag_error(l->d, DIAG_INPUT, "%s: expected {\"config\": {...}}", label);
+	for (size_t i = 0; i < cfg->len; i++) {
+		const Json *pm = cfg->kids[i], *meta = json_get(pm, "tensor_meta"), *up = json_get(pm, "use_pickle");
+		const char *path = json_str(json_get(pm, "path_name")), *fqn = cfg->keys[i];
+		TensorData *t;
+		TensorMeta m;
+
+		if (!path)
+			return diag_error(l->d, DIAG_INPUT, "%s:%u:%u: '%s' has no path_name", label, pm->line, pm->col, fqn);
+		if (!meta)
+			continue;   /* a custom object, not a tensor */
+		data = entry(l, arena_printf(l->a, "%s%s", dir, path));
+		if (l->d->code)
+			return l->d->code;
+		if (!data)
+			return diag_error(l->d, DIAG_INPUT, "%s: missing entry '%s%s%s' for tensor '%s'",
+			                  l->p->path, l->zip->root, dir, path, fqn);
+		if (up && up->type == JSON_TRUE) {
+			PyObj *o = torchsave_load(l->a, entry_label(l, data), data->data, data->size, l->d);
+			if (!o)
+				return DIAG_INPUT;
+			if (o->kind != PY_TENSOR)
+				return diag_error(l->d, DIAG_INPUT, "%s: entry '%s': expected a pickled tensor for '%s'",
+				                  l->p->path, data->name, fqn);
+			strmap_put(l->tensors, fqn, o->tensor);
+			continue;
+		}
+		if (serde_tensor_meta(l->a, label, arena_printf(l->a, "weight '%s'", fqn), meta, &m, l->d))
+			return DIAG_INPUT;
+		t = ARENA_NEW(l->a, TensorData);
+		t->dtype = m.dtype;
+		t->rank = m.rank;
+		t->sizes = ARENA_ARRAY(l->a, int64_t, m.rank + 1);
+		t->strides = ARENA_ARRAY(l->a, int64_t, m.rank + 1);
+		for (int k = 0; k < m.rank; k++) {
+			if (m.sizes[k].e || (m.strides && m.strides[k].e))
+				return diag_error(l->d, DIAG_INPUT, "%s: tensor '%s' has a symbolic size", label, fqn);
+			t->sizes[k] = m.sizes[k].v;
+		}
+		/* Strides default to row-major when the config leaves them out. */
+		for (int64_t k = m.rank - 1, step = 1; k >= 0; step *= t->sizes[k], k--)
+			t->strides[k] = m.strides ? m.strides[k].v : step;
+		t->offset = m.offset.v;
+		t->storage = data->data;
+		t->storage_bytes = data->size;
+		t->entry = data->name;
+		if (data->size == 0 && tensor_numel(t) > 0) {
+			/* torch writes fake tensors as empty records; they load as zeros. */
+			int64_t n = tensor_numel(t);
+			if (!tensor_is_contiguous(t) || t->offset || n > (1LL << 40) / dtype_size(t->dtype))
+				return diag_error(l->d, DIAG_INPUT, "%s: entry '%s' is empty for tensor '%s'",
+				                  l->p->path, data->name, fqn);
+			t->storage_bytes = (uint64_t)(n * dtype_size(t->dtype));
+			t->storage = arena_alloc(l->a, t->storage_bytes);
+		}
+		strmap_put(l->tensors, fqn, t);
+	}
+	return 0;
+}
+
+/* Sample inputs: ((args...), {kwargs}) flattened in pytree order. */
+static void
+flatten_sample(Loader *l, const PyObj *o, int depth)
+{
+	Program *p = l->p;
+	Sample *s;
+
+	if (depth > 64)
+		return;
+	switch (o->kind) {
+	case PY_TUPLE: case PY_LIST:
+		for (size_t i = 0; i < o->n; i++)
+			flatten_sample(l, o->items[i], depth + 1);
+		return;
+	case PY_DICT:
+		for (size_t i = 0; i < o->n; i++)
+			flatten_sample(l, o->values[i], depth + 1);
+		return;
+	default:
+		break;
+	}
+	if ((p->nsample & (p->nsample - 1)) == 0) {
+		Sample *ns = ARENA_ARRAY(l->a, Sample, p->nsample ? p->nsample * 2 : 1);
+		if (p->nsample)
+			memcpy(ns, p->samples, sizeof *ns * (size_t)p->nsample);
+		p->samples = ns;
+	}
+	s = &p->samples[p->nsample++];
+	switch (o->kind) {
+	case PY_TENSOR: s->t = o->tensor; break;
+	case PY_INT: s->scalar.kind = ARG_INT; s->scalar.u.i = o->i; break;
+	case PY_BOOL: s->scalar.kind = ARG_BOOL; s->scalar.u.i = o->i; break;
+	case PY_FLOAT: s->scalar.kind = ARG_FLOAT; s->scalar.u.f = o->f; break;
+	case PY_STR: s->scalar.kind = ARG_STRING; s->scalar.u.s = o->s; break;
+	default: s->scalar.kind = ARG_NONE; break;
+	}
+}
+
+static int
+load_samples(Loader *l, const char *rel)
+{
+	ZipEntry *e = entry(l, rel);
+	PyObj *top;
+
+	if (l->d->code)
+		return l->d->code;
+	if (!e || e->size == 0)
+		return 0;
+	if (!(top = torchsave_load(l->a, entry_label(l, e), e->data, e->size, l->d)))
+		return DIAG_INPUT;
+	flatten_sample(l, top, 0);
+	return 0;
+}
+
+static char *
+shape_str(Arena *a, DType t, int rank, const int64_t *sizes, const Dim *dims)
+{
+	char *s = arena_printf(a, "%s[", dtype_name(t));
+
+	for (int i = 0; i < rank; i++) {
+		if (dims && dims[i].e)
+			s = arena_printf(a, "%s%s%s", s, i ? "," : "", sym_print(a, dims[i].e));
+		else
+			s = arena_printf(a, "%s%s%lld", s, i ? "," : "", (long long)(dims ? dims[i].v : sizes[i]));
+	}
+	return arena_printf(a, "%s]", s);
+}
+
+/* Binds parameter, buffer and constant inputs to their tensors. */
+static int
+bind_weights(Loader *l)
+{
+	Program *p = l->p;
+
+	for (int i = 0; i < p->ninput_spec; i++) {
+		InputSpec *s = &p->input_specs[i];
+		TensorData *t;
+		Value *v;
+		int ok;
+
+		if (s->kind != IN_PARAMETER && s->kind != IN_BUFFER && s->kind != IN_TENSOR_CONSTANT)
+			continue;
+		if (s->arg->kind != ARG_TENSOR)
+			return diag_error(l->d, DIAG_INPUT, "%s: input %d ('%s') is not a tensor", p->path, i, s->target);
+		v = s->arg->u.v;
+		if (!(t = strmap_get(l->tensors, s->target)))
+			return diag_error(l->d, DIAG_INPUT, "%s: no weight or constant named '%s' (graph input '%s')",
+			                  p->path, s->target, v->name);
+		ok = t->dtype == v->dtype && t->rank == v->rank;
+		for (int k = 0; ok && k < t->rank; k++)
+			ok = v->dims[k].e || v->dims[k].v == t->sizes[k];
+		if (!ok)
+			return diag_error(l->d, DIAG_INPUT, "%s: entry '%s': tensor '%s' is %s but the graph expects %s for '%s'",
+			                  p->path, t->entry, s->target, shape_str(l->a, t->dtype, t->rank, t->sizes, NULL),
+			                  shape_str(l->a, v->dtype, v->rank, NULL, v->dims), v->name);
+		if (!tensor_in_bounds(t))
+			return diag_error(l->d, DIAG_INPUT, "%s: entry '%s': %llu bytes are too few for tensor '%s' %s (offset %lld)",
+			                  p->path, t->entry, (unsigned long long)t->storage_bytes, s->target,
+			                  shape_str(l->a, t->dtype, t->rank, t->sizes, NULL), (long long)t->offset);
+		v->data = t;
+	}
+	return 0;
+}
+
+/* Finds the program JSON and the weight files; sets p->container. */
+static int
+read_program(Loader *l)
+{
+	Program *p = l->p;
+	ZipEntry *e;
+	const Json *root;
+	const char *label;
+	int pt2 = 0;
+
+	if ((e = entry(l, "archive_format"))) {
+		if (e->size != 3 || memcmp(e->data, "pt2", 3) != 0)
+			return diag_error(l->d, DIAG_INPUT, "%s: entry '%s' does not say 'pt2'", p->path, e->name);
+		pt2 = 1;
+		if ((e = entry(l, "archive_version")) && !(e->size == 1 && e->data[0] == '0'))
+			return diag_error(l->d, DIAG_INPUT, "%s: entry '%s': unsupported PT2 archive version '%.*s'",
+			                  p->path, e->name, (int)(e->size < 16 ? e->size : 16), (const char *)e->data);
+		if (!(e = entry(l, "models/model.json"))) {
+			for (int i = 0; i < l->zip->n && !e; i++)
+				if (strncmp(l->zip->ent[i].rel, "models/", 7) == 0 &&
+				    strstr(l->zip->ent[i].rel, ".json"))
+					e = entry(l, l->zip->ent[i].rel);
+		}
+		if (!e)
+			return l->d->code ? l->d->code
+			                  : diag_error(l->d, DIAG_INPUT, "%s: PT2 archive without an entry 'models/model.json'", p->path);
+	} else if (!(e = entry(l, "serialized_exported_program.json"))) {
+		if (l->d->code)
+			return l->d->code;
+		if (zip_find(l->zip, "data.pkl"))
+			return diag_error(l->d, DIAG_INPUT, "%s: a torch.save or TorchScript archive, not a torch.export.save file", p->path);
+		return diag_error(l->d, DIAG_INPUT, "%s: not a torch.export file: no entry 'models/model.json' or 'serialized_exported_program.json'",
+		                  p->path);
+	}
+	p->json_entry = e->name;
+	label = entry_label(l, e);
+	if (!(root = json_parse(l->a, label, (const char *)e->data, e->size, l->d)))
+		return DIAG_INPUT;
+	if (serde_program(p, root, label, l->d))
+		return DIAG_INPUT;
+
+	if (!pt2) {
+		p->container = "flat zip (torch 2.6/2.7)";
+		if (load_pickled(l, "serialized_state_dict.pt") || load_pickled(l, "serialized_constants.pt") ||
+		    load_samples(l, "serialized_example_inputs.pt"))
+			return DIAG_INPUT;
+	} else if (zip_find(l->zip, "data/weights/model_weights_config.json")) {
+		p->container = "pt2 archive, raw weights (torch 2.9+)";
+		if (load_config(l, "data/weights/model_weights_config.json", "data/weights/") ||
+		    load_config(l, "data/constants/model_constants_config.json", "data/constants/"))
+			return DIAG_INPUT;
+	} else {
+		p->container = "pt2 archive, pickled weights (torch 2.8)";
+		if (load_pickled(l, "data/weights/model.pt") || load_pickled(l, "data/constants/model.pt"))
+			return DIAG_INPUT;
+	}
+	if (pt2 && load_samples(l, "data/sample_inputs/model.pt"))
+		return DIAG_INPUT;
+	return bind_weights(l);
+}
+
+int
+pt2_load(Program *p, const char *path, Diag *d)
+{
+	Loader l = {.p = p, .a = p->arena, .d = d};
+
+	p->path = path;
+	p->zip = l.zip = ARENA_NEW(p->arena, Zip);
+	if (zip_open(l.zip, path, p->arena, d)) {
+		p->zip = NULL;
+		return DIAG_INPUT;
+	}
+	l.tensors = strmap_new(p->arena, 64);
+	return read_program(&l) ? DIAG_INPUT : 0;
+}
+
+void
+pt2_close(Program *p)
+{
+	if (p->zip)
+		zip_close(p->zip);
+	p->zip = NULL;
+}

@@ -1,0 +1,204 @@
+/* read/read.h: read-only access to zip archives through the central directory.
+ *
+ * torch writes local headers with zero sizes and CRCs, so sizes and offsets
+ * come from the central directory (ZIP64 included).  The whole file is
+ * memory-mapped; a stored entry's data is a pointer into the mapping and is
+ * never copied.  A deflated entry (a re-zipped file) is inflated with zlib
+ * into the arena.  Entry names are matched after the archive's root folder
+ * (`<name>/`, `archive/`, or none), so callers ask for "models/model.json". */
+#ifndef READ_H
+#define READ_H
+
+#include <stdint.h>
+#include <stddef.h>
+
+#include "core/core.h"
+#include "ir/ir.h"
+
+typedef struct ZipEntry {
+	const char *name;     /* full name as stored, NUL-terminated (arena) */
+	const char *rel;      /* name after the root folder (points into name) */
+	uint64_t size;        /* uncompressed size */
+	uint64_t csize;       /* compressed size */
+	uint64_t local_ofs;   /* offset of the local header */
+	int method;           /* 0 stored, 8 deflated */
+	const uint8_t *data;  /* NULL until zip_data() resolved it */
+} ZipEntry;
+
+typedef struct Zip {
+	const char *label;    /* what error messages call it: a path, or "outer.pt2:entry" */
+	const uint8_t *base;  /* the bytes of the archive */
+	size_t len;
+	int mapped;           /* 1 when base is our mmap (zip_close unmaps) */
+	int fd;               /* the file behind the map (kept open for copy_file_range), or -1 */
+	const char *root;     /* common root folder with its '/', or "" (arena) */
+	int n;                /* number of entries */
+	ZipEntry *ent;        /* entries in central-directory order (arena) */
+	Arena *arena;
+	uint32_t *hash;       /* zip_find index: entry index + 1 per slot, 0 empty (arena) */
+	size_t nhash;         /* slots in hash, a power of two; 0 when nothing was read */
+} Zip;
+
+/* Maps the file at path and reads its central directory.
+ * Returns 0, or DIAG_INPUT with a message naming the file. */
+int zip_open(Zip *z, const char *path, Arena *a, Diag *d);
+/* Same over bytes already in memory (a nested torch.save zip); label names it. */
+int zip_open_mem(Zip *z, const char *label, const uint8_t *buf, size_t len, Arena *a, Diag *d);
+void zip_close(Zip *z);
+/* Returns the entry whose name after the root is rel, or NULL. */
+ZipEntry *zip_find(const Zip *z, const char *rel);
+/* Resolves e->data (pointer into the map, or inflated into the arena) and
+ * returns 0, or DIAG_INPUT naming the archive and the entry (data past the
+ * end of the file, bad local header, unknown method, inflate error). */
+int zip_data(Zip *z, ZipEntry *e, Diag *d);
+
+/* ==== json ==== */
+
+/* A JSON reader that builds a tree in the arena.
+ *
+ * Accepts what torch writes: standard JSON plus the bare tokens NaN,
+ * Infinity and -Infinity (torch 2.6).  Numbers keep both an exact int64
+ * (when the text is an integer that fits) and a double.  Missing and null
+ * are the same to the accessors: json_get() returns NULL for both. */
+
+typedef enum JsonType {
+	JSON_NULL, JSON_FALSE, JSON_TRUE, JSON_NUMBER, JSON_STRING, JSON_ARRAY, JSON_OBJECT
+} JsonType;
+
+typedef struct Json Json;
+struct Json {
+	uint8_t type;        /* a JsonType */
+	uint8_t is_int;      /* JSON_NUMBER: the text was an integer that fits in int64 (in i) */
+	uint32_t len;        /* JSON_STRING: byte length; ARRAY/OBJECT: element count */
+	uint32_t line, col;  /* 1-based position of the value in the text */
+	union {              /* 32 bytes a node: graph files hold millions */
+		int64_t i;       /* JSON_NUMBER when is_int */
+		double f;        /* JSON_NUMBER otherwise (json_float() reads both) */
+		const char *s;   /* JSON_STRING: decoded UTF-8, NUL-terminated (arena) */
+		Json **kids;     /* ARRAY/OBJECT: elements, in document order */
+	};
+	const char **keys;   /* OBJECT: keys[i] names kids[i] (arena), document order */
+};
+
+/* Parses text[0..len).  Returns the root, or NULL with a DIAG_INPUT message
+ * "label:line:col: what" on error.  Nesting deeper than 10,000 is an error. */
+Json *json_parse(Arena *a, const char *label, const char *text, size_t len, Diag *d);
+
+/* Returns obj[key], or NULL if obj is not an object, key is missing, or the value is null. */
+Json *json_get(const Json *obj, const char *key);
+/* The member name of a union: the sole key of a one-key object (torch's
+ * encoding), the "$type" string of {"$type", "$value"} (schema 4.x), or the
+ * only non-null key of an object whose other members are all null (2.1/2.2);
+ * else NULL. */
+const char *json_union_key(const Json *obj);
+/* The union's value in any of those forms (obj[key], or obj["$value"]), or
+ * NULL when it is null or obj is not a union. */
+Json *json_union_value(const Json *obj);
+/* Numeric accessors: return 1 and set *out when j holds that kind of value.
+ * json_float also accepts the strings "NaN", "Infinity", "-Infinity". */
+int json_int(const Json *j, int64_t *out);
+int json_float(const Json *j, double *out);
+/* Returns j->s for a string, else NULL. */
+const char *json_str(const Json *j);
+
+/* ==== pickle ==== */
+
+/* The subset of Python's pickle that torch.save writes.
+ *
+ * pickle_load() runs the pickle machine and returns a tree of PyObj.  It
+ * knows nothing about torch: GLOBAL yields a PY_GLOBAL ("module", "name"),
+ * REDUCE yields a PY_CALL (callable, args tuple) unless the callable is
+ * collections.OrderedDict (a PY_DICT), BINPERSID yields a PY_PERSID holding
+ * the persistent id, BUILD attaches state to a PY_CALL.  torchsave.c gives
+ * these calls their torch meaning.  Opcodes: protocol 0-5 binary subset
+ * listed in shared/docs/pt2-format.md section 2.1. */
+
+typedef enum PyKind {
+	PY_NONE, PY_BOOL, PY_INT, PY_FLOAT, PY_STR, PY_BYTES,
+	PY_TUPLE, PY_LIST, PY_DICT, PY_GLOBAL, PY_CALL, PY_PERSID, PY_MARK,
+	PY_TENSOR   /* never made by pickle_load: torchsave.c replaces rebuild calls with it */
+} PyKind;
+
+typedef struct PyObj PyObj;
+struct PyObj {
+	PyKind kind;
+	int64_t i;          /* PY_BOOL, PY_INT (LONG1 values that do not fit are an error) */
+	double f;           /* PY_FLOAT */
+	const char *s;      /* PY_STR, PY_BYTES: bytes (NUL-terminated copy); PY_GLOBAL: module */
+	const char *name;   /* PY_GLOBAL: attribute name */
+	size_t n;           /* PY_STR/PY_BYTES: length; TUPLE/LIST/DICT: item count */
+	PyObj **items;      /* TUPLE/LIST: items; DICT: keys (n of them) */
+	PyObj **values;     /* DICT: values[i] belongs to items[i] */
+	size_t cap;         /* LIST/DICT: allocated slots */
+	PyObj *func;        /* PY_CALL: the callable (usually a PY_GLOBAL) */
+	PyObj *args;        /* PY_CALL: the argument tuple; PY_PERSID: the id object */
+	PyObj *state;       /* PY_CALL: what BUILD set, or NULL */
+	struct TensorData *tensor; /* PY_TENSOR */
+};
+
+/* Runs the pickle in buf[0..len).  Returns the object STOP leaves, or NULL
+ * with a DIAG_INPUT message "label: offset N: what" (bad opcode, stack
+ * underflow, truncated data, memo index out of range, ...). */
+PyObj *pickle_load(Arena *a, const char *label, const uint8_t *buf, size_t len, Diag *d);
+
+/* 1 if o is the global module.name */
+int py_is_global(const PyObj *o, const char *module, const char *name);
+/* Returns d[key] for a dict with string keys, or NULL. */
+PyObj *py_dict_get(const PyObj *d, const char *key);
+
+/* ==== torchsave ==== */
+
+/* Read a torch.save zip (data.pkl plus data/<key> records).
+ *
+ * Runs the pickle, then gives torch's rebuild calls their meaning:
+ * _rebuild_tensor_v2/_v3 and _rebuild_parameter(_with_state) become
+ * PY_TENSOR objects whose storage points at the data/<key> record in the
+ * mapped file.  Used for the state dict and constants of torch <= 2.8
+ * files and for the sample inputs of every version. */
+
+/* Returns the unpickled top-level object, or NULL with a DIAG_INPUT
+ * message naming label (the outer file and entry) and what is wrong. */
+PyObj *torchsave_load(Arena *a, const char *label, const uint8_t *buf, size_t len, Diag *d);
+
+/* ==== serde ==== */
+
+/* Torch's serialized ExportedProgram (JSON) into the IR.
+ *
+ * Follows torch/_export/serde/schema.py, schema major version 8 (torch 2.6
+ * to 2.14): single-key unions, missing and null alike, enums as integers.
+ * Errors read "LABEL:LINE:COL: what", LABEL being "file.pt2:entry". */
+
+/* Fills p->graph, signature, ranges, versions from the program JSON.
+ * Returns 0 or DIAG_INPUT. */
+int serde_program(Program *p, const Json *root, const char *label, Diag *d);
+
+/* A TensorMeta (also used by weight configs): dtype, sizes, strides and
+ * storage offset, each SymInt as a Dim.  Returns 0 or DIAG_INPUT. */
+typedef struct TensorMeta {
+	DType dtype;
+	int rank;
+	Dim *sizes, *strides;
+	Dim offset;
+	int requires_grad;
+} TensorMeta;
+/* Reads a TensorMeta; errors say label:line:col, then what (e.g. "tensor
+ * value 'x'", or NULL for nothing), then what is wrong. */
+int serde_tensor_meta(Arena *a, const char *label, const char *what, const Json *j, TensorMeta *m,
+                      Diag *d);
+
+/* ==== pt2 ==== */
+
+/* Open a file written by torch.export.save as a Program.
+ *
+ * Detects the container (the flat zip of torch 2.6/2.7, the PT2 archive of
+ * 2.8 with pickled weights, the PT2 archive of 2.9+ with raw weight files
+ * and JSON configs), reads the program JSON into the IR, and binds every
+ * parameter, buffer and constant to its bytes in the mapped file. */
+
+/* Reads path into p (p->arena must be set).  Returns 0, or DIAG_INPUT with
+ * messages naming the file, the entry and what is wrong.  pt2_close()
+ * releases the mapping whatever the result. */
+int pt2_load(Program *p, const char *path, Diag *d);
+void pt2_close(Program *p);
+
+#endif

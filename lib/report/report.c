@@ -1,0 +1,743 @@
+/* report.c: the Report's arena-backed row arrays, and report_write(), which
+ * lays them out as model.xlsx with libxlsxwriter.
+ *
+ * Every sheet is an Excel table (header row, autofilter, banded rows) with a
+ * bold, frozen header and column widths taken from the longest cell.  The
+ * file must be byte-identical for the same Report, so the workbook's creation
+ * time is fixed (libxlsxwriter 1.1.4 stamps zip entries with 1980-01-01 by
+ * itself, and otherwise uses time(NULL) for docProps/core.xml), and numbers
+ * are printed under the C locale (the library prints doubles with
+ * snprintf("%.16G"), which follows LC_NUMERIC).  The file is written to
+ * "<path>.tmp.<pid>" and renamed into place, so a reader never sees half a
+ * workbook and a failure leaves nothing behind. */
+#include "report/report.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <locale.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <xlsxwriter.h>
+
+#if LXW_VERSION_ID < 100
+#error "libxlsxwriter 1.0 or newer is needed (worksheet tables, workbook_new_opt)"
+#endif
+
+/* libxlsxwriter is opened the first time a report is written, not linked:
+ * loading it at start-up (with the minizip and libcrypto it pulls in) costs
+ * about 1.2 ms of every process, a quarter of a 100-node conversion, paid
+ * even with `report: false` or --print.  XLSX_SONAME (from configure) is the
+ * library the build compiled against; xl holds its functions, typed from
+ * its own header, and the macros after xlsx_open() route the calls below
+ * through xl. */
+#ifndef XLSX_SONAME
+#define XLSX_SONAME "libxlsxwriter.so"
+#endif
+#define XLSX_FUNCTIONS(X) \
+	X(workbook_new_opt) X(workbook_close) X(workbook_add_worksheet) X(workbook_add_format) \
+	X(workbook_set_properties) X(worksheet_freeze_panes) X(worksheet_write_string) \
+	X(worksheet_write_number) X(worksheet_set_column) X(worksheet_add_table) \
+	X(worksheet_activate) X(format_set_num_format) X(format_set_align) X(format_set_bold) \
+	X(lxw_strerror)
+#define XLSX_SLOT(f) __typeof__(&f) f;
+static struct { XLSX_FUNCTIONS(XLSX_SLOT) } xl;
+
+/* Loads libxlsxwriter once; returns 0, or -1 with *why saying what failed. */
+static int
+xlsx_open(const char **why)
+{
+	static int state;        /* 0 untried, 1 loaded, -1 failed */
+	static char msg[512];
+	void *h;
+
+	if (state == 0) {
+		state = -1;
+		if (!(h = dlopen(XLSX_SONAME, RTLD_NOW | RTLD_LOCAL))) {
+			snprintf(msg, sizeof msg, "cannot load %s: %s; install libxlsxwriter or set `report: false`",
+			         XLSX_SONAME, dlerror());
+			goto out;
+		}
+#define XLSX_LOAD(f) \
+		if (!(xl.f = (__typeof__(xl.f))dlsym(h, #f))) { \
+			snprintf(msg, sizeof msg, "%s has no %s", XLSX_SONAME, #f); \
+			goto out; \
+		}
+		XLSX_FUNCTIONS(XLSX_LOAD)
+#undef XLSX_LOAD
+		state = 1;
+	}
+out:
+	if (state < 0)
+		*why = msg;
+	return state > 0 ? 0 : -1;
+}
+
+#define workbook_new_opt xl.workbook_new_opt
+#define workbook_close xl.workbook_close
+#define workbook_add_worksheet xl.workbook_add_worksheet
+#define workbook_add_format xl.workbook_add_format
+#define workbook_set_properties xl.workbook_set_properties
+#define worksheet_freeze_panes xl.worksheet_freeze_panes
+#define worksheet_write_string xl.worksheet_write_string
+#define worksheet_write_number xl.worksheet_write_number
+#define worksheet_set_column xl.worksheet_set_column
+#define worksheet_add_table xl.worksheet_add_table
+#define worksheet_activate xl.worksheet_activate
+#define format_set_num_format xl.format_set_num_format
+#define format_set_align xl.format_set_align
+#define format_set_bold xl.format_set_bold
+#define lxw_strerror xl.lxw_strerror
+
+/* 2000-01-01 00:00:00 UTC; libxlsxwriter formats it with gmtime(), so the
+ * stamp does not depend on TZ. */
+#define REPORT_CREATED ((time_t)946684800)
+#define REPORT_MAXCOL 8
+#ifndef REPORT_MAXROWS      /* data rows per sheet; -D for testing the cut */
+#define REPORT_MAXROWS (LXW_ROW_MAX - 1)
+#endif
+#define REPORT_MAXWIDTH 80.0
+#define REPORT_STR_MAX 32767   /* Excel's cell limit; libxlsxwriter's LXW_STR_MAX is private */
+
+/* ---- appenders ---------------------------------------------------------- */
+
+void
+report_init(Report *r, Arena *a)
+{
+	memset(r, 0, sizeof *r);
+	r->a = a;
+}
+
+/* Makes room for one more element of size `size` in *arr (n used, *cap
+ * allocated).  Doubling in the arena: the old array stays there, so the waste
+ * is at most the final size. */
+static void *
+grow(Arena *a, void *arr, int n, int *cap, size_t size)
+{
+	void *p;
+
+	if (n < *cap)
+		return arr;
+	if (*cap > (1 << 29))
+		die("report: too many rows");
+	*cap = *cap ? *cap * 2 : 16;
+	p = arena_alloc(a, size * (size_t)*cap);
+	if (n)
+		memcpy(p, arr, size * (size_t)n);
+	return p;
+}
+
+#define REPORT_PUSH(r, arr, n, cap) \
+	((r)->arr = grow((r)->a, (r)->arr, (r)->n, &(r)->cap, sizeof *(r)->arr), \
+	 &(r)->arr[(r)->n++])
+
+void
+report_text(Report *r, const char *key, const char *text)
+{
+	ReportKV *kv = REPORT_PUSH(r, kv, nkv, cap_kv);
+
+	kv->key = key;
+	kv->text = text ? text : "";
+}
+
+void
+report_num(Report *r, const char *key, double num)
+{
+	ReportKV *kv = REPORT_PUSH(r, kv, nkv, cap_kv);
+
+	kv->key = key;
+	kv->text = NULL;
+	kv->num = num;
+}
+
+void
+report_stat(Report *r, const ReportStat *s)
+{
+	*REPORT_PUSH(r, stat, nstat, cap_stat) = *s;
+}
+
+void
+report_opt_stat(void *ctx, const OptStat *s)
+{
+	report_stat(ctx, s);
+}
+
+void
+report_node_stat(Report *r, const ReportNodeStat *s)
+{
+	*REPORT_PUSH(r, node_stat, nnode_stat, cap_node_stat) = *s;
+}
+
+void
+report_flops(Report *r, const ReportFlops *f)
+{
+	*REPORT_PUSH(r, flops, nflops, cap_flops) = *f;
+}
+
+void
+report_unsupported(Report *r, const ReportUnsupported *u)
+{
+	*REPORT_PUSH(r, unsupported, nunsupported, cap_unsupported) = *u;
+}
+
+/* ---- text that Excel accepts -------------------------------------------- */
+
+/* Returns the length of the well-formed UTF-8 sequence at s that XML 1.0
+ * allows, or 0 when s does not start with one. */
+static int
+utf8_seq(const unsigned char *s)
+{
+	unsigned c = s[0], cp, min;
+	int n;
+
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		n = 2, cp = c & 0x1f, min = 0x80;
+	else if (c >= 0xe0 && c <= 0xef)
+		n = 3, cp = c & 0x0f, min = 0x800;
+	else if (c >= 0xf0 && c <= 0xf4)
+		n = 4, cp = c & 0x07, min = 0x10000;
+	else
+		return 0;
+	for (int i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)   /* also stops at the NUL */
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff) ||
+	    cp == 0xfffe || cp == 0xffff)
+		return 0;
+	return n;
+}
+
+/* Returns s, or an arena copy in which each byte that is not valid UTF-8
+ * became U+FFFD and that stops at Excel's 32767 characters (libxlsxwriter
+ * refuses longer strings; it would write bad bytes as they are and Excel
+ * would call the file corrupt).  Sets *chars to the length in characters. */
+static const char *
+cell_text(Arena *a, const char *s, size_t *chars)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n = 0;
+	int clean = 1, k;
+	char *out, *o;
+
+	for (; *p; p += k ? k : 1, n++)
+		if (!(k = utf8_seq(p)))
+			clean = 0;
+	if (clean && n <= REPORT_STR_MAX) {
+		*chars = n;
+		return s;
+	}
+	o = out = arena_alloc(a, 3 * strlen(s) + 1);
+	p = (const unsigned char *)s;
+	for (n = 0; *p && n < REPORT_STR_MAX; n++) {
+		if ((k = utf8_seq(p))) {
+			memcpy(o, p, (size_t)k);
+			o += k, p += k;
+		} else {
+			memcpy(o, "\xef\xbf\xbd", 3);
+			o += 3, p++;
+		}
+	}
+	*o = 0;
+	*chars = n;
+	return out;
+}
+
+/* ---- sheets -------------------------------------------------------------- */
+
+enum { NUM_GENERAL, NUM_INT, NUM_SECONDS, NUM_KINDS };
+static const char *const num_format[NUM_KINDS] = {
+	[NUM_GENERAL] = NULL, [NUM_INT] = "#,##0", [NUM_SECONDS] = "0.000000",
+};
+
+typedef struct Writer {
+	lxw_workbook *wb;
+	Arena *a;
+	lxw_format *bold;
+	lxw_format *num[NUM_KINDS];     /* numbers in number columns */
+	lxw_format *left[NUM_KINDS];    /* numbers among text (symbolic_flops) */
+	lxw_format *right;              /* text among numbers ("unknown", "nan") */
+	lxw_error err;       /* first library error; LXW_NO_ERROR while all is well */
+} Writer;
+
+typedef struct Sheet {
+	lxw_worksheet *ws;
+	const char *name;
+	const char *const *head;        /* column headers */
+	int ncol;
+	lxw_row_t row;                  /* row being written; the header is 0 */
+	double width[REPORT_MAXCOL];    /* widest cell so far, in characters */
+} Sheet;
+
+static void
+note(Writer *w, lxw_error e)
+{
+	if (e != LXW_NO_ERROR && w->err == LXW_NO_ERROR)
+		w->err = e;
+}
+
+static void
+widen(Sheet *s, int col, double chars)
+{
+	if (chars > s->width[col])
+		s->width[col] = chars;
+}
+
+static int
+sheet_begin(Writer *w, Sheet *s, const char *name, const char *const *head, int ncol)
+{
+	if (ncol > REPORT_MAXCOL)
+		die("report: sheet %s has %d columns", name, ncol);
+	memset(s, 0, sizeof *s);
+	s->name = name, s->head = head, s->ncol = ncol;
+	s->ws = workbook_add_worksheet(w->wb, name);
+	if (!s->ws) {
+		note(w, LXW_ERROR_MEMORY_MALLOC_FAILED);
+		return -1;
+	}
+	worksheet_freeze_panes(s->ws, 1, 0);
+	for (int c = 0; c < ncol; c++)
+		widen(s, c, (double)strlen(head[c]) + 3);   /* room for the filter button */
+	return 0;
+}
+
+static void
+put_text(Writer *w, Sheet *s, int col, const char *text, lxw_format *fmt)
+{
+	size_t chars;
+
+	if (!text || !*text)
+		return;       /* a blank cell */
+	text = cell_text(w->a, text, &chars);
+	note(w, worksheet_write_string(s->ws, s->row, (lxw_col_t)col, text, fmt));
+	widen(s, col, (double)chars + 1);
+}
+
+/* Numbers are numeric cells.  NaN and infinities have no cell type in
+ * xlsx (libxlsxwriter would print "nan" into <v> and Excel would reject the
+ * file), so they are written as the text "nan", "inf", "-inf". */
+static void
+put_num_fmt(Writer *w, Sheet *s, int col, double v, int kind, lxw_format *fmt)
+{
+	char buf[64];
+	int len;
+
+	if (!isfinite(v)) {
+		put_text(w, s, col, isnan(v) ? "nan" : v > 0 ? "inf" : "-inf", w->right);
+		return;
+	}
+	note(w, worksheet_write_number(s->ws, s->row, (lxw_col_t)col, v, fmt));
+	if (kind == NUM_INT && fabs(v) < 1e15) {
+		len = snprintf(buf, sizeof buf, "%.0f", fabs(v));
+		len += (len - 1) / 3 + (v < 0);      /* thousands separators */
+	} else if (kind == NUM_SECONDS && fabs(v) < 1e15)
+		len = snprintf(buf, sizeof buf, "%.6f", v);
+	else
+		len = snprintf(buf, sizeof buf, "%.10g", v);  /* about what General shows */
+	widen(s, col, (double)len + 1);
+}
+
+static void
+put_num(Writer *w, Sheet *s, int col, double v, int kind)
+{
+	put_num_fmt(w, s, col, v, kind, w->num[kind]);
+}
+
+/* A FLOPs count: negative means unknown. */
+static void
+put_flops(Writer *w, Sheet *s, int col, double v)
+{
+	if (v < 0)
+		put_text(w, s, col, "unknown", w->right);
+	else
+		put_num(w, s, col, v, NUM_INT);
+}
+
+/* Turns rows 0..s->row into a table named "<sheet>_table" and sets the
+ * column widths.  libxlsxwriter refuses a table without a data row, so an
+ * empty sheet gets a table over its header and one blank row (what Excel
+ * itself shows for an emptied table). */
+static void
+sheet_end(Writer *w, Sheet *s)
+{
+	lxw_table_column col[REPORT_MAXCOL], *colp[REPORT_MAXCOL + 1];
+	lxw_table_options opt = {0};
+	char name[64];
+
+	for (int c = 0; c < s->ncol; c++) {
+		col[c] = (lxw_table_column){0};
+		col[c].header = (char *)s->head[c];
+		col[c].header_format = w->bold;
+		colp[c] = &col[c];
+		double width = s->width[c] < REPORT_MAXWIDTH ? s->width[c] : REPORT_MAXWIDTH;
+		note(w, worksheet_set_column(s->ws, (lxw_col_t)c, (lxw_col_t)c, width, NULL));
+	}
+	colp[s->ncol] = NULL;
+	snprintf(name, sizeof name, "%s_table", s->name);
+	opt.name = name;
+	opt.columns = colp;
+	note(w, worksheet_add_table(s->ws, 0, 0, s->row ? s->row : 1,
+	                            (lxw_col_t)(s->ncol - 1), &opt));
+}
+
+/* ---- the six sheets ------------------------------------------------------ */
+
+static const char *
+nz(const char *s)
+{
+	return s ? s : "";
+}
+
+/* Rows beyond Excel's 1,048,576 are not written (libxlsxwriter would fail
+ * the whole file); the extra sheet opens with how many were left out. */
+static int
+shown(int n)
+{
+	return n < REPORT_MAXROWS ? n : REPORT_MAXROWS;
+}
+
+static void
+note_cut(Writer *w, Sheet *s, const char *sheet, int n)
+{
+	char key[64];
+
+	if (n <= REPORT_MAXROWS)
+		return;
+	snprintf(key, sizeof key, "%s_rows_not_shown", sheet);
+	s->row++;
+	put_text(w, s, 0, key, NULL);
+	put_num(w, s, 1, n - REPORT_MAXROWS, NUM_GENERAL);
+}
+
+static void
+write_extra(Writer *w, const Report *r)
+{
+	static const char *const head[] = {"key", "value"};
+	Sheet s;
+
+	if (sheet_begin(w, &s, "extra", head, 2) < 0)
+		return;
+	note_cut(w, &s, "stats", r->nstat);
+	note_cut(w, &s, "node_stats", r->nnode_stat);
+	note_cut(w, &s, "symbolic_flops", r->nflops);
+	note_cut(w, &s, "unsupported", r->nunsupported);
+	for (int i = 0; i < r->nkv && (int)s.row < REPORT_MAXROWS; i++) {
+		const ReportKV *kv = &r->kv[i];
+		s.row++;
+		put_text(w, &s, 0, kv->key, NULL);
+		if (kv->text)
+			put_text(w, &s, 1, kv->text, NULL);
+		else
+			put_num(w, &s, 1, kv->num, NUM_GENERAL);
+	}
+	sheet_end(w, &s);
+}
+
+static void
+write_stats(Writer *w, const Report *r)
+{
+	static const char *const head[] = {"pattern", "removed", "added", "time_in",
+	                                   "iteration", "match_index", "instances"};
+	Sheet s;
+
+	if (sheet_begin(w, &s, "stats", head, 7) < 0)
+		return;
+	for (int i = 0; i < shown(r->nstat); i++) {
+		const ReportStat *st = &r->stat[i];
+		s.row = (lxw_row_t)i + 1;
+		put_text(w, &s, 0, st->pattern, NULL);
+		put_num(w, &s, 1, (double)st->removed, NUM_INT);
+		put_num(w, &s, 2, (double)st->added, NUM_INT);
+		put_num(w, &s, 3, st->time_in, NUM_SECONDS);
+		put_num(w, &s, 4, st->iteration, NUM_INT);
+		put_num(w, &s, 5, st->match_index, NUM_INT);
+		put_num(w, &s, 6, (double)st->instances, NUM_INT);
+	}
+	sheet_end(w, &s);
+}
+
+/* One pattern's events summed; `first` is its first event, which makes the
+ * grouping sort a total order. */
+typedef struct Agg {
+	const char *pattern;
+	int64_t removed, added, instances, events;
+	double time_in;
+	int first;
+} Agg;
+
+static int
+cmp_by_pattern(const void *x, const void *y)
+{
+	const Agg *a = x, *b = y;
+	int c = strcmp(a->pattern, b->pattern);
+
+	return c ? c : (a->first > b->first) - (a->first < b->first);
+}
+
+static int
+cmp_by_removed(const void *x, const void *y)
+{
+	const Agg *a = x, *b = y;
+
+	if (a->removed != b->removed)
+		return a->removed > b->removed ? -1 : 1;
+	return cmp_by_pattern(x, y);
+}
+
+/* Sums r->stat per pattern into an arena array sorted by removed descending,
+ * then pattern name; returns the number of patterns.  Events are summed in
+ * insertion order, so the time sums do not depend on the sort. */
+static int
+aggregate(const Report *r, Agg **out)
+{
+	Agg *ev = ARENA_ARRAY(r->a, Agg, r->nstat ? r->nstat : 1);
+	int n = 0;
+
+	for (int i = 0; i < r->nstat; i++) {
+		const ReportStat *st = &r->stat[i];
+		ev[i] = (Agg){nz(st->pattern), st->removed, st->added, st->instances, 1,
+		              st->time_in, i};
+	}
+	qsort(ev, (size_t)r->nstat, sizeof *ev, cmp_by_pattern);
+	for (int i = 0; i < r->nstat; i++) {
+		if (n && strcmp(ev[n - 1].pattern, ev[i].pattern) == 0) {
+			ev[n - 1].removed += ev[i].removed;
+			ev[n - 1].added += ev[i].added;
+			ev[n - 1].instances += ev[i].instances;
+			ev[n - 1].events++;
+			ev[n - 1].time_in += ev[i].time_in;
+		} else
+			ev[n++] = ev[i];
+	}
+	qsort(ev, (size_t)n, sizeof *ev, cmp_by_removed);
+	*out = ev;
+	return n;
+}
+
+static void
+write_stats_agg(Writer *w, const Report *r)
+{
+	static const char *const head[] = {"pattern", "removed", "added", "time_in",
+	                                   "instances", "events"};
+	Sheet s;
+	Agg *g;
+	int n = aggregate(r, &g);
+
+	if (sheet_begin(w, &s, "stats_agg", head, 6) < 0)
+		return;
+	for (int i = 0; i < shown(n); i++) {
+		s.row = (lxw_row_t)i + 1;
+		put_text(w, &s, 0, g[i].pattern, NULL);
+		put_num(w, &s, 1, (double)g[i].removed, NUM_INT);
+		put_num(w, &s, 2, (double)g[i].added, NUM_INT);
+		put_num(w, &s, 3, g[i].time_in, NUM_SECONDS);
+		put_num(w, &s, 4, (double)g[i].instances, NUM_INT);
+		put_num(w, &s, 5, (double)g[i].events, NUM_INT);
+	}
+	sheet_end(w, &s);
+}
+
+typedef struct NodeRef {
+	const ReportNodeStat *p;
+	int i;          /* insertion index: the last tie-break */
+} NodeRef;
+
+static int
+cmp_node(const void *x, const void *y)
+{
+	const NodeRef *a = x, *b = y;
+	int c;
+
+	if (a->p->count != b->p->count)
+		return a->p->count > b->p->count ? -1 : 1;
+	if ((c = strcmp(nz(a->p->op_type), nz(b->p->op_type))))
+		return c;
+	return (a->i > b->i) - (a->i < b->i);
+}
+
+static void
+write_node_stats(Writer *w, const Report *r)
+{
+	static const char *const head[] = {"op_type", "count", "flops"};
+	NodeRef *ref = ARENA_ARRAY(r->a, NodeRef, r->nnode_stat ? r->nnode_stat : 1);
+	Sheet s;
+
+	for (int i = 0; i < r->nnode_stat; i++)
+		ref[i] = (NodeRef){&r->node_stat[i], i};
+	qsort(ref, (size_t)r->nnode_stat, sizeof *ref, cmp_node);
+	if (sheet_begin(w, &s, "node_stats", head, 3) < 0)
+		return;
+	for (int i = 0; i < shown(r->nnode_stat); i++) {
+		s.row = (lxw_row_t)i + 1;
+		put_text(w, &s, 0, ref[i].p->op_type, NULL);
+		put_num(w, &s, 1, (double)ref[i].p->count, NUM_INT);
+		put_flops(w, &s, 2, ref[i].p->flops);
+	}
+	sheet_end(w, &s);
+}
+
+/* The expression column holds text; an expression that is just a number
+ * ("4096") is written as a number, so that Excel does not flag a number
+ * stored as text, but aligned left like the expressions around it. */
+static void
+put_expr(Writer *w, Sheet *s, int col, const char *expr)
+{
+	char *end;
+	double v;
+
+	if (!expr || !*expr) {
+		put_text(w, s, col, "unknown", NULL);
+		return;
+	}
+	errno = 0;
+	v = strtod(expr, &end);
+	if (*end == 0 && errno == 0 && isfinite(v) && !strchr(expr, ' ') &&
+	    !strpbrk(expr, "xXpP"))   /* strtod also reads hex floats */
+		put_num_fmt(w, s, col, v, v == floor(v) ? NUM_INT : NUM_GENERAL,
+		            w->left[v == floor(v) ? NUM_INT : NUM_GENERAL]);
+	else
+		put_text(w, s, col, expr, NULL);
+}
+
+static void
+write_symbolic_flops(Writer *w, const Report *r)
+{
+	static const char *const head[] = {"op_type", "node_name", "symbolic_flops", "flops"};
+	Sheet s;
+
+	if (sheet_begin(w, &s, "symbolic_flops", head, 4) < 0)
+		return;
+	for (int i = 0; i < shown(r->nflops); i++) {
+		const ReportFlops *f = &r->flops[i];
+		s.row = (lxw_row_t)i + 1;
+		put_text(w, &s, 0, f->op_type, NULL);
+		put_text(w, &s, 1, f->node_name, NULL);
+		put_expr(w, &s, 2, f->expr);
+		put_flops(w, &s, 3, f->value);
+	}
+	sheet_end(w, &s);
+}
+
+/* Only when the conversion failed; the workbook then opens on this sheet. */
+static void
+write_unsupported(Writer *w, const Report *r)
+{
+	static const char *const head[] = {"node", "target", "frame", "reason"};
+	Sheet s;
+
+	if (!r->nunsupported || sheet_begin(w, &s, "unsupported", head, 4) < 0)
+		return;
+	for (int i = 0; i < shown(r->nunsupported); i++) {
+		const ReportUnsupported *u = &r->unsupported[i];
+		s.row = (lxw_row_t)i + 1;
+		put_text(w, &s, 0, u->node, NULL);
+		put_text(w, &s, 1, u->target, NULL);
+		put_text(w, &s, 2, u->frame, NULL);
+		put_text(w, &s, 3, u->reason, NULL);
+	}
+	sheet_end(w, &s);
+	worksheet_activate(s.ws);
+}
+
+/* ---- the file ------------------------------------------------------------ */
+
+static lxw_format *
+new_format(lxw_workbook *wb, const char *numfmt, uint8_t align)
+{
+	lxw_format *f = workbook_add_format(wb);
+
+	if (f && numfmt)
+		format_set_num_format(f, numfmt);
+	if (f && align != LXW_ALIGN_NONE)
+		format_set_align(f, align);
+	return f;
+}
+
+/* Fills the workbook; returns the first library error. */
+static lxw_error
+fill(lxw_workbook *wb, const Report *r)
+{
+	Writer w = {.wb = wb, .a = r->a, .err = LXW_NO_ERROR};
+	lxw_doc_properties props = {0};
+
+	props.title = "yobx-export conversion report";
+	props.author = "yobx-export";
+	props.created = REPORT_CREATED;
+	note(&w, workbook_set_properties(wb, &props));
+	if (!(w.bold = new_format(wb, NULL, LXW_ALIGN_NONE)) ||
+	    !(w.right = new_format(wb, NULL, LXW_ALIGN_RIGHT)))
+		return LXW_ERROR_MEMORY_MALLOC_FAILED;
+	format_set_bold(w.bold);
+	for (int k = 0; k < NUM_KINDS; k++) {
+		w.num[k] = new_format(wb, num_format[k], LXW_ALIGN_NONE);
+		w.left[k] = new_format(wb, num_format[k], LXW_ALIGN_LEFT);
+		if (!w.num[k] || !w.left[k])
+			return LXW_ERROR_MEMORY_MALLOC_FAILED;
+	}
+	write_extra(&w, r);
+	write_stats(&w, r);
+	write_stats_agg(&w, r);
+	write_node_stats(&w, r);
+	write_symbolic_flops(&w, r);
+	write_unsupported(&w, r);
+	return w.err;
+}
+
+/* Builds and closes the workbook at tmp under the C locale; returns 0 or
+ * fills *why. */
+static int
+write_workbook(const Report *r, const char *tmp, const char **why)
+{
+	lxw_workbook_options opt = {0};   /* in memory: tables need it */
+	locale_t c = newlocale(LC_ALL_MASK, "C", (locale_t)0);
+	locale_t old = c ? uselocale(c) : (locale_t)0;
+	lxw_workbook *wb = workbook_new_opt(tmp, &opt);
+	lxw_error err = LXW_ERROR_MEMORY_MALLOC_FAILED, cerr;
+
+	if (wb) {
+		err = fill(wb, r);
+		cerr = workbook_close(wb);    /* frees wb whatever happened */
+		if (err == LXW_NO_ERROR)
+			err = cerr;
+	}
+	if (c) {
+		uselocale(old);
+		freelocale(c);
+	}
+	if (err != LXW_NO_ERROR)
+		*why = lxw_strerror(err);
+	return err != LXW_NO_ERROR;
+}
+
+int
+report_write(const Report *r, const char *path, Diag *d)
+{
+	char *tmp = arena_printf(r->a, "%s.tmp.%ld", path, (long)getpid());
+	const char *why = NULL;
+	int fd;
+
+	/* Create the temporary file ourselves: a missing directory then reads
+	 * as strerror(errno), and libxlsxwriter does not print its own
+	 * "[ERROR] workbook_close()" line to stderr. */
+	if (xlsx_open(&why) != 0)
+		return diag_error(d, DIAG_INPUT, "%s: cannot write the report (%s)", path, why);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+	if (fd < 0)
+		return diag_error(d, DIAG_INPUT, "%s: cannot write the report (%s)",
+		                  path, strerror(errno));
+	close(fd);
+	if (write_workbook(r, tmp, &why) == 0 && rename(tmp, path) != 0)
+		why = strerror(errno);
+	if (why) {
+		unlink(tmp);
+		return diag_error(d, DIAG_INPUT, "%s: cannot write the report (%s)", path, why);
+	}
+	return DIAG_OK;
+}

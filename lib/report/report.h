@@ -1,0 +1,113 @@
+/* report/report.h: the conversion report, model.xlsx (libxlsxwriter).
+ *
+ * The pipeline fills a Report as it runs; report_write() turns it into a
+ * workbook with the sheets users read: extra (key/value facts), stats (one
+ * row per optimizer event), stats_agg (stats summed per pattern), node_stats
+ * (per ONNX op type), symbolic_flops (per node), and unsupported when the
+ * conversion failed.  Rows keep insertion order except where a sheet is
+ * documented as sorted; the file is deterministic (fixed creation time). */
+#ifndef REPORT_H
+#define REPORT_H
+
+#include <stdint.h>
+
+#include "core/core.h"
+#include "opt/opt.h"
+#include "onnx/onnx.h"
+
+typedef struct ReportKV {
+	const char *key;
+	const char *text;       /* the value as text, or NULL when numeric */
+	double num;             /* the value when text is NULL */
+} ReportKV;
+
+/* A stats row: one optimizer event (opt.h). */
+typedef OptStat ReportStat;
+
+typedef struct ReportNodeStat {
+	const char *op_type;    /* "MatMul", or "domain:Op" outside ai.onnx */
+	int64_t count;
+	double flops;           /* summed at the sample sizes; -1 when unknown */
+} ReportNodeStat;
+
+typedef struct ReportFlops {
+	const char *op_type, *node_name;
+	const char *expr;       /* "2*batch*seq*64", or a number as text */
+	double value;           /* at the sample input sizes; -1 when unknown */
+} ReportFlops;
+
+typedef struct ReportUnsupported {
+	const char *node, *target, *frame;   /* node name, ATen target, user's source line (or NULL) */
+	const char *reason;
+} ReportUnsupported;
+
+typedef struct Report {
+	Arena *a;
+	int nkv, nstat, nnode_stat, nflops, nunsupported;
+	ReportKV *kv;
+	ReportStat *stat;
+	ReportNodeStat *node_stat;
+	ReportFlops *flops;
+	ReportUnsupported *unsupported;
+	int cap_kv, cap_stat, cap_node_stat, cap_flops, cap_unsupported;
+} Report;
+
+void report_init(Report *r, Arena *a);
+/* Appenders (arena-backed growth; strings are not copied). */
+void report_text(Report *r, const char *key, const char *text);
+void report_num(Report *r, const char *key, double num);
+void report_stat(Report *r, const ReportStat *s);
+/* report_stat() as an OptLog function: ctx is the Report. */
+void report_opt_stat(void *ctx, const OptStat *s);
+void report_node_stat(Report *r, const ReportNodeStat *s);
+void report_flops(Report *r, const ReportFlops *f);
+void report_unsupported(Report *r, const ReportUnsupported *u);
+
+/* Writes path (through a temporary file renamed into place).  Returns 0 or
+ * DIAG_INPUT naming the file. */
+int report_write(const Report *r, const char *path, Diag *d);
+
+/* ==== flops ==== */
+
+/* Floating-point operation counts of ONNX nodes, for the report.
+ *
+ * flops_graph() walks an ONNX graph in order.  It knows the shape of every
+ * value it can: the graph's inputs, initializers, value_info and outputs
+ * give most of them (a dim_param is read back with sym_parse_infix), and a
+ * small forward inference fills in the helper values that lowering leaves
+ * without value_info (broadcasting, Transpose, MatMul, Reshape to a shape
+ * computed by Shape/Concat/Unsqueeze, reductions, convolutions, ...).
+ *
+ * A node's count is then a polynomial in the dimension names, expanded with
+ * its static factors multiplied together ("2*batch*seq*seq*64" reads
+ * "128*batch*seq*seq"), printed with sym_print, and evaluated at the sizes
+ * bound to those names (the sample inputs).  The formulas are one table
+ * keyed by op type in flops.c; docs/report.md ("FLOPs formulas") documents
+ * each row and test_flops checks that every row is documented there. */
+
+typedef struct FlopsNode {
+	const OnnxNode *node;
+	const char *op_type;    /* "MatMul"; "domain:Op" outside ai.onnx */
+	const char *expr;       /* the count as infix text ("128*batch*seq"), or NULL when unknown */
+	double value;           /* the count at the bound sizes; -1 when unknown */
+} FlopsNode;
+
+typedef struct Flops Flops;
+
+Flops *flops_new(Arena *a);
+/* Gives the dimension name `name` the size `size` for evaluation. */
+void flops_bind(Flops *f, const char *name, int64_t size);
+/* Binds each dim_param of the tensor type vi that is a single name, and not
+ * bound yet, to the matching entry of sizes (the shape of the sample fed to
+ * vi; a negative size is skipped).  Returns how many names it bound; 0 when
+ * vi has no shape, another rank, or a static dim that sizes contradicts. */
+int flops_bind_shape(Flops *f, const Onnx__ValueInfoProto *vi, int rank, const int64_t *sizes);
+/* Counts every node of g, in graph order: an arena array of g->n_node rows. */
+FlopsNode *flops_graph(Flops *f, const Onnx__GraphProto *g);
+
+/* The op types the formula table knows ("Add", "com.microsoft:FusedMatMul"),
+ * for tests and docs: how many, and the i-th in table order. */
+int flops_nop(void);
+const char *flops_op(int i);
+
+#endif

@@ -1,0 +1,89 @@
+#!/usr/bin/env python3
+"""check.py BUILD_DIR: the layers of lib/, measured on the objects.
+
+Reads the symbols every object of lib/, ops/ and cmd/ defines and uses (nm)
+and draws an edge A -> B when A uses a symbol B defines.  Fails when
+  - an object uses one of a higher layer (the order is LAYERS, bottom first;
+    ops/ belongs to the lower layer: its rows are lowerings), or
+  - the objects form a cycle, within a layer or across layers.
+Prints the edges that break a rule, then one line "layers: ok" or
+"layers: N problems".  It also checks includes: a file of lib/L/ includes
+only its own layer's headers and the public header (L2/L2.h) of a lower
+layer."""
+import glob, os, re, subprocess, sys
+
+LAYERS = ['core', 'sym', 'ir', 'read', 'onnx', 'lower', 'opt', 'report', 'pipeline', 'cmd']
+PUBLIC = {l: '%s/%s.h' % (l, l) for l in LAYERS[:-1]}
+
+def layer(path):          # lib/opt/engine -> opt, ops/nn -> lower, cmd/x -> cmd
+    d = path.split('/')
+    if d[0] == 'lib': return d[1]
+    if d[0] == 'ops': return 'cmd' if d[1] == 'mkdocs' else 'lower'
+    if d[0] == 'cmd': return 'cmd'
+    if d[0] == 'gen': return 'core'   # the protobuf-c messages
+    raise SystemExit('check.py: no layer for ' + path)
+
+def objects(b):
+    objs = glob.glob(b + '/lib/*/*.o') + glob.glob(b + '/ops/*.o') + glob.glob(b + '/cmd/*.o') + glob.glob(b + '/gen/*.o')
+    names = (os.path.relpath(o, b)[:-2] for o in objs)
+    # objects of sources that exist (a stale object of a removed file is no edge)
+    return sorted(n for n in names if n.startswith('gen/') or os.path.exists(n + '.c'))
+
+def main():
+    b = sys.argv[1]
+    defs, uses = {}, {}
+    for o in objects(b):
+        out = subprocess.run(['nm', '-P', os.path.join(b, o + '.o')], capture_output=True, text=True, check=True).stdout
+        uses[o] = set()
+        for line in out.splitlines():
+            f = line.split()
+            if len(f) < 2: continue
+            if f[1] == 'U': uses[o].add(f[0])
+            elif f[1] in 'TDBRCGSVW': defs.setdefault(f[0], o)
+    edges = {o: sorted({defs[s] for s in uses[o] if s in defs and defs[s] != o}) for o in uses}
+    bad = []
+    for a in sorted(edges):
+        for t in edges[a]:
+            if LAYERS.index(layer(t)) > LAYERS.index(layer(a)):
+                syms = sorted(s for s in uses[a] if defs.get(s) == t)
+                bad.append('upward: %s (%s) uses %s (%s): %s' % (a, layer(a), t, layer(t), ' '.join(syms[:5])))
+    # cycles: Tarjan's strongly connected components
+    index, low, stack, on, comps, n = {}, {}, [], set(), [], [0]
+    def strong(v):
+        index[v] = low[v] = n[0]; n[0] += 1; stack.append(v); on.add(v)
+        for w in edges[v]:
+            if w not in index:
+                strong(w); low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            c = []
+            while True:
+                w = stack.pop(); on.discard(w); c.append(w)
+                if w == v: break
+            if len(c) > 1: comps.append(sorted(c))
+    sys.setrecursionlimit(10000)
+    for v in sorted(edges):
+        if v not in index: strong(v)
+    for c in comps:
+        inner = ['%s -> %s' % (a, t) for a in c for t in edges[a] if t in c]
+        bad.append('cycle: ' + ', '.join(inner))
+    # includes
+    for f in sorted(glob.glob('lib/*/*.[ch]') + glob.glob('ops/*.[ch]') + glob.glob('ops/mkdocs/*.c') + glob.glob('cmd/*.c')):
+        me = layer(f)
+        for m in re.finditer(r'^#include "([^"]+)"', open(f).read(), re.M):
+            inc = m.group(1)
+            if '/' not in inc:
+                continue            # own folder (or ops/, or generated)
+            l2 = inc.split('/')[0]
+            if l2 not in PUBLIC:
+                bad.append('include: %s includes %s (no such layer)' % (f, inc))
+            elif inc != PUBLIC[l2] and l2 != f.split('/')[1]:
+                bad.append('include: %s includes %s, not the public header %s' % (f, inc, PUBLIC[l2]))
+            elif LAYERS.index(l2) > LAYERS.index(me):
+                bad.append('include: %s (%s) includes %s from above' % (f, me, inc))
+    for x in bad: print(x)
+    print('layers: ok' if not bad else 'layers: %d problems' % len(bad))
+    sys.exit(1 if bad else 0)
+
+main()

@@ -1,0 +1,37 @@
+#!/bin/sh
+# run.sh BUILD_DIR: the layer check (check.py) on the objects of BUILD_DIR,
+# after proving on a made-up tree that it catches what it must: a cycle
+# between two files, a call up a layer, an include of a private header
+# from another layer.  Ends with "layers: N passed, N failed".
+b=${1:-build}
+here=$(cd "$(dirname "$0")" && pwd)
+pass=0 fail=0
+t=$(mktemp -d) && trap 'rm -rf "$t"' EXIT
+mkdir -p "$t/lib/core" "$t/lib/ir" "$t/b/lib/core" "$t/b/lib/ir"
+expect() {   # expect WHAT STATUS: check.py on the made-up tree exits STATUS
+	( cd "$t" && python3 "$here/check.py" b >out 2>&1 ); rc=$?
+	if [ $rc = "$2" ] && { [ "$2" = 0 ] || grep -q "$3" "$t/out"; }; then
+		pass=$((pass + 1))
+	else
+		fail=$((fail + 1)); echo "FAIL layers self-test: $1 (exit $rc)"; sed 's/^/  /' "$t/out"
+	fi
+}
+obj() {      # obj PATH CODE: compile CODE as the object of lib PATH
+	printf '%s\n' "$2" >"$t/$1.c"
+	cc -c -o "$t/b/$1.o" "$t/$1.c" || exit 1
+}
+obj lib/core/a 'void b(void); void a(void) { b(); }'
+obj lib/core/b 'void b(void) {}'
+expect "a clean tree" 0
+obj lib/core/b 'void a(void); void b(void) { a(); }'
+expect "a cycle between two files" 1 "^cycle: "
+obj lib/core/b 'void c(void); void b(void) { c(); }'
+obj lib/ir/c 'void c(void) {}'
+expect "a call up a layer" 1 "^upward: lib/core/b"
+obj lib/core/b 'void b(void) {}'
+printf '#include "ir/private.h"\n' >>"$t/lib/core/a.c"
+expect "an include of another layer's private header" 1 "^include: "
+# the real tree
+if python3 "$here/check.py" "$b"; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
+echo "layers: $pass passed, $fail failed"
+[ $fail = 0 ]
