@@ -1,25 +1,33 @@
 #!/bin/sh
 # snapshot.sh BINARY OUTDIR: convert every fixture (test/models/torch-*/*.pt2)
 # with the default options, with `patterns: none` and at opsets 17 and 23,
-# report included, into OUTDIR, then print one sha256 line per file written
-# (and per failed conversion, its exit status and message hash).  Run it with
-# two builds and diff the listings: a refactoring that must not change
-# behaviour leaves them equal (`cmp`-level: the hashes are of the bytes).
+# report included, then print one sha256 line per file written (for a
+# failed conversion, its exit status and the hash of its messages).  Run it
+# with two builds and diff the listings: a change that must not alter
+# behaviour leaves them equal, byte for byte.
+#
+# Every conversion writes to the same path (the report records the output
+# path), and the stderr summary is hashed without its measured times.
 set -u
-bin=$1 out=$2
-mkdir -p "$out"
-printf 'patterns: none\n' >"$out/none.yaml"
-printf 'opset: 17\n' >"$out/o17.yaml"
-printf 'opset: 23\n' >"$out/o23.yaml"
-printf '' >"$out/default.yaml"
+bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1") out=$2
+work=${TMPDIR:-/tmp}/yobx-snapshot
+rm -rf "$work" && mkdir -p "$work" "$out"
+printf 'patterns: none\n' >"$work/none.yaml"
+printf 'opset: 17\n' >"$work/o17.yaml"
+printf 'opset: 23\n' >"$work/o23.yaml"
+printf '' >"$work/default.yaml"
 for f in test/models/torch-*/*.pt2; do
 	ver=$(basename "$(dirname "$f")") name=$(basename "$f" .pt2)
 	for cfg in default none o17 o23; do
-		m=$out/$ver-$name-$cfg.onnx
-		rm -f "$m" "$m.data" "${m%.onnx}.xlsx"
-		if ! "$bin" "$f" -c "$out/$cfg.yaml" -o "$m" >"$m.log" 2>&1; then
-			echo "exit $? $(sha256sum <"$m.log" | cut -c1-16)" >"$m.fail"
-		fi
+		id=$ver-$name-$cfg
+		rm -f "$work"/model.*
+		"$bin" "$f" -c "$work/$cfg.yaml" -o "$work/model.onnx" >"$work/log" 2>&1
+		rc=$?
+		sed 's/[0-9.]* s$/T s/' "$work/log" >"$out/$id.log"
+		[ $rc = 0 ] || echo "exit $rc" >"$out/$id.fail"
+		for x in onnx onnx.data xlsx; do
+			[ -f "$work/model.$x" ] && mv "$work/model.$x" "$out/$id.$x"
+		done
 	done
 done
-cd "$out" && sha256sum $(ls | grep -v -e '\.yaml$' | sort)
+cd "$out" && sha256sum $(ls | sort)

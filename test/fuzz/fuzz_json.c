@@ -8,9 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "arena.h"
-#include "diag.h"
-#include "json.h"
+#include "core/core.h"
+#include "read/read.h"
 
 /* json_get(key k) is the first member whose key compares equal, or NULL
  * if that member is null. */

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pickle.h"
+#include "read/read.h"
 
 static size_t budget;
 

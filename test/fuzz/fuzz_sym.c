@@ -10,9 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "arena.h"
-#include "diag.h"
-#include "sym.h"
+#include "core/core.h"
+#include "sym/sym.h"
 
 static int
 three(void *ctx, const char *name, int64_t *v)

@@ -6,8 +6,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "tensor.h"
-#include "torchsave.h"
+#include "core/core.h"
+#include "read/read.h"
 
 static size_t budget;
 static volatile uint8_t sink;

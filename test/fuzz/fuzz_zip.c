@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "zip.h"
+#include "read/read.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *buf, size_t len);
 
