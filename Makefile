@@ -77,7 +77,7 @@ test:
 	$(MAKE) B=build-asan SAN=1 OPT=-O1 check
 
 # The fuzz targets exercise the readers only, so they link just those.
-FUZZ_LIB = core/arena core/diag core/dtype core/strmap core/tensor read/zip read/json read/pickle \
+FUZZ_LIB = core/die core/arena core/diag core/dtype core/strmap core/tensor read/zip read/json read/pickle \
            sym/sym sym/symeval read/torchsave
 $(B)/fuzz/%: test/fuzz/%.c $(FUZZ_LIB:%=$(B)/lib/%.o)
 	@mkdir -p $(B)/fuzz

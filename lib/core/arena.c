@@ -138,16 +138,3 @@ arena_printf(Arena *a, const char *fmt, ...)
 	va_end(ap);
 	return s;
 }
-
-_Noreturn void
-die_at(const char *file, int line, const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "yobx-export: internal error at %s:%d: ", file, line);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	abort();
-}

@@ -1,14 +1,29 @@
-/* core/core.h: the bump allocator that owns a conversion's memory.
- *
- * Everything the reader and the converter build (JSON trees, IR nodes,
- * names, ONNX messages) lives in one Arena and dies with arena_free().
- * Allocation never fails from the caller's view: out of memory calls die(). */
+/* core/core.h: what every layer uses: die(), the arena that owns a
+ * conversion's memory, diagnostics (errors as values), string maps, element
+ * types and tensors that point into the mapped input file.  The bottom
+ * layer: it includes nothing of lib/. */
 #ifndef CORE_H
 #define CORE_H
 
 #include <stddef.h>
 #include <stdarg.h>
 #include <stdint.h>
+
+/* ==== die ==== */
+
+/* Broken invariants of our own code, never bad input (a malformed graph is
+ * a diagnostic): print "internal error at file:line: ..." and abort. */
+#define die(...) die_at(__FILE__, __LINE__, __VA_ARGS__)
+_Noreturn void die_at(const char *file, int line, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* ==== arena ==== */
+
+/* The bump allocator that owns a conversion's memory.
+ *
+ * Everything the reader and the converter build (JSON trees, IR nodes,
+ * names, ONNX messages) lives in one Arena and dies with arena_free().
+ * Allocation never fails from the caller's view: out of memory calls die(). */
 
 typedef struct ArenaBlock ArenaBlock;
 typedef struct Arena {
@@ -32,11 +47,6 @@ char *arena_vprintf(Arena *a, const char *fmt, va_list ap);
 
 #define ARENA_NEW(a, T) ((T *)arena_alloc((a), sizeof(T)))
 #define ARENA_ARRAY(a, T, n) ((T *)arena_alloc((a), sizeof(T) * (size_t)(n)))
-
-/* Impossible states: print file:line and abort. */
-#define die(...) die_at(__FILE__, __LINE__, __VA_ARGS__)
-_Noreturn void die_at(const char *file, int line, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
 
 /* ==== diag ==== */
 
