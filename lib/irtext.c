@@ -354,7 +354,7 @@ parse_type(Lex *L, Value *t)
 		Dim dim = {0};
 		int64_t i;
 		double f;
-		s = span_until(L, ",]", &at);
+		s = span_until(L, ",])", &at);
 		if (!*s)
 			return err(L, at, "expected a dim");
 		if (number_value(s, &i, &f) == 1) {
@@ -776,6 +776,10 @@ parse_node(Lex *L, Graph *g, StrMap *used, Node *n)
 				return DIAG_INPUT;
 		}
 	}
+	if (accept(L, "@")) {   /* the node's own name (IR_PRINT_NAMES) */
+		if (!(n->name = ident(L, 0)))
+			return err(L, L->p, "expected the node's name after '@'");
+	}
 	if (accept(L, "#")) {
 		skip_ws(L);
 		const char *e = L->eol;
@@ -786,7 +790,10 @@ parse_node(Lex *L, Graph *g, StrMap *used, Node *n)
 	}
 	if (!at_line_end(L))
 		return err(L, L->p, "unexpected text after the node's arguments");
-	n->name = node_name(L, g, used, n);
+	if (n->name)
+		strmap_put(used, n->name, (void *)n->name);
+	else
+		n->name = node_name(L, g, used, n);
 	return 0;
 }
 
@@ -1499,7 +1506,7 @@ irtext_parse(Program *p, const char *label, const char *text, size_t len, Diag *
 	while (skip_empty_lines(&L)) {
 		const char *word;
 		if (indent_of(&L) > 0)
-			return err(&L, L.p, "indented line outside a section");
+			return err(&L, L.bol + indent_of(&L), "indented line outside a section");
 		word = ident(&L, 0);
 		if (word && strcmp(word, "graph") == 0) {
 			if (!accept(&L, "main"))
