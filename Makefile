@@ -64,6 +64,7 @@ $(B)/test/%: test/unit/%.c $(B)/libyobx.a test/unit/testutil.h test/unit/minigra
 
 check: $(B)/yobx-export $(UNIT_BIN)
 	@set -e; for t in $(UNIT_BIN); do echo "== $$t"; $$t; done
+	@node test/ort/golden.mjs $(B)/test/irtext test/lower/*.txt
 	@sh test/models/size.sh
 	@sh test/layers/run.sh $(B)
 	@sh test/run-cli.sh $(B)/yobx-export

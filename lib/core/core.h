@@ -110,6 +110,7 @@ DType dtype_from_name(const char *name);
 const char *dtype_name(DType t);      /* "float32"; "unknown" for DT_UNKNOWN */
 int dtype_size(DType t);              /* bytes per element; 0 for DT_UNKNOWN */
 int dtype_onnx(DType t);              /* ONNX TensorProto.DataType; 0 if none */
+int dtype_torch(DType t);             /* torch ScalarType code; -1 if none */
 
 /* 16-bit float encodings, rounded to nearest even. */
 uint16_t dtype_f16_bits(float f);

@@ -122,3 +122,14 @@ dtype_bf16_bits(float f)
 		return (uint16_t)((x >> 16) | 0x40);
 	return (uint16_t)((x + 0x7fff + ((x >> 16) & 1)) >> 16);
 }
+
+int
+dtype_torch(DType t)
+{
+	switch (t) {
+#define X(e, code, name, size, onnx) case e: return code;
+#include "dtype.def"
+#undef X
+	default: return -1;
+	}
+}

@@ -5,6 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* IR_PRINT_* of the ir_print_ext() call under way; 0 for ir_print().  A
+ * file-level setting, not a parameter, so that the default rendering's
+ * code stays as it is (the printer is not reentrant anyway: one FILE). */
+static unsigned print_flags;
+
 static const char *const input_kind_name[] = {
 	[IN_USER_INPUT] = "user_input", [IN_PARAMETER] = "parameter", [IN_BUFFER] = "buffer",
 	[IN_TENSOR_CONSTANT] = "tensor_constant", [IN_CUSTOM_OBJ] = "custom_obj",
@@ -67,6 +72,23 @@ ir_value_type(Arena *a, const Value *v)
 	return s;
 }
 
+/* %.9g; with IR_PRINT_EXACT, as many digits as it takes to read the same
+ * double back, and a ".0" on integral values so they read as floats. */
+static void
+print_float(FILE *f, double x)
+{
+	char buf[40];
+
+	snprintf(buf, sizeof buf, "%.9g", x);
+	if (print_flags & IR_PRINT_EXACT) {
+		if (strtod(buf, NULL) != x && x == x)
+			snprintf(buf, sizeof buf, "%.17g", x);
+		if (!strpbrk(buf, ".eni"))
+			strcat(buf, ".0");
+	}
+	fputs(buf, f);
+}
+
 static void
 print_arg(FILE *f, const Arg *g)
 {
@@ -77,7 +99,7 @@ print_arg(FILE *f, const Arg *g)
 		fputs(g->u.v->name, f);
 		break;
 	case ARG_INT: fprintf(f, "%lld", (long long)g->u.i); break;
-	case ARG_FLOAT: fprintf(f, "%.9g", g->u.f); break;
+	case ARG_FLOAT: print_float(f, g->u.f); break;
 	case ARG_BOOL: fputs(g->u.i ? "True" : "False", f); break;
 	case ARG_STRING: fprintf(f, "'%s'", g->u.s); break;
 	case ARG_OPERATOR: fprintf(f, "op:%s", g->u.s); break;
@@ -152,6 +174,11 @@ print_node(FILE *f, Arena *a, const Node *n, int indent)
 		print_arg(f, &n->in[i].arg);
 	}
 	fputc(')', f);
+	if ((print_flags & IR_PRINT_NAMES) &&
+	    !(n->nout && (n->out[0].kind == ARG_TENSOR || n->out[0].kind == ARG_SYM_INT ||
+	                  n->out[0].kind == ARG_SYM_BOOL || n->out[0].kind == ARG_SYM_FLOAT) &&
+	      strcmp(n->name, n->out[0].u.v->name) == 0))
+		fprintf(f, " @%s", n->name);
 	if (n->frame) {
 		/* one line per node: the frame's code may not hold a newline */
 		fputs("  # ", f);
@@ -277,4 +304,12 @@ ir_print(FILE *f, const Program *p)
 	}
 	print_graph(f, &a, p->graph, 0);
 	arena_free(&a);
+}
+
+void
+ir_print_ext(FILE *f, const Program *p, unsigned flags)
+{
+	print_flags = flags;
+	ir_print(f, p);
+	print_flags = 0;
 }

@@ -73,8 +73,9 @@ pipeline_read(Pipeline *pl, Diag *d)
 	double t = now();
 	int rc = pl->options ? options_load(&pl->opt, pl->a, pl->options, d) : 0;
 
+	/* a text graph (docs/text-graph.md) or a .pt2, told apart by content */
 	if (!rc)
-		rc = pt2_load(&pl->prog, pl->input, d);
+		rc = irtext_sniff(pl->input) ? irtext_load(&pl->prog, pl->input, d) : pt2_load(&pl->prog, pl->input, d);
 	pl->ran[PHASE_READ] = 1;
 	pl->seconds[PHASE_READ] = now() - t;
 	return rc;
