@@ -38,7 +38,7 @@ int
 lower_hardtanh(LowerCtx *c, const Node *n, const OpRow *row)
 {
 	DType cdt = act_cdt(n);
-	int relu6 = strstr(n->op, "relu6") != NULL;
+	int relu6 = row->variant == OPV_RELU6;
 	double lo = relu6 ? 0.0 : lower_float(c, n, "min_val", -1.0), hi = relu6 ? 6.0 : lower_float(c, n, "max_val", 1.0);
 
 	lower_result(c, n, row->onnx, cdt, 3, lower_operand(c, n, "self", cdt), lower_scalar(c, cdt, lo),
@@ -55,13 +55,12 @@ lower_elu(LowerCtx *c, const Node *n, const OpRow *row)
 {
 	DType cdt = act_cdt(n);
 	const char *x = lower_operand(c, n, "self", cdt), *neg;
-	int selu = strstr(n->op, "selu") != NULL, celu = strstr(n->op, "celu") != NULL;
+	int selu = row->variant == OPV_SELU, celu = row->variant == OPV_CELU;
 	double alpha = lower_float(c, n, "alpha", selu ? 1.6732632423543772 : 1.0);
 	double scale = selu ? 1.0507009873554805 : lower_float(c, n, "scale", 1.0);
 	double in_scale = celu ? 1.0 / alpha : lower_float(c, n, "input_scale", 1.0);
 	OnnxNode *nd;
 
-	(void)row;
 	if (scale == 1.0 && in_scale == 1.0) {
 		nd = lower_result(c, n, "Elu", cdt, 1, x);
 		onnx_attr_float(c->a, nd, "alpha", (float)alpha);
@@ -123,14 +122,15 @@ lower_softplus(LowerCtx *c, const Node *n, const OpRow *row)
 	return 0;
 }
 
-/* mish(self) = x * tanh(softplus(x)): Mish from opset 18. */
+/* mish(self) = x * tanh(softplus(x)): Mish from opset 18, the formula in
+ * the OPV_FORMULA row before. */
 int
 lower_mish(LowerCtx *c, const Node *n, const OpRow *row)
 {
 	DType cdt = act_cdt(n);
 	const char *x = lower_operand(c, n, "self", cdt);
 
-	if (c->opset >= 18) {
+	if (row->variant != OPV_FORMULA) {
 		lower_result(c, n, row->onnx, cdt, 1, x);
 		return 0;
 	}
@@ -203,7 +203,7 @@ lower_shrink(LowerCtx *c, const Node *n, const OpRow *row)
 	double lambd = lower_float(c, n, "lambd", 0.5);
 	OnnxNode *nd = lower_result(c, n, row->onnx, cdt, 1, lower_operand(c, n, "self", cdt));
 
-	onnx_attr_float(c->a, nd, "bias", strstr(n->op, "softshrink") ? (float)lambd : 0.0f);
+	onnx_attr_float(c->a, nd, "bias", row->variant == OPV_SOFT ? (float)lambd : 0.0f);
 	onnx_attr_float(c->a, nd, "lambd", (float)lambd);
 	return 0;
 }

@@ -22,7 +22,7 @@ lower_conv(LowerCtx *c, const Node *n, const OpRow *row)
 	DType cdt = nn_cdt(n, "input");
 	int64_t stride[NN_MAXSP], dil[NN_MAXSP], pad[NN_MAXSP], outpad[NN_MAXSP], pads[2 * NN_MAXSP], ks[NN_MAXSP];
 	int sp, ks_static = 1;
-	int transposed = strstr(n->op, "conv_transpose") ? 1 : (int)lower_int(c, n, "transposed", 0);
+	int transposed = row->variant == OPV_TRANSPOSED ? 1 : (int)lower_int(c, n, "transposed", 0);
 	const Arg *pa = lower_arg(n, "padding");
 	const char *in[3];
 	OnnxNode *nd;

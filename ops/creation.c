@@ -164,7 +164,7 @@ lower_trilu(LowerCtx *c, const Node *n, const OpRow *row)
 	OnnxNode *nd = lower_result(c, n, row->onnx, cdt, 2, lower_operand(c, n, "self", cdt),
 	                            lower_i64(c, lower_int(c, n, "diagonal", 0)));
 
-	onnx_attr_int(c->a, nd, "upper", strncmp(n->op, "aten.triu.", 10) == 0);
+	onnx_attr_int(c->a, nd, "upper", row->variant == OPV_UPPER);
 	return 0;
 }
 

@@ -56,9 +56,9 @@ lower_silu(LowerCtx *c, const Node *n, const OpRow *row)
 	return 0;
 }
 
-/* gelu(x) = x * Phi(x); Gelu exists from opset 20, earlier targets get the
- * formula: 0.5 x (1 + erf(x / sqrt 2)), or with approximate='tanh'
- * 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))). */
+/* gelu(x) = x * Phi(x); Gelu exists from opset 20, the OPV_FORMULA row of
+ * earlier targets gets the formula: 0.5 x (1 + erf(x / sqrt 2)), or with
+ * approximate='tanh' 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))). */
 int
 lower_gelu(LowerCtx *c, const Node *n, const OpRow *row)
 {
@@ -70,7 +70,7 @@ lower_gelu(LowerCtx *c, const Node *n, const OpRow *row)
 
 	if (!tanh_form && strcmp(approx, "none") != 0)
 		return lower_fail(c, n, "approximate='%s' is not 'none' or 'tanh'", approx);
-	if (c->opset >= 20) {
+	if (row->variant != OPV_FORMULA) {
 		OnnxNode *nd = lower_result(c, n, row->onnx, cdt, 1, x);
 		if (tanh_form)
 			onnx_attr_string(c->a, nd, "approximate", "tanh");
@@ -133,7 +133,7 @@ lower_binary(LowerCtx *c, const Node *n, const OpRow *row)
 
 	if (!b)
 		return lower_fail(c, n, "no second operand");
-	if (strncmp(n->op, "aten.rsub.", 10) == 0) {
+	if (row->variant == OPV_REVERSED) {
 		const char *t = a;
 		a = b;
 		b = t;
@@ -297,7 +297,7 @@ lower_trunc(LowerCtx *c, const Node *n, const OpRow *row)
 {
 	DType cdt = lower_opmath(out_dtype(n));
 	const char *x = self_in(c, n, cdt), *t = x;
-	int frac = strcmp(n->op, "aten.frac.default") == 0;
+	int frac = row->variant == OPV_FRAC;
 
 	if (lower_is_float(cdt))
 		t = lower_op(c, "Mul", NULL, 2, lower_op(c, "Sign", NULL, 1, x),
@@ -349,7 +349,7 @@ lower_isnan(LowerCtx *c, const Node *n, const OpRow *row)
 	const Value *sv = lower_arg_value(n, "self");
 	DType cdt = lower_opmath(sv ? sv->dtype : DT_FLOAT32);
 	const char *x = self_in(c, n, cdt), *r;
-	int finite = strcmp(n->op, "aten.isfinite.default") == 0;
+	int finite = row->variant == OPV_FINITE;
 
 	if (!lower_is_float(cdt)) {
 		r = lower_op(c, "Equal", NULL, 2, x, x);
@@ -540,7 +540,7 @@ lower_fmod(LowerCtx *c, const Node *n, const OpRow *row)
 {
 	DType cdt = lower_opmath(out_dtype(n));
 	const char *a = self_in(c, n, cdt), *b = lower_operand(c, n, "other", cdt), *r;
-	int python = strncmp(n->op, "aten.remainder.", 15) == 0;
+	int python = row->variant == OPV_PYTHON;
 
 	if (python && !lower_is_float(cdt)) {
 		onnx_attr_int(c->a, lower_result(c, n, row->onnx, cdt, 2, a, b), "fmod", 0);

@@ -486,8 +486,6 @@ lower_scatter(LowerCtx *c, const Node *n, const OpRow *row)
 	const char *reduce = lower_str(c, n, "reduce", NULL), *red = NULL, *x, *idx, *src, *r;
 	int include_self = (int)lower_int(c, n, "include_self", 1), mean = 0;
 
-	(void)row;
-
 	if (!sv || !iv || !static_dims(iv, idims))
 		return lower_fail(c, n, "needs self and an index of static shape");
 	idx = lower_value(c, iv);
@@ -496,7 +494,7 @@ lower_scatter(LowerCtx *c, const Node *n, const OpRow *row)
 		src = fit(c, lower_operand(c, n, "src", cdt), srcv, idims, iv->rank);
 	else
 		src = lower_op(c, "Expand", NULL, 2, lower_operand(c, n, "value", cdt), lower_i64s(c, iv->rank, idims));
-	if (strncmp(n->op, "aten.scatter_add.", 17) == 0)
+	if (row->variant == OPV_ADD)
 		reduce = "sum";
 	if (reduce) {
 		mean = strcmp(reduce, "mean") == 0;
@@ -558,10 +556,9 @@ lower_index_add(LowerCtx *c, const Node *n, const OpRow *row)
 	const Value *sv = lower_arg_value(n, "self"), *iv = lower_arg_value(n, "index");
 	DType cdt = lower_opmath(out_dtype(n));
 	int64_t dim = lower_axis(lower_int(c, n, "dim", 0), sv ? sv->rank : 0), shape[MAXR];
-	int add = strncmp(n->op, "aten.index_add.", 15) == 0;
+	int add = row->variant == OPV_ADD;
 	const char *upd, *r;
 
-	(void)row;
 	if (!sv || !iv || !static_dims(sv, shape) || iv->rank > 1 || iv->dims[0].e || dim < 0 || dim >= sv->rank)
 		return lower_fail(c, n, "needs a static self and a 1-D index");
 	shape[dim] = iv->rank ? iv->dims[0].v : 1;

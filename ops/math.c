@@ -65,7 +65,7 @@ lower_topk(LowerCtx *c, const Node *n, const OpRow *row)
 {
 	const Value *sv = lower_arg_value(n, "self");
 	DType cdt = lower_opmath(sv ? sv->dtype : DT_FLOAT32);
-	int is_topk = lower_arg(n, "k") != NULL, argsort = strncmp(n->op, "aten.argsort.", 13) == 0;
+	int is_topk = lower_arg(n, "k") != NULL, argsort = row->variant == OPV_INDICES;
 	int64_t dim = lower_int(c, n, "dim", -1), k;
 	int largest = is_topk ? (int)lower_int(c, n, "largest", 1) : (int)lower_int(c, n, "descending", 0);
 	const char *x = lower_operand(c, n, "self", cdt), *kk, *out[2];

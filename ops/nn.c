@@ -64,17 +64,6 @@ nn_channel_vec(LowerCtx *c, const Node *n, const char *name, DType t, int64_t ch
 	return x ? x : nn_fill(c, t, 1, &ch, fill);
 }
 
-int
-nn_name_sp(const Node *n)
-{
-	const char *op = strchr(n->op, '.') + 1, *end = strchr(op, '.');
-
-	for (const char *p = op; p + 1 < end; p++)
-		if (p[0] >= '1' && p[0] <= '3' && p[1] == 'd')
-			return p[0] - '0';
-	return 0;
-}
-
 const char *
 nn_per_channel(LowerCtx *c, const char *x, int64_t ch, int r)
 {
@@ -331,9 +320,9 @@ lower_upsample(LowerCtx *c, const Node *n, const OpRow *row)
 {
 	const Value *xv = lower_arg_value(n, "input"), *ov = lower_out_value(n, 0);
 	DType cdt = nn_cdt(n, "input");
-	int sp = nn_name_sp(n), align = (int)lower_int(c, n, "align_corners", 0), have_scales;
-	int nearest = strstr(n->op, "nearest") != NULL, exact = strstr(n->op, "nearest_exact") != NULL;
-	int cubic = strstr(n->op, "bicubic") != NULL;
+	int sp = row->sp, align = (int)lower_int(c, n, "align_corners", 0), have_scales;
+	int exact = row->variant == OPV_NEAREST_EXACT, nearest = exact || row->variant == OPV_NEAREST;
+	int cubic = row->variant == OPV_CUBIC;
 	double sf[NN_MAXSP];
 	const char *scales = "", *sizes = "";
 	OnnxNode *nd;

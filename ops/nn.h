@@ -23,8 +23,6 @@ const char *nn_fill(LowerCtx *c, DType t, int rank, const int64_t *dims, double 
 /* A per-channel vector argument in dtype t, or ch copies of fill when it is
  * absent or None. */
 const char *nn_channel_vec(LowerCtx *c, const Node *n, const char *name, DType t, int64_t ch, double fill);
-/* The spatial rank an op name states ("max_pool3d" -> 3), else 0. */
-int nn_name_sp(const Node *n);
 /* x reshaped to (ch, 1, ..., 1) so that it broadcasts over dim 1 of a
  * rank-r tensor (x itself when r <= 2). */
 const char *nn_per_channel(LowerCtx *c, const char *x, int64_t ch, int r);

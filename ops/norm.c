@@ -220,7 +220,8 @@ lower_instance_norm(LowerCtx *c, const Node *n, const OpRow *row)
 
 /* rms_norm(input, normalized_shape, weight=None, eps=None): x /
  * sqrt(mean(x^2) + eps) * weight over the last dims; eps defaults to the
- * machine epsilon of the input's dtype. */
+ * machine epsilon of the input's dtype.  RMSNormalization from opset 23,
+ * the formula in the OPV_FORMULA row before. */
 int
 lower_rms_norm(LowerCtx *c, const Node *n, const OpRow *row)
 {
@@ -242,7 +243,7 @@ lower_rms_norm(LowerCtx *c, const Node *n, const OpRow *row)
 	eps = lower_float(c, n, "eps", eps);
 	x = lower_operand(c, n, "input", cdt);
 	w = lower_operand(c, n, "weight", cdt);
-	if (c->opset >= 23) {
+	if (row->variant != OPV_FORMULA) {
 		OnnxNode *nd = lower_result(c, n, row->onnx, cdt, 2, x, w ? w : nn_fill(c, cdt, k, ns, 1.0));
 		onnx_attr_int(c->a, nd, "axis", r - k);
 		onnx_attr_float(c->a, nd, "epsilon", (float)eps);

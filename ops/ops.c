@@ -1,6 +1,8 @@
 /* ops.c: the op table built from ops/all.def, its lookup index and
- * docs/ops.md.  The index is a sorted array of row numbers searched with
- * bsearch; it is built on first use and never changes after. */
+ * docs/ops.md.  The index is an array of row numbers sorted by name, then
+ * by opset range, searched with bsearch; it is built on first use and
+ * never changes after.  The rows of one name sit together in it, lowest
+ * opsets first. */
 #include "ops.h"
 
 #include <assert.h>
@@ -10,7 +12,8 @@
 #include "lower/lower.h"
 
 const OpRow op_table[OP_COUNT] = {
-#define OP(aten, fn, onnx, opset, flags) {aten, fn, #fn, onnx, opset, flags, OPS_FAMILY},
+#define OP(aten, fn, onnx, variant, opset_min, opset_max, flags) \
+	{aten, fn, #fn, onnx, (variant) & ~OPV_SP, (variant) & OPV_SP, #variant, opset_min, opset_max, flags, OPS_FAMILY},
 #include "all.def"
 #undef OP
 };
@@ -24,7 +27,10 @@ static int nsorted;
 static int
 cmp_rows(const void *a, const void *b)
 {
-	return strcmp(op_table[*(const int *)a].aten, op_table[*(const int *)b].aten);
+	const OpRow *x = &op_table[*(const int *)a], *y = &op_table[*(const int *)b];
+	int d = strcmp(x->aten, y->aten);
+
+	return d ? d : x->opset_min - y->opset_min;
 }
 
 static int
@@ -33,10 +39,12 @@ cmp_key(const void *key, const void *row)
 	return strcmp(key, op_table[*(const int *)row].aten);
 }
 
-const OpRow *
-ops_find(const char *aten)
+/* The index position of aten's first row, or -1. */
+static int
+first_of(const char *aten)
 {
 	const int *hit;
+	int k;
 
 	if (!nsorted) {
 		for (int i = 0; i < OP_COUNT; i++)
@@ -45,32 +53,95 @@ ops_find(const char *aten)
 		nsorted = OP_COUNT;
 	}
 	hit = bsearch(aten, sorted, OP_COUNT, sizeof sorted[0], cmp_key);
-	return hit ? &op_table[*hit] : NULL;
+	if (!hit)
+		return -1;
+	for (k = (int)(hit - sorted); k > 0 && strcmp(op_table[sorted[k - 1]].aten, aten) == 0; k--)
+		;
+	return k;
+}
+
+const OpRow *
+ops_find(const char *aten)
+{
+	int k = first_of(aten);
+
+	return k < 0 ? NULL : &op_table[sorted[k]];
+}
+
+const OpRow *
+ops_find_opset(const char *aten, int opset)
+{
+	int k = first_of(aten);
+
+	for (; k >= 0 && k < OP_COUNT && strcmp(op_table[sorted[k]].aten, aten) == 0; k++)
+		if (op_table[sorted[k]].opset_min <= opset && opset <= op_table[sorted[k]].opset_max)
+			return &op_table[sorted[k]];
+	return NULL;
+}
+
+int
+ops_opsets(const char *aten, int *lo, int *hi)
+{
+	int k = first_of(aten);
+
+	if (k < 0)
+		return -1;
+	*lo = op_table[sorted[k]].opset_min;
+	for (*hi = 0; k < OP_COUNT && strcmp(op_table[sorted[k]].aten, aten) == 0; k++)
+		if (op_table[sorted[k]].opset_max > *hi)
+			*hi = op_table[sorted[k]].opset_max;
+	return 0;
+}
+
+/* Writes a row's VARIANT column as the docs show it: "2D + MAX" for
+ * OPV_2D | OPV_MAX, nothing for 0. */
+static void
+write_variant(FILE *f, const char *v)
+{
+	if (strcmp(v, "0") == 0)
+		return;
+	for (; *v; v++) {
+		if (strncmp(v, "OPV_", 4) == 0)
+			v += 3;
+		else if (*v == '|')
+			fputc('+', f);
+		else
+			fputc(*v, f);
+	}
 }
 
 void
 ops_write_doc(FILE *f)
 {
 	const char *family = NULL;
+	int names = 0;
 
+	for (int i = 0; i < OP_COUNT; i++)
+		names += ops_find(op_table[i].aten) == &op_table[i];
 	fprintf(f, "# Supported ATen operators\n\n"
 	        "<!-- Generated from ops/*.def by `make docs`; do not edit. -->\n\n"
-	        "%d ATen overloads, one row each in `ops/<family>.def`. *ONNX* is the operator\n"
-	        "the lowering emits (the main one, for lowerings that emit several); *since* is\n"
-	        "the lowest target opset (option `opset`) the row supports (\"17; 18 on integers\":\n"
-	        "the Bitwise* operators, on integer tensors, need 18). *view*: the result\n"
-	        "aliases `self`; *in-place*: the result is written back into `self` (both are\n"
-	        "functionalized during lowering, so writes through views reach their base).\n",
-	        OP_COUNT);
+	        "%d ATen overloads in %d rows of `ops/<family>.def`: one row each, or one per opset\n"
+	        "range where the lowering emits a different operator from some opset on. *ONNX* is\n"
+	        "the operator the lowering emits (the main one, for lowerings that emit several);\n"
+	        "*opsets* are the target opsets (option `opset`) the row is valid for, the lowest\n"
+	        "being the first at which every operator it emits exists (\"17-23; 18 on integers\":\n"
+	        "the Bitwise* operators, on integer tensors, need 18); *variant* is what the rows of\n"
+	        "one lowering differ in besides the ONNX operator (the spatial rank of a pool, the\n"
+	        "reduction, ...; `OPV_*` in `ops/ops.h`). *view*: the result aliases `self`;\n"
+	        "*in-place*: the result is written back into `self` (both are functionalized\n"
+	        "during lowering, so writes through views reach their base).\n",
+	        names, OP_COUNT);
 	for (int i = 0; i < OP_COUNT; i++) {
 		const OpRow *r = &op_table[i];
 		if (!family || strcmp(family, r->family) != 0) {
 			family = r->family;
-			fprintf(f, "\n## %s\n\n| ATen overload | ONNX | since | lowering | kind |\n"
-			        "| --- | --- | --- | --- | --- |\n", family);
+			fprintf(f, "\n## %s\n\n| ATen overload | ONNX | opsets | variant | lowering | kind |\n"
+			        "| --- | --- | --- | --- | --- | --- |\n", family);
 		}
-		fprintf(f, "| `%s` | %s | %d%s | `%s` | %s |\n", r->aten, r->onnx[0] ? r->onnx : "-",
-		        r->opset, r->flags & OPF_INT18 ? "; 18 on integers" : "", r->fn_name,
+		fprintf(f, "| `%s` | %s | %d-%d%s | ", r->aten, r->onnx[0] ? r->onnx : "-", r->opset_min,
+		        r->opset_max, r->flags & OPF_INT18 ? "; 18 on integers" : "");
+		write_variant(f, r->variant_name);
+		fprintf(f, " | `%s` | %s |\n", r->fn_name,
 		        r->flags & OPF_INPLACE ? "in-place" : r->flags & OPF_VIEW ? "view" : "");
 	}
 }

@@ -1,8 +1,9 @@
 /* ops.h: the op table, generated from the ops/<family>.def rows.
  *
- * One row per ATen overload (the IR's Node.op, "aten.add.Tensor"):
+ * One row per ATen overload (the IR's Node.op, "aten.add.Tensor") and
+ * opset range:
  *
- *   OP(ATEN_NAME, LOWER_FN, ONNX_OP, OPSET_MIN, FLAGS)
+ *   OP(ATEN_NAME, LOWER_FN, ONNX_OP, VARIANT, OPSET_MIN, OPSET_MAX, FLAGS)
  *
  * ATEN_NAME  the overload, as Node.op spells it
  * LOWER_FN   the lowering; shared ones (lower_unary, lower_binary, ...) read
@@ -10,14 +11,30 @@
  *            ops/<family>.c
  * ONNX_OP    the ONNX operator a shared lowering emits; for an irregular row
  *            the main operator, for the docs ("" when it varies)
- * OPSET_MIN  the lowest target opset the lowering supports (17 for all rows
- *            today: every lowering adapts to opsets 17..23 itself)
+ * VARIANT    what the rows of one lowering differ in besides ONNX_OP (which
+ *            reduction, hard or soft, reversed operands, ...): an OPV_*
+ *            value or 0, plus for the pooling and upsampling rows the
+ *            spatial rank their name states (OPV_1D..OPV_3D).  Lowerings read
+ *            it instead of their op name; test_ops checks it against the
+ *            names.
+ * OPSET_MIN  the lowest target opset at which every ONNX operator the
+ *            lowering can emit there exists with the semantics it uses
+ * OPSET_MAX  the highest target opset the row is valid for (23, the newest
+ *            opset we write, unless a later row of the same name takes over)
  * FLAGS      OPF_VIEW: the result aliases `self` (a view); the lowering must
  *            also handle LowerCtx.update (write a new view content back into
  *            `self`).  OPF_INPLACE: the result is written back into `self`
  *            and aliases it (add_, copy_, index_put_).  OPF_INT18: on integer
  *            operands the row needs opset 18 (ONNX's Bitwise* operators);
  *            OPSET_MIN holds for bool ones.  0 otherwise.
+ *
+ * A name may have several rows with adjacent opset ranges when its lowering
+ * differs by opset in the operator it emits (gelu: a formula up to opset 19,
+ * ONNX's Gelu from 20); ops_find_opset() picks the row of the target opset.
+ * A lowering still branches on the target opset where only an operator's
+ * signature changed (axes as an input from opset 18, Split's num_outputs).
+ * OPF_INT18 stays a flag, not a range: a bitwise row lowers bool operands at
+ * opset 17 and integer ones from 18, and lookup does not see dtypes.
  *
  * ops/all.def lists the family files; ops.c includes it to build the table,
  * its sorted index and docs/ops.md.  Lowering contract: read arguments by
@@ -41,12 +58,47 @@ enum {
 	OPF_INT18 = 4,      /* integer operands need opset 18 (see above) */
 };
 
+/* VARIANT values.  The spatial rank takes the low two bits (OPV_SP) and is
+ * stored apart (OpRow.sp); the other values are OpRow.variant, each read by
+ * the lowerings named. */
+enum {
+	OPV_1D = 1,                   /* pools, upsample: one spatial dim (max_pool1d) */
+	OPV_2D = 2,                   /* two (avg_pool2d, upsample_nearest2d) */
+	OPV_3D = 3,                   /* three (adaptive_avg_pool3d) */
+	OPV_SP = 3,                   /* the bits of the spatial rank */
+	OPV_RELU6 = 1 << 2,           /* lower_hardtanh: relu6, the fixed range 0..6 */
+	OPV_SELU = 2 << 2,            /* lower_elu: selu's fixed alpha and scale */
+	OPV_CELU = 3 << 2,            /* lower_elu: celu, input_scale = 1 / alpha */
+	OPV_SOFT = 4 << 2,            /* lower_shrink: softshrink (bias lambd) */
+	OPV_TRANSPOSED = 5 << 2,      /* lower_conv: conv_transpose (else the transposed argument) */
+	OPV_UPPER = 6 << 2,           /* lower_trilu: triu */
+	OPV_REVERSED = 7 << 2,        /* lower_binary: rsub, other - alpha * self */
+	OPV_FRAC = 8 << 2,            /* lower_trunc: frac, x - trunc(x) */
+	OPV_FINITE = 9 << 2,          /* lower_isnan: isfinite, neither inf nor nan */
+	OPV_PYTHON = 10 << 2,         /* lower_fmod: remainder, the divisor's sign */
+	OPV_ADD = 11 << 2,            /* lower_scatter: scatter_add; lower_index_add: index_add */
+	OPV_INDICES = 12 << 2,        /* lower_topk: argsort, the indices only */
+	OPV_NEAREST = 13 << 2,        /* lower_upsample: nearest (else linear) */
+	OPV_NEAREST_EXACT = 14 << 2,  /* lower_upsample: nearest-exact */
+	OPV_CUBIC = 15 << 2,          /* lower_upsample: bicubic */
+	OPV_STD = 16 << 2,            /* lower_var_mean: std, the root of var */
+	OPV_MAX = 17 << 2,            /* lower_arg_reduce: max.dim, argmax; lower_adaptive_pool: max */
+	OPV_UNBIND = 18 << 2,         /* lower_split: unbind, parts of 1 squeezed */
+	OPV_FOR_SIZE = 19 << 2,       /* lower_constrain_range: _for_size, size >= 0 */
+	OPV_FORMULA = 20 << 2,        /* lower_gelu, _mish, _rms_norm: the formula, before
+	                                 the opset of the ONNX operator (the name's next row) */
+};
+
 struct OpRow {
 	const char *aten;       /* "aten.relu.default" */
 	LowerFn fn;             /* the lowering */
 	const char *fn_name;    /* "lower_unary", for docs and messages */
 	const char *onnx;       /* "Relu" */
-	int opset;              /* lowest supported target opset */
+	int variant;            /* VARIANT without the spatial rank: OPV_* or 0 */
+	int sp;                 /* the spatial rank VARIANT states (1..3), else 0 */
+	const char *variant_name; /* VARIANT as the row spells it, for the docs */
+	int opset_min;          /* lowest target opset the row is valid for */
+	int opset_max;          /* highest target opset the row is valid for */
 	int flags;              /* OPF_* */
 	const char *family;     /* the .def file: "elementwise" */
 };
@@ -54,20 +106,27 @@ struct OpRow {
 /* Number of rows: one "+ 1" per row of every family. */
 enum {
 	OP_COUNT = 0
-#define OP(aten, fn, onnx, opset, flags) + 1
+#define OP(aten, fn, onnx, variant, opset_min, opset_max, flags) + 1
 #include "all.def"
 #undef OP
 };
 
 /* Every lowering named in a row. */
-#define OP(aten, fn, onnx, opset, flags) int fn(LowerCtx *c, const Node *n, const OpRow *row);
+#define OP(aten, fn, onnx, variant, opset_min, opset_max, flags) int fn(LowerCtx *c, const Node *n, const OpRow *row);
 #include "all.def"
 #undef OP
 
 extern const OpRow op_table[OP_COUNT];
 
-/* Returns the row for an ATen overload, or NULL. */
+/* Returns the first row of an ATen overload (that of its lowest opsets),
+ * or NULL when it has none. */
 const OpRow *ops_find(const char *aten);
+/* Returns the row of an ATen overload whose opset range holds opset, or
+ * NULL. */
+const OpRow *ops_find_opset(const char *aten, int opset);
+/* Sets *lo and *hi to the lowest and highest opset some row of aten is
+ * valid for; returns 0, or -1 when aten has no row. */
+int ops_opsets(const char *aten, int *lo, int *hi);
 /* Writes docs/ops.md (the table as Markdown, by family). */
 void ops_write_doc(FILE *f);
 

@@ -85,7 +85,7 @@ int
 lower_max_pool(LowerCtx *c, const Node *n, const OpRow *row)
 {
 	DType cdt = nn_cdt(n, "self");
-	int sp = nn_name_sp(n), unb, want_idx = lower_nout(n) > 1 && lower_out_used(c, n, 1);
+	int sp = row->sp, unb, want_idx = lower_nout(n) > 1 && lower_out_used(c, n, 1);
 	int64_t ks[NN_MAXSP], st[NN_MAXSP], dil[NN_MAXSP], pads[2 * NN_MAXSP], plane = 1;
 	const char *x = pool_input(c, n, sp, cdt, &unb), *outs[2];
 	const Dim *d;
@@ -127,7 +127,7 @@ int
 lower_avg_pool(LowerCtx *c, const Node *n, const OpRow *row)
 {
 	DType cdt = nn_cdt(n, "self");
-	int sp = nn_name_sp(n), unb, ceil_mode = (int)lower_int(c, n, "ceil_mode", 0);
+	int sp = row->sp, unb, ceil_mode = (int)lower_int(c, n, "ceil_mode", 0);
 	int64_t ks[NN_MAXSP], st[NN_MAXSP], pads[2 * NN_MAXSP], cip = lower_int(c, n, "count_include_pad", 1);
 	int64_t div = lower_int(c, n, "divisor_override", 0);
 	const char *x = pool_input(c, n, sp, cdt, &unb), *y;
@@ -173,13 +173,12 @@ int
 lower_adaptive_pool(LowerCtx *c, const Node *n, const OpRow *row)
 {
 	DType cdt = nn_cdt(n, "self");
-	int sp = nn_name_sp(n), unb, k, is_max = strstr(n->op, "max") != NULL;
+	int sp = row->sp, unb, k, is_max = row->variant == OPV_MAX;
 	int64_t os[NN_MAXSP], ks[NN_MAXSP], st[NN_MAXSP], zeros[2 * NN_MAXSP] = {0};
 	int uniform[NN_MAXSP], any_pool = 0, nslice = 0;
 	const char *x = pool_input(c, n, sp, cdt, &unb);
 	const Dim *d;
 
-	(void)row;
 	if (!x)
 		return lower_fail(c, n, "needs an input with %d spatial dims", sp);
 	if (lower_nout(n) > 1 && lower_out_used(c, n, 1))

@@ -68,7 +68,7 @@ lower_var_mean(LowerCtx *c, const Node *n, const OpRow *row)
 	int k = lower_ints(c, n, "dim", axes, MAXR), keep = (int)lower_int(c, n, "keepdim", 0);
 	double corr = lower_arg(n, "unbiased") ? (double)lower_int(c, n, "unbiased", 1)
 	            : lower_float(c, n, "correction", 1.0);
-	int std = strncmp(n->op, "aten.std.", 9) == 0;
+	int std = row->variant == OPV_STD;
 	const char *x = lower_operand(c, n, "self", cdt), *mean, *d, *var;
 
 	if (!xv || xv->rank > MAXR)
@@ -120,7 +120,7 @@ lower_arg_reduce(LowerCtx *c, const Node *n, const OpRow *row)
 	const Value *sv = lower_arg_value(n, "self");
 	DType cdt = reduce_dtype(sv ? sv->dtype : DT_FLOAT32);
 	const Arg *d = lower_arg(n, "dim");
-	int keep = (int)lower_int(c, n, "keepdim", 0), two = lower_nout(n) > 1, ismax = strstr(n->op, "max") != NULL;
+	int keep = (int)lower_int(c, n, "keepdim", 0), two = lower_nout(n) > 1, ismax = row->variant == OPV_MAX;
 	int64_t dim = d && d->kind != ARG_NONE ? lower_int(c, n, "dim", 0) : 0, minus1 = -1;
 	const char *x = lower_operand(c, n, "self", cdt), *r;
 

@@ -476,7 +476,7 @@ lower_split(LowerCtx *c, const Node *n, const OpRow *row)
 {
 	const Value *sv = lower_arg_value(n, "self");
 	int64_t dim = lower_axis(lower_int(c, n, "dim", 0), sv->rank), sizes[256], size;
-	int k = lower_nout(n), equal = 1, unbind = strncmp(n->op, "aten.unbind.", 12) == 0;
+	int k = lower_nout(n), equal = 1, unbind = row->variant == OPV_UNBIND;
 	const char **outs = ARENA_ARRAY(c->a, const char *, k + 1);
 
 	if (k < 1 || k > 256 || dim < 0 || dim >= sv->rank)

@@ -325,10 +325,9 @@ int
 lower_constrain_range(LowerCtx *c, const Node *n, const OpRow *row)
 {
 	const Arg *mn = lower_arg(n, "min"), *mx = lower_arg(n, "max");
-	int for_size = strstr(n->op, "_for_size") != NULL;
+	int for_size = row->variant == OPV_FOR_SIZE;
 	const char *size, *cond = NULL;
 
-	(void)row;
 	if (!c->opt->keep_assertions)
 		return 0;
 	if (!(size = lower_operand(c, n, "size", DT_INT64)))

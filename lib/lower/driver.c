@@ -47,17 +47,20 @@ count_unsupported(LowerCtx *c, const Graph *g)
 
 	for (int i = 0; i < g->nnode; i++) {
 		const Node *n = g->nodes[i];
-		const OpRow *row = ops_find(n->op);
+		const OpRow *row = ops_find_opset(n->op, c->opset);
+		int lo, hi;
 		for (int k = 0; k < n->nin; k++)
 			if (n->in[k].arg.kind == ARG_GRAPH)
 				bad += count_unsupported(c, n->in[k].arg.u.g);
-		if (row && row->opset <= c->opset && !needs_int18(c, n, row))
+		if (row && !needs_int18(c, n, row))
 			continue;
 		bad++;
-		if (!row)
+		if (ops_opsets(n->op, &lo, &hi))
 			lower_fail(c, n, "no ONNX lowering");
-		else if (row->opset > c->opset)
-			lower_fail(c, n, "needs `opset: %d` or later (the target is opset %d)", row->opset, c->opset);
+		else if (c->opset < lo)
+			lower_fail(c, n, "needs `opset: %d` or later (the target is opset %d)", lo, c->opset);
+		else if (!row)
+			lower_fail(c, n, "needs `opset: %d` or earlier (the target is opset %d)", hi, c->opset);
 		else
 			lower_fail(c, n, "%s operands need `opset: 18` or later (ONNX's Bitwise%s); the target is opset %d",
 			           lower_out_value(n, 0)->kind == VAL_SYM_INT ? "SymInt" :
@@ -81,7 +84,7 @@ check_supported(LowerCtx *c)
 static int
 lower_node(LowerCtx *c, const Node *n)
 {
-	const OpRow *row = ops_find(n->op);
+	const OpRow *row = ops_find_opset(n->op, c->opset);
 	int nout = lower_nout(n), rc;
 	const Value *self = lower_arg_value(n, "self");
 	size_t reported = c->d->len;       /* lowerings report through lower_fail() */
