@@ -1,5 +1,5 @@
 /* yobx-export: the command line.  Parses arguments, runs the pipeline
- * through lib/ (lib/pipeline.c: read, lower, optimize, write, report),
+ * through lib/ (lib/pipeline/pipeline.c: read, lower, optimize, write, report),
  * prints diagnostics and the summary, and chooses the exit status:
  * 0 ok, 1 conversion failed, 2 usage or input error. */
 #include <stdio.h>
@@ -156,7 +156,7 @@ main(int argc, char **argv)
 			ir_print(stdout, &pl.prog);
 	} else {
 		/* read, lower, optimize, write, report: the optimizer's call goes in
-		 * phase_optimize() in lib/pipeline.c (marked OPTIMIZER). */
+		 * phase_optimize() in lib/pipeline/pipeline.c (marked OPTIMIZER). */
 		rc = pipeline_run(&pl, &d);
 	}
 	if (d.text)

@@ -2,7 +2,7 @@
 # and the onnxruntime run.  Included at the end of the Makefile.
 #
 #   make docs    rewrite docs/ops.md (ops/*.def), docs/options.md
-#                (lib/options.def) and docs/patterns.md (lib/patterns.def);
+#                (lib/pipeline/options.def) and docs/patterns.md (lib/opt/patterns.def);
 #                test_ops / test_options / test_opt fail when stale
 #   make ort     convert every fixture and compare with torch in onnxruntime
 

@@ -2,7 +2,7 @@
  *
  * opt_model() indexes the graph (Opt: every value with its producer and
  * consumers, every node in a doubly linked topological order), runs the
- * passes of lib/patterns.def in their order, checks the index after each
+ * passes of lib/opt/patterns.def in their order, checks the index after each
  * one (opt_verify), and writes the nodes, initializers and value_info back
  * into the GraphProto.  The Rewrite pass is a worklist: each node is tried
  * against constant folding and then the patterns rooted at its op type;

@@ -1,7 +1,7 @@
 /* pat_basic.c: patterns that remove a node or two without changing what is
  * computed: identities, double negations, neutral constants, casts.
  *
- * Each function is called with the root r (lib/opt.h states the rules);
+ * Each function is called with the root r (lib/opt/opt.h states the rules);
  * its first comment line is its contract, the same sentence as its row in
  * patterns.def. */
 #include "opt/opt.h"

@@ -132,8 +132,8 @@ opt_write_doc(FILE *f)
 		nort += opt_rows[i].pat && opt_rows[i].sets == OPT_SET_ORT;
 	}
 	fputs("# Optimizer passes and patterns\n\n"
-	      "<!-- Generated from lib/patterns.def by `make docs`; do not edit. -->\n\n"
-	      "After lowering, yobx-export improves the ONNX graph (lib/opt.h). The passes run in\n"
+	      "<!-- Generated from lib/opt/patterns.def by `make docs`; do not edit. -->\n\n"
+	      "After lowering, yobx-export improves the ONNX graph (lib/opt/opt.h). The passes run in\n"
 	      "the order below; the Rewrite step tries constant folding and then the patterns rooted\n"
 	      "at each node's op type, on a worklist, until nothing changes. Every match is counted\n"
 	      "(the report's `stats` sheet: pattern, nodes removed and added, time, iteration).\n\n"
@@ -172,7 +172,7 @@ opt_write_doc(FILE *f)
 	      "The optimizer takes under 10% of the conversion time, because no rewrite copies a\n"
 	      "weight: constant folding makes new buffers of at most 64 KiB, and a BatchNorm folded\n"
 	      "into a Conv leaves the new weight as a recipe (the mapped weight and one scale per\n"
-	      "output channel, lib/onnx.h) that the writer computes while streaming it out, one pass\n"
+	      "output channel, lib/onnx/onnx.h) that the writer computes while streaming it out, one pass\n"
 	      "over the weight. Measured on a 2-core VM, best of 10, default options (with the\n"
 	      "report), `build/yobx-export F.pt2 -o F.onnx` and its stderr summary:\n\n"
 	      "| model | nodes | optimize | total | share |\n"

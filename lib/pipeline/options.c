@@ -395,7 +395,7 @@ void
 options_write_doc(FILE *f)
 {
 	fputs("# Conversion options\n\n"
-	      "<!-- Generated from lib/options.def by `make docs`; do not edit. -->\n\n"
+	      "<!-- Generated from lib/pipeline/options.def by `make docs`; do not edit. -->\n\n"
 	      "`yobx-export MODEL.pt2 -c OPTIONS.yaml` reads a YAML mapping of the keys below.\n"
 	      "Every key is optional. Unknown keys and bad values stop the conversion with\n"
 	      "exit status 2 and a message naming the file, line and column, e.g.\n"

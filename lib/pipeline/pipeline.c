@@ -126,7 +126,7 @@ phase_lower(Pipeline *pl, Diag *d)
 }
 
 /* ---- optimize ----
- * The optimizer (lib/opt.h) rewrites pl->model in place with the rows the
+ * The optimizer (lib/opt/opt.h) rewrites pl->model in place with the rows the
  * `patterns` option selects and adds one ReportStat per event.
  * pipeline_run() times this phase, zeroes the events' time_in when
  * report_timings is false, and counts the nodes after it. */

@@ -44,7 +44,7 @@ typedef struct Options {
 	int report;                     /* 1: write OUT.xlsx */
 	int report_timings;             /* 1: the report holds measured times; 0: zeros */
 	const char **given;             /* by key index: the value as the file wrote it, or NULL (arena) */
-	struct OptSelect *patterns;     /* optimizer rows to run (lib/opt.h); NULL: the default set */
+	struct OptSelect *patterns;     /* optimizer rows to run (lib/opt/opt.h); NULL: the default set */
 } Options;
 
 /* The defaults: opset 18, no renames, 1 MiB threshold, no dim names,

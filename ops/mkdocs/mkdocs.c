@@ -1,7 +1,7 @@
 /* mkdocs: prints a document generated from a table, so the docs cannot
  * drift from the code: `mkdocs ops` gives docs/ops.md (the ops/ .def files),
- * `mkdocs options` gives docs/options.md (lib/options.def), `mkdocs
- * patterns` gives docs/patterns.md (lib/patterns.def).  Built and run by
+ * `mkdocs options` gives docs/options.md (lib/pipeline/options.def), `mkdocs
+ * patterns` gives docs/patterns.md (lib/opt/patterns.def).  Built and run by
  * `make docs` (ops/ops.mk); test_ops, test_options and test_opt compare. */
 #include <stdio.h>
 #include <string.h>

@@ -797,7 +797,7 @@ def fx_tv_resnet18():
 
 def redeflate(path, min_bytes):
     """Rewrites the zip at path with DEFLATE (level 9) for the records of at least min_bytes,
-    keeping every record's name, order and bytes (torch.export.load and lib/zip.c read
+    keeping every record's name, order and bytes (torch.export.load and lib/read/zip.c read
     deflated records; torch writes them stored, 64-byte aligned)."""
     with zipfile.ZipFile(path) as z:
         records = [(i, z.read(i.filename)) for i in z.infolist()]

@@ -1,4 +1,4 @@
-/* test_flops.c: the FLOPs formulas of lib/flops.c on small hand-built ONNX
+/* test_flops.c: the FLOPs formulas of lib/report/flops.c on small hand-built ONNX
  * graphs: MatMul broadcasting both operands, Gemm with transA/transB,
  * Conv with groups and dilation, pools, Attention, control flow, the
  * symbolic expressions (expanded, printed, read back, evaluated), shapes

@@ -1,4 +1,4 @@
-/* test_irtext.c: the text-graph reader (lib/irtext.c) and the lowering
+/* test_irtext.c: the text-graph reader (lib/read/irtext.c) and the lowering
  * goldens of test/lower/.
  *
  *  - bad texts: each is an error value (DIAG_INPUT) whose one message

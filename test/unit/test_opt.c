@@ -1,4 +1,4 @@
-/* test_opt.c: the optimizer (lib/opt.h): the row table, the `patterns`
+/* test_opt.c: the optimizer (lib/opt/opt.h): the row table, the `patterns`
  * option, the constant-folding evaluator, the engine's invariants (stats,
  * determinism, linear time), the fixtures, and one case file per row.
  *

@@ -1,4 +1,4 @@
-/* test_options.c: the options file (lib/options.c).
+/* test_options.c: the options file (lib/pipeline/options.c).
  *
  * Defaults, every key, and the errors: each names the file and the 1-based
  * line:column of the node at fault.  docs/options.md must be what `make

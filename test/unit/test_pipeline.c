@@ -1,4 +1,4 @@
-/* test_pipeline.c: lib/pipeline.c without the command line: the report
+/* test_pipeline.c: lib/pipeline/pipeline.c without the command line: the report
  * path, the optimizer's top patterns for the summary, and whole runs on a
  * fixture (phases timed, counts, the report written or not, no report after
  * an input error).  test/report/e2e.sh checks the workbooks themselves. */
