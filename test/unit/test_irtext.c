@@ -252,26 +252,6 @@ START_TEST(test_round_trip)
 }
 END_TEST
 
-/* Unpacks an ONNX file and renders it; malloc'd text. */
-static char *
-render_file(const char *path, const char *dir)
-{
-	size_t len, tlen = 0;
-	char *bytes = test_slurp(path, &len), *text = NULL;
-	Onnx__ModelProto *m;
-	FILE *f;
-
-	ck_assert_msg(bytes != NULL, "cannot read %s", path);
-	m = onnx__model_proto__unpack(NULL, len, (const uint8_t *)bytes);
-	ck_assert_msg(m != NULL, "%s does not unpack", path);
-	f = open_memstream(&text, &tlen);
-	onnx_print(f, m, dir);
-	fclose(f);
-	onnx__model_proto__free_unpacked(m, NULL);
-	free(bytes);
-	return text;
-}
-
 /* Runs the pipeline on input with the options text; the code, messages in d. */
 static int
 convert(const char *input, const char *yaml, const char *out, Diag *d)
@@ -343,8 +323,8 @@ START_TEST(test_fidelity)
 		}
 		if (rc1)
 			continue;
-		r1 = render_file(o1, dir);
-		r2 = render_file(o2, dir);
+		r1 = test_render_onnx(o1, dir);
+		r2 = test_render_onnx(o2, dir);
 		strip_hashes(r1);
 		strip_hashes(r2);
 		if (strcmp(r1, r2) == 0) {
@@ -421,7 +401,7 @@ START_TEST(test_goldens)
 			continue;
 		}
 		diag_free(&d);
-		got = render_file(out, dir);
+		got = test_render_onnx(out, dir);
 		want = strstr(text, "\n=== onnx\n");
 		head = want ? (size_t)(want - text) + 10 : len;
 		if (update) {

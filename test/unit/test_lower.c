@@ -23,26 +23,6 @@
 
 #define OUTDIR "build/test/lower"
 
-/* Unpacks an ONNX file and renders it; malloc'd text. */
-static char *
-render_file(const char *path)
-{
-	size_t len, tlen = 0;
-	char *bytes = test_slurp(path, &len), *text = NULL;
-	Onnx__ModelProto *m;
-	FILE *f;
-
-	ck_assert_msg(bytes != NULL, "cannot read %s", path);
-	m = onnx__model_proto__unpack(NULL, len, (const uint8_t *)bytes);
-	ck_assert_msg(m != NULL, "%s does not unpack", path);
-	f = open_memstream(&text, &tlen);
-	onnx_print(f, m, OUTDIR);
-	fclose(f);
-	onnx__model_proto__free_unpacked(m, NULL);
-	free(bytes);
-	return text;
-}
-
 /* Loads a .pt2, lowers it with the options text and writes out; returns the code. */
 static int
 convert(const char *pt2, const char *yaml, const char *out, Diag *d)
@@ -103,7 +83,7 @@ START_TEST(test_goldens)
 		}
 		ck_assert_msg(convert(input, yaml, out, &d) == 0, "%s: %s", path, d.text ? d.text : "");
 		diag_free(&d);
-		got = render_file(out);
+		got = test_render_onnx(out, OUTDIR);
 		if (getenv("UPDATE_GOLDEN")) {
 			FILE *f = fopen(path, "w");
 			fwrite(text, 1, hlen, f);
@@ -437,8 +417,8 @@ START_TEST(test_external_data_and_determinism)
 	unlink(OUTDIR "/ext.onnx.data");
 	ck_assert_int_eq(convert(pt2, "external_data_threshold: 100\n", OUTDIR "/ext.onnx", &d), 0);
 	ck_assert_int_eq(access(OUTDIR "/ext.onnx.data", R_OK), 0);
-	inl = render_file(OUTDIR "/det1.onnx");
-	ext = render_file(OUTDIR "/ext.onnx");
+	inl = test_render_onnx(OUTDIR "/det1.onnx", OUTDIR);
+	ext = test_render_onnx(OUTDIR "/ext.onnx", OUTDIR);
 	/* same tensors and hashes once " external" is taken out */
 	while ((p = strstr(ext, " external")))
 		memmove(p, p + 9, strlen(p + 9) + 1);

@@ -46,4 +46,27 @@ test_slurp(const char *path, size_t *len)
 /* Path of a file under test/, from the repo root (tests run from there). */
 #define TEST_PATH(rel) ("test/" rel)
 
+#ifdef ONNX_H
+/* The ONNX file at path rendered as text (onnx_print, external data read
+ * from dir); malloc'd.  For suites that include onnx/onnx.h. */
+static inline char *
+test_render_onnx(const char *path, const char *dir)
+{
+	size_t len, tlen = 0;
+	char *bytes = test_slurp(path, &len), *text = NULL;
+	Onnx__ModelProto *m;
+	FILE *f;
+
+	ck_assert_msg(bytes != NULL, "cannot read %s", path);
+	m = onnx__model_proto__unpack(NULL, len, (const uint8_t *)bytes);
+	ck_assert_msg(m != NULL, "%s does not unpack", path);
+	f = open_memstream(&text, &tlen);
+	onnx_print(f, m, dir);
+	fclose(f);
+	onnx__model_proto__free_unpacked(m, NULL);
+	free(bytes);
+	return text;
+}
+#endif
+
 #endif
