@@ -56,15 +56,6 @@ static const struct {
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
-/* Writes s as roff text.  The tables' texts are plain: `backticks` mark a
- * literal word, set in bold with its hyphens as \- (so that `--quiet` reads
- * and copies as two ASCII hyphens, where troff would print a typographic
- * hyphen); a backslash is \e.  lit=1 sets all of s so (a command), keeping
- * its newlines.  Otherwise the tables' newlines (wrapped for --help) are
- * spaces, and the text is cut into source lines as man(7) asks: each
- * sentence on a line of its own, and a space before a word that would pass
- * column 78 is a newline; troff fills the lines again.  A line that would
- * open with . or ' (a request) is guarded with \&. */
 /* How many bytes roff() writes for the word at s (up to a space or a
  * newline), code telling whether s is inside `backticks`. */
 static int
@@ -80,6 +71,17 @@ roff_width(const char *s, int code)
 	return n;
 }
 
+/* Writes s as roff text.  The tables' texts are plain: `backticks` mark a
+ * literal word, set in bold with its hyphens as \- (so that `--quiet` reads
+ * and copies as two ASCII hyphens, where troff would print a typographic
+ * hyphen); a backslash is \e.  lit=1 takes all of s as literal (a flag, a
+ * command): hyphens as \-, backticks and newlines as they are.  Otherwise
+ * the tables' newlines (wrapped for --help) are spaces, and the text is cut
+ * into source lines as man(7) asks: each sentence on a line of its own, and
+ * a space before a word that would pass column 78 is a newline; troff fills
+ * the lines again.  A line that would open with . or ' (a request) is
+ * guarded with \&.  col is the column the output is at; returns the column
+ * it ends at. */
 static int
 roff(FILE *f, const char *s, int lit, int col)
 {
