@@ -4,6 +4,7 @@
 #   make check           unit, golden and bad-input tests
 #   make test            check, then check again under ASan+UBSan (the CI command)
 #   make fuzz            build the libFuzzer targets (clang) into build-fuzz/
+#   make install         install into $(DESTDIR)$(PREFIX) (mk/install.mk); make uninstall
 #
 # B is the build directory and SAN=1 adds the sanitizers, so the same rules
 # build the plain tree (build/) and the sanitized one (build-asan/).
@@ -15,7 +16,8 @@ SAN ?= 0
 OPT ?= -O2
 WARN = -Wall -Wextra -Werror
 CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(OPT) -g $(WARN) \
-         -Ilib -Iops -I$(B)/gen $(PKG_CFLAGS) -DXLSX_SONAME='"$(XLSX_SONAME)"'
+         -Ilib -Iops -I$(B)/gen $(PKG_CFLAGS) -DXLSX_SONAME='"$(XLSX_SONAME)"' \
+         -DVERSION='"$(VERSION)"'
 LDLIBS = $(PKG_LIBS) -lm
 ifeq ($(SAN),1)
 CFLAGS += -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
@@ -72,6 +74,7 @@ check: $(B)/yobx-export $(UNIT_BIN)
 	@sh test/report/e2e.sh $(B)
 	@sh test/ort/selftest.sh build/test/tiny_add.onnx
 	@sh test/run-ort.sh $(B)/yobx-export
+	@sh test/install/run.sh $(B) $(MAKE)
 
 test:
 	$(MAKE) check
@@ -93,4 +96,5 @@ clean:
 .PHONY: all check test fuzz clean
 -include $(LIB_OBJ:.o=.d) $(B)/cmd/yobx-export.d
 .SECONDARY: $(PROTO_C) $(PROTO_C:.c=.h)
+include mk/install.mk
 include ops/ops.mk

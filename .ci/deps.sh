@@ -6,7 +6,8 @@ set -e
 cd "$(dirname "$0")/.."
 need=""
 for p in build-essential pkg-config autoconf protobuf-c-compiler libprotobuf-c-dev \
-         libyaml-dev libxlsxwriter-dev check zlib1g-dev clang python3 python3-openpyxl; do
+         libyaml-dev libxlsxwriter-dev check zlib1g-dev clang python3 python3-openpyxl \
+         groff-base mandoc; do
 	dpkg -s "$p" >/dev/null 2>&1 || need="$need $p"
 done
 command -v node >/dev/null 2>&1 || need="$need nodejs"

@@ -10,26 +10,74 @@
 #include "ir/ir.h"
 #include "pipeline/pipeline.h"
 
+/* The version is configure.ac's AC_INIT, passed by the Makefile (config.mk). */
 #ifndef VERSION
-#define VERSION "0.1.0"
+#error "VERSION is defined by the Makefile from configure.ac (-DVERSION)"
 #endif
 
-static const char usage[] =
-	"usage: yobx-export DUMP [-c OPTIONS.yaml] [-o OUT.onnx] [--quiet] [--print]\n"
-	"       yobx-export --help | --version\n"
-	"\n"
-	"Converts DUMP, a file written by torch.export.save (torch 2.6 to 2.14),\n"
-	"to ONNX, and writes the conversion report OUT.xlsx beside OUT.onnx\n"
-	"(docs/report.md; the option `report: false` skips it).\n"
-	"\n"
-	"  -c FILE     conversion options (YAML; see docs/options.md)\n"
-	"  -o FILE     the ONNX file to write (default: model.onnx)\n"
-	"  --quiet     no summary on stderr (errors are still printed)\n"
-	"  --print     print the graph as read from DUMP and stop\n"
-	"  --help      show this help\n"
-	"  --version   show the version\n"
-	"\n"
-	"Exit status: 0 ok, 1 conversion failed, 2 usage or input error.\n";
+/* The flags, from usage.def: USAGE_<id> indexes flags[]. */
+enum {
+#define USAGE_FLAG(id, name, alias, line, synarg, arg, help, text) USAGE_##id,
+#include "usage.def"
+	USAGE_NFLAG
+};
+
+static const struct Flag {
+	const char *name, *alias, *synarg, *arg, *help;
+	int line;
+} flags[USAGE_NFLAG] = {
+#define USAGE_FLAG(id, name, alias, line, synarg, arg, help, text) {name, alias, synarg, arg, help, line},
+#include "usage.def"
+};
+
+#define USAGE_PROSE(id, text) static const char prose_##id[] = text;
+#include "usage.def"
+
+/* The --help text, built from usage.def: the two usage lines, the summary,
+ * the flag list in one column wide enough for the longest "flag ARG", and
+ * the exit statuses. */
+static void
+usage_write(FILE *f)
+{
+	const char *sep = " ";
+	int width = 0;
+
+	fputs("usage: yobx-export DUMP", f);
+	for (int i = 0; i < USAGE_NFLAG; i++)
+		if (flags[i].line == 1)
+			fprintf(f, " [%s%s%s]", flags[i].name, *flags[i].synarg ? " " : "", flags[i].synarg);
+	fputs("\n       yobx-export", f);
+	for (int i = 0; i < USAGE_NFLAG; i++)
+		if (flags[i].line == 2) {
+			fprintf(f, "%s%s", sep, flags[i].name);
+			sep = " | ";
+		}
+	fprintf(f, "\n\n%s\n", prose_SUMMARY);
+	for (int i = 0; i < USAGE_NFLAG; i++) {
+		int w = (int)(strlen(flags[i].name) + (*flags[i].arg ? 1 + strlen(flags[i].arg) : 0));
+		width = w > width ? w : width;
+	}
+	for (int i = 0; i < USAGE_NFLAG; i++) {
+		char left[64];
+		snprintf(left, sizeof left, "%s%s%s", flags[i].name, *flags[i].arg ? " " : "", flags[i].arg);
+		fprintf(f, "  %-*s   %s\n", width, left, flags[i].help);
+	}
+	fputs("\nExit status:", f);
+	sep = " ";
+#define USAGE_EXIT(code, help, text) fprintf(f, "%s%d %s", sep, code, help), sep = ", ";
+#include "usage.def"
+	fputs(".\n", f);
+}
+
+/* The flag a names (its name or its alias), or -1. */
+static int
+flag_find(const char *a)
+{
+	for (int i = 0; i < USAGE_NFLAG; i++)
+		if (strcmp(a, flags[i].name) == 0 || (flags[i].alias && strcmp(a, flags[i].alias) == 0))
+			return i;
+	return -1;
+}
 
 typedef struct Cli {
 	const char *dump, *options, *out;
@@ -41,34 +89,48 @@ parse_cli(int argc, char **argv, Cli *cli)
 {
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
-		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-			fputs(usage, stdout);
+		int k = a[0] == '-' && a[1] ? flag_find(a) : -2;
+
+		if (k >= 0 && *flags[k].arg && i + 1 >= argc) {
+			fprintf(stderr, "yobx-export: %s needs a file name\n", a);
+			return 2;
+		}
+		switch (k) {
+		case USAGE_HELP:
+			usage_write(stdout);
 			exit(0);
-		} else if (strcmp(a, "--version") == 0) {
+		case USAGE_VERSION:
 			printf("yobx-export %s\n", VERSION);
 			exit(0);
-		} else if (strcmp(a, "--print") == 0) {
+		case USAGE_PRINT:
 			cli->print = 1;
-		} else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {
+			break;
+		case USAGE_QUIET:
 			cli->quiet = 1;
-		} else if (strcmp(a, "-c") == 0 || strcmp(a, "-o") == 0) {
-			if (i + 1 >= argc) {
-				fprintf(stderr, "yobx-export: %s needs a file name\n", a);
+			break;
+		case USAGE_OPTIONS:
+			cli->options = argv[++i];
+			break;
+		case USAGE_OUT:
+			cli->out = argv[++i];
+			break;
+		case -1:
+			fprintf(stderr, "yobx-export: unknown option '%s'\n", a);
+			usage_write(stderr);
+			return 2;
+		case -2: /* not a flag: the input ("-" alone is a file name too) */
+			if (cli->dump) {
+				fprintf(stderr, "yobx-export: more than one input ('%s' and '%s')\n", cli->dump, a);
 				return 2;
 			}
-			*(a[1] == 'c' ? &cli->options : &cli->out) = argv[++i];
-		} else if (a[0] == '-' && a[1]) {
-			fprintf(stderr, "yobx-export: unknown option '%s'\n%s", a, usage);
-			return 2;
-		} else if (!cli->dump) {
 			cli->dump = a;
-		} else {
-			fprintf(stderr, "yobx-export: more than one input ('%s' and '%s')\n", cli->dump, a);
-			return 2;
+			break;
+		default:
+			die("usage.def has flag '%s' but parse_cli() has no case for it", flags[k].name);
 		}
 	}
 	if (!cli->dump) {
-		fputs(usage, stderr);
+		usage_write(stderr);
 		return 2;
 	}
 	if (!cli->out)

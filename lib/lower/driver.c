@@ -24,7 +24,7 @@
 #include "internal.h"
 
 #ifndef VERSION
-#define VERSION "0.1.0"
+#error "VERSION comes from configure.ac (AC_INIT), through config.mk and -DVERSION"
 #endif
 
 /* ---- nodes ---- */
