@@ -226,17 +226,17 @@ opt_infer(Opt *o, int n)
 	case K_SAME_ELEM: case K_CONV:
 		put(o, n, 0, elem, -1, NULL);
 		if (opt_is(o, n, "MaxPool") || opt_is(o, n, "TopK"))
-			put(o, n, 1, 7, -1, NULL);      /* the indices, int64 */
+			put(o, n, 1, ONNX_INT64, -1, NULL);      /* the indices, int64 */
 		for (k = 1; opt_is(o, n, "Split") && k < opt_node(o, n)->nout; k++)
 			put(o, n, k, elem, -1, NULL);
 		break;
 	case K_TEST:      /* IsNaN, IsInf: a bool per element */
-		put(o, n, 0, 9, rx, dx);
+		put(o, n, 0, ONNX_BOOL, rx, dx);
 		break;
 	case K_NONZERO:   /* int64 [rank, number of non-zeros] */
 		d[0] = dim_static(rx);
 		d[1] = (OptDim){-1, NULL};
-		put(o, n, 0, 7, rx >= 0 ? 2 : -1, d);
+		put(o, n, 0, ONNX_INT64, rx >= 0 ? 2 : -1, d);
 		break;
 	case K_RNN:       /* Y, Y_h (and LSTM's Y_c): X's type */
 		for (k = 0; k < opt_node(o, n)->nout; k++)
@@ -245,7 +245,7 @@ opt_infer(Opt *o, int n)
 	case K_BINARY: case K_CMP: {
 		int y = opt_in(o, n, 1);
 		r = y >= 0 ? opt_broadcast(rx, dx, opt_rank(o, y), opt_val(o, y)->dims, d) : -1;
-		put(o, n, 0, kind_of(o, n) == K_CMP ? 9 : elem, r, d);
+		put(o, n, 0, kind_of(o, n) == K_CMP ? ONNX_BOOL : elem, r, d);
 		break;
 	}
 	case K_WHERE: {
@@ -267,7 +267,7 @@ opt_infer(Opt *o, int n)
 	case K_SHAPE: {
 		int64_t start = opt_attr_i(o, n, "start", 0), end = opt_attr_i(o, n, "end", rx);
 		if (rx < 0) {
-			put(o, n, 0, 7, 1, NULL);
+			put(o, n, 0, ONNX_INT64, 1, NULL);
 			break;
 		}
 		start = start < 0 ? start + rx : start;
@@ -275,11 +275,11 @@ opt_infer(Opt *o, int n)
 		start = start < 0 ? 0 : start > rx ? rx : start;
 		end = end < start ? start : end > rx ? rx : end;
 		d[0] = dim_static(end - start);
-		put(o, n, 0, 7, 1, d);
+		put(o, n, 0, ONNX_INT64, 1, d);
 		break;
 	}
 	case K_SIZE:
-		put(o, n, 0, 7, 0, NULL);
+		put(o, n, 0, ONNX_INT64, 0, NULL);
 		break;
 	case K_TRANSPOSE: {
 		int64_t p[OPT_MAX_RANK];
@@ -437,7 +437,7 @@ opt_infer(Opt *o, int n)
 	case K_CONSTOFSHAPE: {
 		int64_t s[OPT_MAX_RANK];
 		const Onnx__AttributeProto *at = opt_attr(o, n, "value");
-		int e = at && at->t ? at->t->data_type : 1;
+		int e = at && at->t ? at->t->data_type : ONNX_FLOAT;
 		k = opt_const_ints(o, x, s, OPT_MAX_RANK);
 		for (int i = 0; i < k; i++)
 			d[i] = dim_static(s[i]);

@@ -189,14 +189,14 @@ tensor_vals(Arena *a, const OnnxTensor *t)
 	size_t es;
 	Vals *v;
 
-	if (!t || t->n_dims > 1 || (t->data_type != ONNX__TENSOR_PROTO__DATA_TYPE__INT64 &&
-	                            t->data_type != ONNX__TENSOR_PROTO__DATA_TYPE__INT32))
+	if (!t || t->n_dims > 1 || (t->data_type != ONNX_INT64 &&
+	                            t->data_type != ONNX_INT32))
 		return NULL;
 	if (t->n_dims)
 		n = t->dims[0];
 	if (n < 0 || n > 64)
 		return NULL;
-	es = t->data_type == ONNX__TENSOR_PROTO__DATA_TYPE__INT64 ? 8 : 4;
+	es = t->data_type == ONNX_INT64 ? 8 : 4;
 	v = vals_new(a, (int)n, t->n_dims == 0);
 	for (int64_t i = 0; i < n; i++) {
 		int64_t x;
