@@ -1112,39 +1112,24 @@ f_constant(Ctx *c)
 	return -1;
 }
 
+/* The fold column of onnxops.def, by row. */
 static const struct FoldRow {
-	const char *op;
 	int (*fn)(Ctx *c);
 	int min_in;             /* inputs that must be present */
-} fold_rows[] = {
-	{"Identity", f_identity, 1}, {"Reshape", f_reshape, 2}, {"Flatten", f_flatten, 1},
-	{"Squeeze", f_squeeze, 1}, {"Unsqueeze", f_unsqueeze, 1}, {"Transpose", f_transpose, 1},
-	{"Concat", f_concat, 1}, {"Shape", f_shape, 1}, {"Size", f_size, 1}, {"Gather", f_gather, 2},
-	{"Slice", f_slice, 3}, {"Expand", f_expand, 2}, {"Cast", f_cast, 1}, {"CastLike", f_cast, 2},
-	{"Add", f_binary, 2}, {"Sub", f_binary, 2}, {"Mul", f_binary, 2}, {"Div", f_binary, 2},
-	{"Pow", f_binary, 2}, {"Max", f_binary, 2}, {"Min", f_binary, 2}, {"Mod", f_binary, 2},
-	{"Equal", f_binary, 2}, {"Less", f_binary, 2}, {"Greater", f_binary, 2},
-	{"LessOrEqual", f_binary, 2}, {"GreaterOrEqual", f_binary, 2}, {"And", f_binary, 2},
-	{"Or", f_binary, 2}, {"Xor", f_binary, 2}, {"Neg", f_unary, 1}, {"Abs", f_unary, 1},
-	{"Sqrt", f_unary, 1}, {"Reciprocal", f_unary, 1}, {"Floor", f_unary, 1}, {"Ceil", f_unary, 1},
-	{"Cos", f_unary, 1}, {"Sin", f_unary, 1}, {"Exp", f_unary, 1}, {"Log", f_unary, 1},
-	{"Tanh", f_unary, 1}, {"Sigmoid", f_unary, 1}, {"Erf", f_unary, 1}, {"Relu", f_unary, 1},
-	{"MatMul", f_matmul, 2},
-	{"Not", f_unary, 1}, {"Where", f_where, 3}, {"Range", f_range, 3},
-	{"ConstantOfShape", f_constant_of_shape, 1}, {"Trilu", f_trilu, 1},
-	{"ReduceSum", f_reduce, 1}, {"ReduceMean", f_reduce, 1}, {"ReduceMax", f_reduce, 1},
-	{"ReduceMin", f_reduce, 1}, {"ReduceProd", f_reduce, 1}, {"Constant", f_constant, 0},
+} fold_rows[ONNXOP_COUNT] = {
+#define OP(id, name, dom, lo, hi, infer, fold, fold_in, fl, fl_k, fl_shape) [ONNXOP_##id] = {fold, fold_in},
+#include "onnx/onnxops.def"
+#undef OP
 };
 
 /* The row of op, or NULL.  Every node is looked up, most of them for an op
- * not in the table: the first letters rule out all but a few rows. */
+ * the evaluator does not know: onnx_op_find() searches the sorted rows. */
 const struct FoldRow *
 fold_row(const char *op)
 {
-	for (size_t i = 0; i < sizeof fold_rows / sizeof fold_rows[0]; i++)
-		if (fold_rows[i].op[0] == op[0] && fold_rows[i].op[1] == op[1] && strcmp(fold_rows[i].op, op) == 0)
-			return &fold_rows[i];
-	return NULL;
+	int k = onnx_op_find(NULL, op);
+
+	return k >= 0 && fold_rows[k].fn ? &fold_rows[k] : NULL;
 }
 
 int

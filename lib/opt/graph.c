@@ -341,9 +341,7 @@ opt_elem(Opt *o, int v)
 int
 opt_dim_eq(OptDim a, OptDim b)
 {
-	if (a.v >= 0 || b.v >= 0)
-		return a.v == b.v;
-	return a.sym && b.sym && strcmp(a.sym, b.sym) == 0;
+	return onnx_dim_eq(a, b);
 }
 
 int

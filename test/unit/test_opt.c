@@ -1371,6 +1371,40 @@ START_TEST(test_subgraph)
 }
 END_TEST
 
+/* ---- the ONNX op table (lib/onnx/onnxops.def) ---- */
+
+/* The rows are sorted (the lookup searches by halves), unique, each found
+ * under its own domain and name; the columns point where they should. */
+START_TEST(test_onnx_ops)
+{
+	for (int i = 0; i < ONNXOP_COUNT; i++) {
+		const OnnxOp *r = &onnx_ops[i];
+		ck_assert_msg(onnx_op_find(r->domain, r->name) == i, "%s:%s is not found as row %d", r->domain, r->name, i);
+		if (i > 0) {
+			const OnnxOp *p = &onnx_ops[i - 1];
+			int c = strcmp(p->domain, r->domain);
+			ck_assert_msg(c < 0 || (c == 0 && strcmp(p->name, r->name) < 0),
+			              "onnxops.def: %s:%s is not sorted after %s:%s", r->domain, r->name, p->domain, p->name);
+		}
+		ck_assert_int_ge(r->since, 1);
+		ck_assert(r->max == 0 || r->max >= r->since);
+	}
+	ck_assert_int_eq(onnx_op_find(NULL, "Add"), ONNXOP_ADD);
+	ck_assert_int_eq(onnx_op_find("ai.onnx", "Add"), ONNXOP_ADD);
+	ck_assert_int_eq(onnx_op_find("", "Abs"), ONNXOP_ABS);
+	ck_assert_int_eq(onnx_op_find("", "Xor"), ONNXOP_XOR);
+	ck_assert_int_eq(onnx_op_find("com.microsoft", "Gelu"), ONNXOP_MS_GELU);
+	ck_assert_int_ne(ONNXOP_MS_GELU, ONNXOP_GELU);
+	ck_assert_int_eq(onnx_op_find("", "FusedMatMul"), -1);
+	ck_assert_int_eq(onnx_op_find("com.microsoft", "Add"), -1);
+	ck_assert_int_eq(onnx_op_find("", "NoSuchOp"), -1);
+	ck_assert_int_eq(onnx_op_find("", ""), -1);
+	ck_assert(fold_supported("Add") && fold_supported("Constant") && !fold_supported("Gelu"));
+	ck_assert(onnx_infer_known(ONNXOP_RESHAPE) && onnx_infer_known(ONNXOP_MS_FUSED_MAT_MUL));
+	ck_assert(!onnx_infer_known(ONNXOP_IF) && !onnx_infer_known(-1) && !onnx_infer_known(ONNXOP_COUNT));
+}
+END_TEST
+
 /* ---- named ONNX element types ---- */
 
 /* Raw ONNX element type codes in text: comparisons of an elem, data_type,
@@ -1479,6 +1513,7 @@ make_suite(void)
 	tcase_add_test(tc, test_fixtures);
 	tcase_add_test(tc, test_subgraph);
 	tcase_add_test(tc, test_no_raw_elem_codes);
+	tcase_add_test(tc, test_onnx_ops);
 	suite_add_tcase(s, tc);
 	return s;
 }
