@@ -248,3 +248,12 @@ int fold_from_tensor(const OnnxTensor *t, FoldTensor *out);
 int fold_elem_size(int elem);
 
 #endif
+
+/* The rows of onnxops.def for a table above lib/onnx (a layer's own column,
+ * as the report's FLOPs formulas): define OP(...) and ONNX_OP_ROWS, then
+ * include this header again; it expands the rows and undefines
+ * ONNX_OP_ROWS.  Outside the include guard on purpose. */
+#ifdef ONNX_OP_ROWS
+#include "onnx/onnxops.def"
+#undef ONNX_OP_ROWS
+#endif

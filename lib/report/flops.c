@@ -1249,7 +1249,8 @@ typedef struct FlopsRow {
 /* The flops columns of onnxops.def, by row. */
 static const FlopsRow rows[ONNXOP_COUNT] = {
 #define OP(id, name, dom, lo, hi, infer, fold, fold_in, fl, fl_k, fl_shape) [ONNXOP_##id] = {fl, fl_k, fl_shape},
-#include "onnx/onnxops.def"
+#define ONNX_OP_ROWS
+#include "onnx/onnx.h"
 #undef OP
 };
 
