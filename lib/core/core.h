@@ -95,11 +95,20 @@ size_t strmap_count(const StrMap *m);
 
 typedef enum DType {
 	DT_UNKNOWN = 0,
-#define X(e, code, name, size, onnx) e,
+#define X(e, code, name, size, onnx, oname) e,
 #include "dtype.def"
 #undef X
 	DT_COUNT
 } DType;
+
+/* ONNX TensorProto.DataType codes by their onnx.proto names (ONNX_FLOAT,
+ * ONNX_INT64, ...), from the same rows: code that reads or writes an ONNX
+ * element type names it, never a bare number (test/layers/rawcodes.sh). */
+typedef enum OnnxElem {
+#define X(e, code, name, size, onnx, oname) ONNX_##oname = onnx,
+#include "dtype.def"
+#undef X
+} OnnxElem;
 
 /* Returns the DType for torch's ScalarType code, DT_UNKNOWN if none. */
 DType dtype_from_torch(long code);
@@ -111,6 +120,7 @@ const char *dtype_name(DType t);      /* "float32"; "unknown" for DT_UNKNOWN */
 int dtype_size(DType t);              /* bytes per element; 0 for DT_UNKNOWN */
 int dtype_onnx(DType t);              /* ONNX TensorProto.DataType; 0 if none */
 int dtype_torch(DType t);             /* torch ScalarType code; -1 if none */
+DType dtype_from_onnx(int elem);      /* the row of an ONNX element type; DT_UNKNOWN if none */
 
 /* 16-bit float encodings, rounded to nearest even. */
 uint16_t dtype_f16_bits(float f);

@@ -11,7 +11,7 @@ static const struct {
 	int onnx;
 } rows[DT_COUNT] = {
 	[DT_UNKNOWN] = {0, "unknown", 0, 0},
-#define X(e, code, name, size, onnx) [e] = {code, name, size, onnx},
+#define X(e, code, name, size, onnx, oname) [e] = {code, name, size, onnx},
 #include "dtype.def"
 #undef X
 };
@@ -60,6 +60,15 @@ dtype_from_storage(const char *cls)
 const char *dtype_name(DType t) { return t < DT_COUNT ? rows[t].name : "unknown"; }
 int dtype_size(DType t) { return t < DT_COUNT ? rows[t].size : 0; }
 int dtype_onnx(DType t) { return t < DT_COUNT ? rows[t].onnx : 0; }
+
+DType
+dtype_from_onnx(int elem)
+{
+	for (int t = 1; elem && t < DT_COUNT; t++)
+		if (rows[t].onnx == elem)
+			return (DType)t;
+	return DT_UNKNOWN;
+}
 
 /* IEEE half from float, rounded to nearest even (a carry into the exponent
  * is right); NaN stays NaN, overflow goes to infinity. */
@@ -127,7 +136,7 @@ int
 dtype_torch(DType t)
 {
 	switch (t) {
-#define X(e, code, name, size, onnx) case e: return code;
+#define X(e, code, name, size, onnx, oname) case e: return code;
 #include "dtype.def"
 #undef X
 	default: return -1;

@@ -75,9 +75,9 @@ record_type(LowerCtx *c, const char *name, const Value *v)
 			params[i] = v->dims[i].e ? lower_dim_param(c, v->dims[i].e) : NULL;
 		}
 		break;
-	case VAL_SYM_INT: elem = ONNX__TENSOR_PROTO__DATA_TYPE__INT64; break;
-	case VAL_SYM_BOOL: elem = ONNX__TENSOR_PROTO__DATA_TYPE__BOOL; break;
-	case VAL_SYM_FLOAT: elem = ONNX__TENSOR_PROTO__DATA_TYPE__DOUBLE; break;
+	case VAL_SYM_INT: elem = ONNX_INT64; break;
+	case VAL_SYM_BOOL: elem = ONNX_BOOL; break;
+	case VAL_SYM_FLOAT: elem = ONNX_DOUBLE; break;
 	default: return;
 	}
 	if (!elem)

@@ -78,9 +78,9 @@ lower_value_info(LowerCtx *c, const char *name, const Value *v)
 	const char **params = ARENA_ARRAY(c->a, const char *, v->rank + 1);
 
 	if (v->kind != VAL_TENSOR)
-		return onnx_value_info(c->a, name, v->kind == VAL_SYM_INT ? ONNX__TENSOR_PROTO__DATA_TYPE__INT64
-		                                   : v->kind == VAL_SYM_BOOL ? ONNX__TENSOR_PROTO__DATA_TYPE__BOOL
-		                                   : ONNX__TENSOR_PROTO__DATA_TYPE__DOUBLE, 0, NULL, NULL);
+		return onnx_value_info(c->a, name, v->kind == VAL_SYM_INT ? ONNX_INT64
+		                                   : v->kind == VAL_SYM_BOOL ? ONNX_BOOL
+		                                   : ONNX_DOUBLE, 0, NULL, NULL);
 	for (int i = 0; i < v->rank; i++) {
 		dims[i] = v->dims[i].e ? -1 : v->dims[i].v;
 		params[i] = v->dims[i].e ? lower_dim_param(c, v->dims[i].e) : NULL;
@@ -300,9 +300,9 @@ lower_emit_outputs(LowerCtx *c, OutSlot *s, int n)
 			onnx_vec_push(c->a, &c->g.outputs, lower_value_info(c, fin, s[i].arg->u.v));
 		else
 			onnx_vec_push(c->a, &c->g.outputs, onnx_value_info(c->a, fin,
-			              s[i].arg->kind == ARG_BOOL ? ONNX__TENSOR_PROTO__DATA_TYPE__BOOL
-			              : s[i].arg->kind == ARG_FLOAT ? ONNX__TENSOR_PROTO__DATA_TYPE__DOUBLE
-			              : ONNX__TENSOR_PROTO__DATA_TYPE__INT64, 0, NULL, NULL));
+			              s[i].arg->kind == ARG_BOOL ? ONNX_BOOL
+			              : s[i].arg->kind == ARG_FLOAT ? ONNX_DOUBLE
+			              : ONNX_INT64, 0, NULL, NULL));
 	}
 	return 0;
 }

@@ -20,10 +20,10 @@ int
 fold_elem_size(int elem)
 {
 	switch (elem) {
-	case 1: case 6: case 12: return 4;
-	case 2: case 3: case 9: return 1;
-	case 4: case 5: case 10: case 16: return 2;
-	case 7: case 11: case 13: return 8;
+	case ONNX_FLOAT: case ONNX_INT32: case ONNX_UINT32: return 4;
+	case ONNX_UINT8: case ONNX_INT8: case ONNX_BOOL: return 1;
+	case ONNX_UINT16: case ONNX_INT16: case ONNX_FLOAT16: case ONNX_BFLOAT16: return 2;
+	case ONNX_INT64: case ONNX_DOUBLE: case ONNX_UINT64: return 8;
 	default: return 0;
 	}
 }
@@ -31,7 +31,7 @@ fold_elem_size(int elem)
 static int
 is_float(int elem)
 {
-	return elem == 1 || elem == 10 || elem == 11 || elem == 16;
+	return elem == ONNX_FLOAT || elem == ONNX_FLOAT16 || elem == ONNX_DOUBLE || elem == ONNX_BFLOAT16;
 }
 
 static double
@@ -43,17 +43,17 @@ getd(const FoldTensor *t, int64_t i)
 
 	memcpy(&u, p, (size_t)fold_elem_size(t->elem));
 	switch (t->elem) {
-	case 1: return u.f;
-	case 11: return u.d;
-	case 10: return dtype_f16_value(u.us);
-	case 16: { uint32_t w = (uint32_t)u.us << 16; float f; memcpy(&f, &w, 4); return f; }
-	case 7: return (double)u.l;
-	case 6: return u.i;
-	case 13: return (double)u.ul;
-	case 12: return u.u;
-	case 5: return u.s;
-	case 4: return u.us;
-	case 3: return u.c;
+	case ONNX_FLOAT: return u.f;
+	case ONNX_DOUBLE: return u.d;
+	case ONNX_FLOAT16: return dtype_f16_value(u.us);
+	case ONNX_BFLOAT16: { uint32_t w = (uint32_t)u.us << 16; float f; memcpy(&f, &w, 4); return f; }
+	case ONNX_INT64: return (double)u.l;
+	case ONNX_INT32: return u.i;
+	case ONNX_UINT64: return (double)u.ul;
+	case ONNX_UINT32: return u.u;
+	case ONNX_INT16: return u.s;
+	case ONNX_UINT16: return u.us;
+	case ONNX_INT8: return u.c;
 	default: return u.uc;
 	}
 }
@@ -69,13 +69,13 @@ geti(const FoldTensor *t, int64_t i)
 		return (int64_t)getd(t, i);
 	memcpy(&u, p, (size_t)fold_elem_size(t->elem));
 	switch (t->elem) {
-	case 7: return u.l;
-	case 6: return u.i;
-	case 13: return (int64_t)u.ul;
-	case 12: return u.u;
-	case 5: return u.s;
-	case 4: return u.us;
-	case 3: return u.c;
+	case ONNX_INT64: return u.l;
+	case ONNX_INT32: return u.i;
+	case ONNX_UINT64: return (int64_t)u.ul;
+	case ONNX_UINT32: return u.u;
+	case ONNX_INT16: return u.s;
+	case ONNX_UINT16: return u.us;
+	case ONNX_INT8: return u.c;
 	default: return u.uc;
 	}
 }
@@ -86,11 +86,11 @@ setd(FoldTensor *t, int64_t i, double x)
 	uint8_t *p = (uint8_t *)t->data + i * fold_elem_size(t->elem);
 
 	switch (t->elem) {
-	case 1: { float f = (float)x; memcpy(p, &f, 4); break; }
-	case 11: memcpy(p, &x, 8); break;
-	case 10: { uint16_t h = dtype_f16_bits((float)x); memcpy(p, &h, 2); break; }
-	case 16: { uint16_t h = dtype_bf16_bits((float)x); memcpy(p, &h, 2); break; }
-	case 9: *p = x != 0; break;
+	case ONNX_FLOAT: { float f = (float)x; memcpy(p, &f, 4); break; }
+	case ONNX_DOUBLE: memcpy(p, &x, 8); break;
+	case ONNX_FLOAT16: { uint16_t h = dtype_f16_bits((float)x); memcpy(p, &h, 2); break; }
+	case ONNX_BFLOAT16: { uint16_t h = dtype_bf16_bits((float)x); memcpy(p, &h, 2); break; }
+	case ONNX_BOOL: *p = x != 0; break;
 	default: {
 		int64_t l = (int64_t)x;
 		memcpy(p, &l, (size_t)fold_elem_size(t->elem));   /* little-endian truncation */
@@ -105,7 +105,7 @@ seti(FoldTensor *t, int64_t i, int64_t x)
 
 	if (is_float(t->elem))
 		setd(t, i, (double)x);
-	else if (t->elem == 9)
+	else if (t->elem == ONNX_BOOL)
 		*p = x != 0;
 	else
 		memcpy(p, &x, (size_t)fold_elem_size(t->elem));
@@ -117,7 +117,7 @@ as_doubles(Arena *a, const FoldTensor *t)
 {
 	double *v = ARENA_ARRAY(a, double, t->numel + 1);
 
-	if (t->elem == 1) {
+	if (t->elem == ONNX_FLOAT) {
 		const uint8_t *p = t->data;
 		for (int64_t i = 0; i < t->numel; i++) {
 			float f;
@@ -135,7 +135,7 @@ as_doubles(Arena *a, const FoldTensor *t)
 static void
 from_doubles(FoldTensor *y, const double *v)
 {
-	if (y->elem == 1) {
+	if (y->elem == ONNX_FLOAT) {
 		float *p = (float *)y->data;        /* alloc_out's buffers are aligned */
 		for (int64_t i = 0; i < y->numel; i++)
 			p[i] = (float)v[i];
@@ -635,7 +635,7 @@ f_cast(Ctx *c)
 	for (int64_t i = 0; i < x->numel; i++) {
 		if (is_float(x->elem) && !is_float(to)) {
 			double v = getd(x, i);
-			if (to == 9) {
+			if (to == ONNX_BOOL) {
 				seti(y, i, v != 0);
 				continue;
 			}
@@ -644,17 +644,17 @@ f_cast(Ctx *c)
 			seti(y, i, (int64_t)v);
 		} else if (!is_float(x->elem) && is_float(to)) {
 			int64_t v = geti(x, i);
-			if (to == 1) {
-				float f = x->elem == 13 ? (float)(uint64_t)v : (float)v;
+			if (to == ONNX_FLOAT) {
+				float f = x->elem == ONNX_UINT64 ? (float)(uint64_t)v : (float)v;
 				setd(y, i, f);
 			} else {
-				setd(y, i, x->elem == 13 ? (double)(uint64_t)v : (double)v);
+				setd(y, i, x->elem == ONNX_UINT64 ? (double)(uint64_t)v : (double)v);
 			}
 		} else if (is_float(to)) {
 			double v = getd(x, i);
-			setd(y, i, to == 10 || to == 16 ? (double)(float)v : v);
+			setd(y, i, to == ONNX_FLOAT16 || to == ONNX_BFLOAT16 ? (double)(float)v : v);
 		} else {
-			seti(y, i, to == 9 ? geti(x, i) != 0 : geti(x, i));
+			seti(y, i, to == ONNX_BOOL ? geti(x, i) != 0 : geti(x, i));
 		}
 	}
 	return 0;
@@ -672,7 +672,7 @@ f_binary(Ctx *c)
 	const FoldTensor *a = c->in[0], *b = c->in[1];
 	int op = 0, r, fl = is_float(a->elem), cmp, out;
 	int64_t d[FOLD_MAX_RANK] = {0}, inner, sa, sb;
-	int i64 = a->elem == 7 && b->elem == 7;
+	int i64 = a->elem == ONNX_INT64 && b->elem == ONNX_INT64;
 	Iter it = {0};
 	FoldTensor *y = &c->out[0];
 
@@ -683,9 +683,9 @@ f_binary(Ctx *c)
 		return -1;
 	if (op == B_POW && !(fl && is_float(b->elem)))
 		return -1;
-	if (op >= B_AND && a->elem != 9)
+	if (op >= B_AND && a->elem != ONNX_BOOL)
 		return -1;
-	out = cmp ? 9 : a->elem;
+	out = cmp ? ONNX_BOOL : a->elem;
 	if ((r = bcast(a->rank, a->dims, b->rank, b->dims, d)) < 0 || alloc_out(c, y, out, r, d))
 		return -1;
 	/* the iterator walks the outer dims, a strided loop the innermost one */
@@ -765,7 +765,7 @@ f_binary(Ctx *c)
 		case B_XOR: v = !x != !z; break;
 		default: return -1;
 		}
-		if (y->elem == 7)
+		if (y->elem == ONNX_INT64)
 			memcpy((uint8_t *)y->data + 8 * i, &v, 8);
 		else
 			seti(y, i, v);
@@ -824,7 +824,7 @@ f_unary(Ctx *c)
 	for (size_t i = 0; i < sizeof unary_fns / sizeof unary_fns[0]; i++)
 		if (strcmp(unary_fns[i].op, op) == 0)
 			fn = unary_fns[i].fn;
-	if (strcmp(op, "Not") == 0 ? x->elem != 9 : x->elem == 9)
+	if (strcmp(op, "Not") == 0 ? x->elem != ONNX_BOOL : x->elem == ONNX_BOOL)
 		return -1;
 	if (!is_float(x->elem) && strcmp(op, "Neg") != 0 && strcmp(op, "Abs") != 0 && strcmp(op, "Not") != 0)
 		return -1;
@@ -910,7 +910,7 @@ f_where(Ctx *c)
 	int r, es = fold_elem_size(a->elem);
 	Iter it = {0};
 
-	if (cd->elem != 9 || a->elem != b->elem)
+	if (cd->elem != ONNX_BOOL || a->elem != b->elem)
 		return -1;
 	if ((r = bcast(cd->rank, cd->dims, a->rank, a->dims, t)) < 0 || (r = bcast(r, t, b->rank, b->dims, d)) < 0 ||
 	    alloc_out(c, &c->out[0], a->elem, r, d))
@@ -946,7 +946,7 @@ f_range(Ctx *c)
 		if (alloc_out(c, &c->out[0], s->elem, 1, &n))
 			return -1;
 		for (int64_t i = 0; i < n; i++)
-			setd(&c->out[0], i, s->elem == 1 ? (double)((float)a + (float)i * (float)d) : a + (double)i * d);
+			setd(&c->out[0], i, s->elem == ONNX_FLOAT ? (double)((float)a + (float)i * (float)d) : a + (double)i * d);
 		return 0;
 	}
 	int64_t a = geti(s, 0), b = geti(l, 0), d = geti(dl, 0);
@@ -975,7 +975,7 @@ f_constant_of_shape(Ctx *c)
 			return -1;
 	} else {
 		static const float zero = 0;
-		val = (FoldTensor){.elem = 1, .rank = 1, .dims = {1}, .numel = 1, .data = &zero};
+		val = (FoldTensor){.elem = ONNX_FLOAT, .rank = 1, .dims = {1}, .numel = 1, .data = &zero};
 	}
 	if (alloc_out(c, &c->out[0], val.elem, k, s))
 		return -1;
@@ -1019,7 +1019,7 @@ f_reduce(Ctx *c)
 	double *acc;
 	FoldTensor *y = &c->out[0];
 
-	if (x->elem == 9 || (k <= 0 && attr_i(c, "noop_with_empty_axes", 0)))
+	if (x->elem == ONNX_BOOL || (k <= 0 && attr_i(c, "noop_with_empty_axes", 0)))
 		return -1;
 	if (k <= 0)
 		mark = (1u << x->rank) - 1;
@@ -1088,7 +1088,7 @@ f_constant(Ctx *c)
 	}
 	if (strcmp(a->name, "value_float") == 0 || strcmp(a->name, "value_int") == 0) {
 		int fl = a->name[6] == 'f';
-		if (alloc_out(c, &c->out[0], fl ? 1 : 7, 0, NULL))
+		if (alloc_out(c, &c->out[0], fl ? ONNX_FLOAT : ONNX_INT64, 0, NULL))
 			return -1;
 		if (fl)
 			setd(&c->out[0], 0, a->f);
@@ -1099,7 +1099,7 @@ f_constant(Ctx *c)
 	if (strcmp(a->name, "value_floats") == 0 || strcmp(a->name, "value_ints") == 0) {
 		int fl = a->name[6] == 'f';
 		n = fl ? (int64_t)a->n_floats : (int64_t)a->n_ints;
-		if (alloc_out(c, &c->out[0], fl ? 1 : 7, 1, &n))
+		if (alloc_out(c, &c->out[0], fl ? ONNX_FLOAT : ONNX_INT64, 1, &n))
 			return -1;
 		for (int64_t i = 0; i < n; i++) {
 			if (fl)
@@ -1112,39 +1112,24 @@ f_constant(Ctx *c)
 	return -1;
 }
 
+/* The fold column of onnxops.def, by row. */
 static const struct FoldRow {
-	const char *op;
 	int (*fn)(Ctx *c);
 	int min_in;             /* inputs that must be present */
-} fold_rows[] = {
-	{"Identity", f_identity, 1}, {"Reshape", f_reshape, 2}, {"Flatten", f_flatten, 1},
-	{"Squeeze", f_squeeze, 1}, {"Unsqueeze", f_unsqueeze, 1}, {"Transpose", f_transpose, 1},
-	{"Concat", f_concat, 1}, {"Shape", f_shape, 1}, {"Size", f_size, 1}, {"Gather", f_gather, 2},
-	{"Slice", f_slice, 3}, {"Expand", f_expand, 2}, {"Cast", f_cast, 1}, {"CastLike", f_cast, 2},
-	{"Add", f_binary, 2}, {"Sub", f_binary, 2}, {"Mul", f_binary, 2}, {"Div", f_binary, 2},
-	{"Pow", f_binary, 2}, {"Max", f_binary, 2}, {"Min", f_binary, 2}, {"Mod", f_binary, 2},
-	{"Equal", f_binary, 2}, {"Less", f_binary, 2}, {"Greater", f_binary, 2},
-	{"LessOrEqual", f_binary, 2}, {"GreaterOrEqual", f_binary, 2}, {"And", f_binary, 2},
-	{"Or", f_binary, 2}, {"Xor", f_binary, 2}, {"Neg", f_unary, 1}, {"Abs", f_unary, 1},
-	{"Sqrt", f_unary, 1}, {"Reciprocal", f_unary, 1}, {"Floor", f_unary, 1}, {"Ceil", f_unary, 1},
-	{"Cos", f_unary, 1}, {"Sin", f_unary, 1}, {"Exp", f_unary, 1}, {"Log", f_unary, 1},
-	{"Tanh", f_unary, 1}, {"Sigmoid", f_unary, 1}, {"Erf", f_unary, 1}, {"Relu", f_unary, 1},
-	{"MatMul", f_matmul, 2},
-	{"Not", f_unary, 1}, {"Where", f_where, 3}, {"Range", f_range, 3},
-	{"ConstantOfShape", f_constant_of_shape, 1}, {"Trilu", f_trilu, 1},
-	{"ReduceSum", f_reduce, 1}, {"ReduceMean", f_reduce, 1}, {"ReduceMax", f_reduce, 1},
-	{"ReduceMin", f_reduce, 1}, {"ReduceProd", f_reduce, 1}, {"Constant", f_constant, 0},
+} fold_rows[ONNXOP_COUNT] = {
+#define OP(id, name, dom, lo, hi, infer, fold, fold_in, fl, fl_k, fl_shape) [ONNXOP_##id] = {fold, fold_in},
+#include "onnx/onnxops.def"
+#undef OP
 };
 
 /* The row of op, or NULL.  Every node is looked up, most of them for an op
- * not in the table: the first letters rule out all but a few rows. */
+ * the evaluator does not know: onnx_op_find() searches the sorted rows. */
 const struct FoldRow *
 fold_row(const char *op)
 {
-	for (size_t i = 0; i < sizeof fold_rows / sizeof fold_rows[0]; i++)
-		if (fold_rows[i].op[0] == op[0] && fold_rows[i].op[1] == op[1] && strcmp(fold_rows[i].op, op) == 0)
-			return &fold_rows[i];
-	return NULL;
+	int k = onnx_op_find(NULL, op);
+
+	return k >= 0 && fold_rows[k].fn ? &fold_rows[k] : NULL;
 }
 
 int

@@ -161,7 +161,7 @@ OnnxTensor *
 onnx_tensor_scaled(Arena *a, const char *name, int rank, const int64_t *dims, const OnnxScaled *s)
 {
 	OnnxScaled *r = arena_dup(a, s, sizeof *s);
-	OnnxTensor *t = onnx_tensor(a, name, ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT, rank, dims, r,
+	OnnxTensor *t = onnx_tensor(a, name, ONNX_FLOAT, rank, dims, r,
 	                            (size_t)(s->rows * s->per) * 4);
 
 	t->has_raw_data = 0;
@@ -522,7 +522,7 @@ externalize(Arena *a, Onnx__GraphProto *g, uint64_t min, const char *location,
 			continue;
 		/* Shape vectors and axes stay inline: onnxruntime reads them while
 		 * inferring shapes at load time, before external data is there. */
-		if (t->data_type == ONNX__TENSOR_PROTO__DATA_TYPE__INT64 && t->n_dims <= 1 &&
+		if (t->data_type == ONNX_INT64 && t->n_dims <= 1 &&
 		    t->raw_data.len < FORCED_MIN)
 			continue;
 		if (nblob == *cap) {

@@ -126,6 +126,84 @@ uint64_t onnx_fnv1a(const void *p, size_t n);
  * External data is read from dir (the model's folder) when dir != NULL. */
 void onnx_print(FILE *f, const Onnx__ModelProto *m, const char *dir);
 
+/* ==== ops ==== */
+
+/* The ONNX operators, one per row of onnxops.def: their enum, op type,
+ * domain and opset range here; each layer's table of its own column (type
+ * inference, folding, FLOPs) is indexed by the same enum. */
+
+enum {
+#define OP(id, name, dom, lo, hi, infer, fold, fold_in, fl, fl_k, fl_shape) ONNXOP_##id,
+#include "onnx/onnxops.def"
+#undef OP
+	ONNXOP_COUNT
+};
+
+typedef struct OnnxOp {
+	const char *name;       /* op type */
+	const char *domain;     /* "" for ai.onnx */
+	int since, max;         /* opsets the rules assume (max 0: still current) */
+} OnnxOp;
+
+extern const OnnxOp onnx_ops[ONNXOP_COUNT];
+
+/* The row of op type op in domain (NULL, "" or "ai.onnx" for ai.onnx), or
+ * -1.  A search by halves over the sorted rows: callers that look up every
+ * node (constant folding, type inference) pay a few string compares. */
+int onnx_op_find(const char *domain, const char *op);
+/* onnx_op_find() of node n's domain and op type. */
+int onnx_op_of(const OnnxNode *n);
+
+/* ==== infer ==== */
+
+/* Element types and shapes of a node's outputs from its inputs.
+ *
+ * The type model is small and independent of who holds the values: an
+ * element type (ONNX_*, 0 unknown), a rank (-1 unknown) and dims, each a
+ * static size or a symbol (a dim_param; equal names are equal dims).  A
+ * caller (the optimizer, lib/opt/infer.c) gathers its values' types into an
+ * OnnxInfer, calls onnx_infer(), and receives every inferred output through
+ * put(); constant inputs (a Reshape's shape, Unsqueeze's axes) are read
+ * through const_ints(). */
+
+#define ONNX_MAX_RANK 8
+
+/* One dimension: v >= 0 is static; otherwise sym names it (a dim_param
+ * such as "s77", equal dims have equal names) or, when NULL, it is unknown. */
+typedef struct OnnxDim {
+	int64_t v;
+	const char *sym;
+} OnnxDim;
+
+typedef struct OnnxType {
+	int elem;               /* ONNX element type; 0 when unknown */
+	int rank;               /* -1 when unknown */
+	const OnnxDim *dims;    /* rank entries */
+} OnnxType;
+
+typedef struct OnnxInfer {
+	const OnnxNode *n;      /* the node: attributes */
+	int op;                 /* its ONNXOP_* row */
+	int nin, nout;          /* its input and output slots (omitted ones included) */
+	const OnnxType *const *in;  /* nin entries; NULL for an omitted input */
+	void *ctx;              /* the caller's, passed back to the two functions */
+	/* Input k as a constant int list (int64/int32, rank <= 1): count (at
+	 * most max stored), or -1 when it is not one. */
+	int (*const_ints)(void *ctx, int k, int64_t *buf, int max);
+	/* Output k has element type elem (0: not known) and rank (< 0: not
+	 * known) with dims (NULL: only the rank is known). */
+	void (*put)(void *ctx, int k, int elem, int rank, const OnnxDim *dims);
+} OnnxInfer;
+
+/* Runs the rule of row inf->op (nothing when it has none). */
+void onnx_infer(const OnnxInfer *inf);
+/* 1 when the row has a rule. */
+int onnx_infer_known(int op);
+/* 1 when the dims are equal: both static and equal, or the same symbol. */
+int onnx_dim_eq(OnnxDim a, OnnxDim b);
+/* The numpy broadcast of shapes a and b into out; rank, or -1 when unknown. */
+int onnx_broadcast(int ra, const OnnxDim *a, int rb, const OnnxDim *b, OnnxDim *out);
+
 /* ==== fold ==== */
 
 /* The constant-folding evaluator.
@@ -169,4 +247,13 @@ int fold_from_tensor(const OnnxTensor *t, FoldTensor *out);
 /* Size in bytes of one element of type elem (0: unsupported). */
 int fold_elem_size(int elem);
 
+#endif
+
+/* The rows of onnxops.def for a table above lib/onnx (a layer's own column,
+ * as the report's FLOPs formulas): define OP(...) and ONNX_OP_ROWS, then
+ * include this header again; it expands the rows and undefines
+ * ONNX_OP_ROWS.  Outside the include guard on purpose. */
+#ifdef ONNX_OP_ROWS
+#include "onnx/onnxops.def"
+#undef ONNX_OP_ROWS
 #endif

@@ -131,7 +131,7 @@ opt_const_i64s(Opt *o, int k, const int64_t *v)
 {
 	int64_t dim = k;
 
-	return opt_const(o, 7, 1, &dim, arena_dup(o->a, v, sizeof *v * (size_t)k), sizeof *v * (size_t)k);
+	return opt_const(o, ONNX_INT64, 1, &dim, arena_dup(o->a, v, sizeof *v * (size_t)k), sizeof *v * (size_t)k);
 }
 
 int
@@ -141,7 +141,7 @@ opt_const_f32(Opt *o, int rank, const int64_t *dims, const float *v)
 
 	for (int i = 0; i < rank; i++)
 		n *= dims[i];
-	return opt_const(o, 1, rank, dims, arena_dup(o->a, v, sizeof *v * (size_t)n), sizeof *v * (size_t)n);
+	return opt_const(o, ONNX_FLOAT, rank, dims, arena_dup(o->a, v, sizeof *v * (size_t)n), sizeof *v * (size_t)n);
 }
 
 int
@@ -154,12 +154,12 @@ opt_const_like(Opt *o, int elem, double x, int rank1)
 	int32_t i = (int32_t)x;
 
 	switch (elem) {
-	case 1: memcpy(b, &f, 4); break;
-	case 11: memcpy(b, &x, 8); break;
-	case 7: memcpy(b, &l, 8); break;
-	case 6: memcpy(b, &i, 4); break;
-	case 9: b[0] = x != 0; break;
-	case 10: {
+	case ONNX_FLOAT: memcpy(b, &f, 4); break;
+	case ONNX_DOUBLE: memcpy(b, &x, 8); break;
+	case ONNX_INT64: memcpy(b, &l, 8); break;
+	case ONNX_INT32: memcpy(b, &i, 4); break;
+	case ONNX_BOOL: b[0] = x != 0; break;
+	case ONNX_FLOAT16: {
 		/* float16, round to nearest even, for the normal range the patterns use */
 		uint32_t w, sign, mant;
 		int e;

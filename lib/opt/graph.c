@@ -341,9 +341,7 @@ opt_elem(Opt *o, int v)
 int
 opt_dim_eq(OptDim a, OptDim b)
 {
-	if (a.v >= 0 || b.v >= 0)
-		return a.v == b.v;
-	return a.sym && b.sym && strcmp(a.sym, b.sym) == 0;
+	return onnx_dim_eq(a, b);
 }
 
 int
@@ -476,17 +474,17 @@ opt_const_at(Opt *o, int v, int64_t i)
 
 	memcpy(&u, p, (size_t)fold_elem_size(t->data_type));
 	switch (t->data_type) {
-	case 1: return u.f;
-	case 11: return u.d;
-	case 7: return (double)u.l;
-	case 6: return u.i;
-	case 13: return (double)u.ul;
-	case 12: return u.u;
-	case 5: return u.h;
-	case 4: return u.uh;
-	case 3: return u.c;
-	case 2: case 9: return u.uc;
-	case 10: {          /* float16 */
+	case ONNX_FLOAT: return u.f;
+	case ONNX_DOUBLE: return u.d;
+	case ONNX_INT64: return (double)u.l;
+	case ONNX_INT32: return u.i;
+	case ONNX_UINT64: return (double)u.ul;
+	case ONNX_UINT32: return u.u;
+	case ONNX_INT16: return u.h;
+	case ONNX_UINT16: return u.uh;
+	case ONNX_INT8: return u.c;
+	case ONNX_UINT8: case ONNX_BOOL: return u.uc;
+	case ONNX_FLOAT16: {          /* float16 */
 		int e = (u.uh >> 10) & 31, m = u.uh & 1023;
 		double s = (u.uh & 0x8000) ? -1 : 1;
 		if (e == 0)
@@ -495,7 +493,7 @@ opt_const_at(Opt *o, int v, int64_t i)
 			return m ? 0.0 / 0.0 : s / 0.0;
 		return s * (1 + m / 1024.0) * (double)((int64_t)1 << e) / 32768.0;
 	}
-	case 16: {          /* bfloat16 */
+	case ONNX_BFLOAT16: {          /* bfloat16 */
 		uint32_t w = (uint32_t)u.uh << 16;
 		float f;
 		memcpy(&f, &w, 4);
@@ -511,13 +509,13 @@ opt_const_ints(Opt *o, int v, int64_t *buf, int max)
 	const OnnxTensor *t = opt_const_tensor(o, v);
 	int64_t n;
 
-	if (!t || t->n_dims > 1 || (t->data_type != 7 && t->data_type != 6))
+	if (!t || t->n_dims > 1 || (t->data_type != ONNX_INT64 && t->data_type != ONNX_INT32))
 		return -1;
 	n = opt_const_numel(o, v);
 	if (n > max)
 		return -1;
 	for (int64_t i = 0; i < n; i++) {     /* exactly: INT64_MAX is a common "to the end" */
-		if (t->data_type == 7) {
+		if (t->data_type == ONNX_INT64) {
 			memcpy(&buf[i], t->raw_data.data + 8 * i, 8);
 		} else {
 			int32_t x;

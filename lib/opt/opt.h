@@ -50,14 +50,13 @@ enum { OPT_NOMATCH = 0, OPT_REWROTE = 1, OPT_RETRY = 2 };
 /* The sets a row belongs to (the `patterns` option names them). */
 enum { OPT_SET_DEFAULT = 1, OPT_SET_ORT = 2 };
 
-#define OPT_MAX_RANK 8
+#define OPT_MAX_RANK ONNX_MAX_RANK
 
 /* One dimension: v >= 0 is static; otherwise sym names it (a dim_param
- * such as "s77", equal dims have equal names) or, when NULL, it is unknown. */
-typedef struct OptDim {
-	int64_t v;
-	const char *sym;
-} OptDim;
+ * such as "s77", equal dims have equal names) or, when NULL, it is unknown.
+ * The type model of lib/onnx's inference rules, so values hand their dims
+ * to them as they are. */
+typedef OnnxDim OptDim;
 
 typedef struct OptUse {
 	int node;               /* consuming node */
@@ -147,7 +146,7 @@ struct Opt {
 	OptNameHit *ophits;     /* OPT_OP_HITS slots: an op_type pointer -> its dispatch entry (-1: none) */
 	StrMap *node_names;     /* node names taken (built on first use) */
 	StrMap *root_of;        /* "op" or "domain:op" -> dispatch entry + 1 */
-	OptNameHit *kindhits;   /* OPT_OP_HITS slots: an op_type pointer -> its shape rule (optinfer.c) */
+	OptNameHit *kindhits;   /* OPT_OP_HITS slots: an op_type pointer -> its ONNXOP_* row (infer.c) */
 	struct OptRoot *roots;  /* dispatch entries: enabled pattern rows per op type */
 	int nroot;
 	OnnxVec inits;          /* value ids (as pointers) of the initializers: original ones, then new */
@@ -285,7 +284,8 @@ int64_t opt_numel(Opt *o, int v);
 /* Sets v's type (dims may be NULL when rank < 0). */
 void opt_set_type(Opt *o, int v, int elem, int rank, const OptDim *dims);
 void opt_copy_type(Opt *o, int dst, int src);
-/* Fills the unknown output types of node n from its inputs (optinfer.c). */
+/* Fills the unknown output types of node n from its inputs (infer.c, by
+ * the rules of lib/onnx/infer.c). */
 void opt_infer(Opt *o, int n);
 /* The broadcast of shapes a and b into out; rank, or -1 when unknown. */
 int opt_broadcast(int ra, const OptDim *a, int rb, const OptDim *b, OptDim *out);

@@ -25,7 +25,7 @@
 static int
 is_hiding(double x, int elem)
 {
-	return x == -INFINITY || x <= (elem == 10 ? -65504.0 : -3.38e38);
+	return x == -INFINITY || x <= (elem == ONNX_FLOAT16 ? -65504.0 : -3.38e38);
 }
 
 /* 1 when every reader of v is a Softmax, or an Add, Mul, Div or Where that
@@ -96,7 +96,7 @@ row_any(Opt *o, int c)
 	int c1 = opt_prod(o, c, "Cast"), rm, c0, x, rank;
 	int64_t ax[OPT_MAX_RANK];
 
-	if (c1 < 0 || opt_attr_i(o, c1, "to", 0) != 9)
+	if (c1 < 0 || opt_attr_i(o, c1, "to", 0) != ONNX_BOOL)
 		return -1;
 	if ((rm = opt_prod(o, opt_in(o, c1, 0), "ReduceMax")) < 0 || !opt_attr_i(o, rm, "keepdims", 1) ||
 	    opt_axes(o, rm, ax, OPT_MAX_RANK) != 1)
@@ -105,7 +105,7 @@ row_any(Opt *o, int c)
 		return -1;
 	x = opt_in(o, c0, 0);
 	rank = opt_rank(o, x);
-	if (opt_elem(o, x) != 9 || rank < 1 || (ax[0] != -1 && ax[0] != rank - 1))
+	if (opt_elem(o, x) != ONNX_BOOL || rank < 1 || (ax[0] != -1 && ax[0] != rank - 1))
 		return -1;
 	return x;
 }
@@ -185,16 +185,16 @@ fills_hiding(Opt *o, int n)
 
 	if (!at || !at->t || fold_from_tensor(at->t, &t) || t.numel != 1)
 		return 0;
-	if (t.elem == 11) {
+	if (t.elem == ONNX_DOUBLE) {
 		memcpy(&x, t.data, 8);
-	} else if (t.elem == 1) {
+	} else if (t.elem == ONNX_FLOAT) {
 		memcpy(&f, t.data, 4);
 		x = f;
-	} else if (t.elem == 10 || t.elem == 16) {
+	} else if (t.elem == ONNX_FLOAT16 || t.elem == ONNX_BFLOAT16) {
 		memcpy(&h, t.data, 2);
 		w = (uint32_t)h << 16;              /* a bfloat16 is the top half of a float */
 		memcpy(&f, &w, 4);
-		x = t.elem == 10 ? dtype_f16_value(h) : f;
+		x = t.elem == ONNX_FLOAT16 ? dtype_f16_value(h) : f;
 	} else {
 		return 0;
 	}
@@ -376,7 +376,7 @@ attn_mask(Opt *o, Attn *a)
 		a->user = add;
 	} else if (wh >= 0) {
 		if (!opt_const_scalar(o, opt_in(o, wh, 2), &ninf) || !is_hiding(ninf, opt_elem(o, a->s)) ||
-		    !link(o, opt_in(o, wh, 1), wh, &a->shared) || opt_elem(o, opt_in(o, wh, 0)) != 9)
+		    !link(o, opt_in(o, wh, 1), wh, &a->shared) || opt_elem(o, opt_in(o, wh, 0)) != ONNX_BOOL)
 			return -1;
 		a->mask = opt_in(o, wh, 0);
 		a->boolean = 1;
@@ -461,7 +461,7 @@ pat_attention_fuse(Opt *o, int r)
 	int64_t perm[OPT_MAX_RANK], p2[4] = {0, 1, 3, 2};
 	OptDim l, s;
 
-	if (opt_rank(o, v) != 4 || (opt_elem(o, v) != 1 && opt_elem(o, v) != 10) || attn_softmax(o, r, &a) < 0 ||
+	if (opt_rank(o, v) != 4 || (opt_elem(o, v) != ONNX_FLOAT && opt_elem(o, v) != ONNX_FLOAT16) || attn_softmax(o, r, &a) < 0 ||
 	    attn_mask(o, &a) < 0 || attn_scores(o, &a) < 0)
 		return OPT_NOMATCH;
 	if (opt_rank(o, a.q) != 4 || opt_rank(o, a.kt) != 4 || opt_elem(o, a.q) != opt_elem(o, v))

@@ -206,7 +206,7 @@ pat_add_neg(Opt *o, int r)
 static int
 is_float_elem(int e)
 {
-	return e == 1 || e == 10 || e == 11 || e == 16;
+	return e == ONNX_FLOAT || e == ONNX_FLOAT16 || e == ONNX_DOUBLE || e == ONNX_BFLOAT16;
 }
 
 /* Pow(x, 2) of a float x -> Mul(x, x). */

@@ -23,7 +23,7 @@ fold_static_shape(Opt *o, int r, FoldTensor *out)
 		int64_t n = opt_numel(o, x);
 		if (n < 0)
 			return -1;
-		*out = (FoldTensor){.elem = 7, .rank = 0, .numel = 1, .data = arena_dup(o->a, &n, 8)};
+		*out = (FoldTensor){.elem = ONNX_INT64, .rank = 0, .numel = 1, .data = arena_dup(o->a, &n, 8)};
 		return 0;
 	}
 	start = opt_attr_i(o, r, "start", 0);
@@ -38,7 +38,7 @@ fold_static_shape(Opt *o, int r, FoldTensor *out)
 			return -1;
 		buf[i - start] = d[i].v;
 	}
-	*out = (FoldTensor){.elem = 7, .rank = 1, .dims = {end - start}, .numel = end - start, .data = buf};
+	*out = (FoldTensor){.elem = ONNX_INT64, .rank = 1, .dims = {end - start}, .numel = end - start, .data = buf};
 	return 0;
 }
 

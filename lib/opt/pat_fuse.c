@@ -16,7 +16,7 @@
 static int
 is_float_elem(int e)
 {
-	return e == 1 || e == 10 || e == 11 || e == 16;
+	return e == ONNX_FLOAT || e == ONNX_FLOAT16 || e == ONNX_DOUBLE || e == ONNX_BFLOAT16;
 }
 
 /* For a binary node n: the input produced by op (read only by n) as the
@@ -134,7 +134,7 @@ pat_layernorm_fuse(Opt *o, int r)
 		return OPT_NOMATCH;
 	mean = rms_denominator(o, opt_in(o, r, 1), r, rank, &k2, &eps);
 	if (mean < 0 || k2 != k || (sq = square_of(o, opt_in(o, mean, 0), mean, &d)) < 0 || d != dv ||
-	    opt_elem(o, x) != 1)
+	    opt_elem(o, x) != ONNX_FLOAT)
 		return OPT_NOMATCH;
 	/* d = x - mean is read by the square and by this Div only */
 	dval = opt_val(o, dv);
@@ -163,7 +163,7 @@ over_axes(Opt *o, int c, int x, int axis, int64_t n)
 	int64_t cst[OPT_MAX_RANK], s = 1;
 	float *p;
 
-	if (!t || t->data_type != 1 || rx < 0 || rc < 0 || rc > rx)
+	if (!t || t->data_type != ONNX_FLOAT || rx < 0 || rc < 0 || rc > rx)
 		return NULL;
 	/* dims of c before the normalized ones must be 1; the others 1 or equal */
 	for (int i = 0; i < rc; i++) {
@@ -288,7 +288,7 @@ rms_fuse(Opt *o, int r, int user, int x, int den, const char *op)
 	int rank = opt_rank(o, x), k, mean, d, n, y, s;
 	double eps;
 
-	if (opt_elem(o, x) != 1 || (mean = rms_denominator(o, den, user, rank, &k, &eps)) < 0 ||
+	if (opt_elem(o, x) != ONNX_FLOAT || (mean = rms_denominator(o, den, user, rank, &k, &eps)) < 0 ||
 	    square_of(o, opt_in(o, mean, 0), mean, &d) < 0 || d != x || (s = ones_over(o, x, k)) < 0)
 		return OPT_NOMATCH;
 	n = opt_add(o, r, op, 2, (int[]){x, s}, 1, &y);
@@ -491,7 +491,7 @@ pat_gelu_ort(Opt *o, int r)
 {
 	int x = gelu_erf_match(o, r);
 
-	return x < 0 || opt_elem(o, x) != 1 ? OPT_NOMATCH : gelu_emit(o, r, "com.microsoft:Gelu", x, NULL);
+	return x < 0 || opt_elem(o, x) != ONNX_FLOAT ? OPT_NOMATCH : gelu_emit(o, r, "com.microsoft:Gelu", x, NULL);
 }
 
 /* The GeluTanh form before opset 20 -> com.microsoft FastGelu. */
@@ -500,7 +500,7 @@ pat_fast_gelu_ort(Opt *o, int r)
 {
 	int x = gelu_tanh_match(o, r);
 
-	return x < 0 || opt_elem(o, x) != 1 ? OPT_NOMATCH : gelu_emit(o, r, "com.microsoft:FastGelu", x, NULL);
+	return x < 0 || opt_elem(o, x) != ONNX_FLOAT ? OPT_NOMATCH : gelu_emit(o, r, "com.microsoft:FastGelu", x, NULL);
 }
 
 /* ---- Conv bias ---- */
@@ -518,9 +518,9 @@ pat_conv_bias(Opt *o, int r)
 		const OptDim *dc;
 
 		/* the output's rank is x's, its channels W's first dim (the Conv's own type may be unknown) */
-		if (cv < 0 || !opt_only_use(o, cy, r) || opt_elem(o, opt_in(o, cv, 0)) != 1 ||
+		if (cv < 0 || !opt_only_use(o, cy, r) || opt_elem(o, opt_in(o, cv, 0)) != ONNX_FLOAT ||
 		    (rank = opt_rank(o, opt_in(o, cv, 0))) < 3 || opt_rank(o, w = opt_in(o, cv, 1)) != rank ||
-		    (ch = opt_val(o, w)->dims[0].v) < 1 || !opt_const_tensor(o, c) || opt_elem(o, c) != 1 ||
+		    (ch = opt_val(o, w)->dims[0].v) < 1 || !opt_const_tensor(o, c) || opt_elem(o, c) != ONNX_FLOAT ||
 		    (rc = opt_rank(o, c)) > rank)
 			continue;
 		/* c is 1 everywhere but on the channel axis (1 of the output), where it is 1 or C */
@@ -532,7 +532,7 @@ pat_conv_bias(Opt *o, int r)
 		if (nc != 1 && nc != ch)
 			continue;
 		b = opt_in(o, cv, 2);
-		if (b >= 0 && (!opt_const_tensor(o, b) || opt_elem(o, b) != 1 || opt_const_numel(o, b) != ch))
+		if (b >= 0 && (!opt_const_tensor(o, b) || opt_elem(o, b) != ONNX_FLOAT || opt_const_numel(o, b) != ch))
 			continue;
 		bias = ARENA_ARRAY(o->a, float, ch);
 		for (int64_t i = 0; i < ch; i++)

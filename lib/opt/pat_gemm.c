@@ -15,7 +15,7 @@
 static int
 gemm_type(int elem)
 {
-	return elem == 1 || elem == 11;
+	return elem == ONNX_FLOAT || elem == ONNX_DOUBLE;
 }
 
 /* 1 when n is Transpose with perm [1, 0] of a rank-2 value. */
@@ -148,7 +148,7 @@ f32_copy(Opt *o, int v, int64_t n)
 	const OnnxTensor *t = opt_const_tensor(o, v);
 	float *p;
 
-	if (!t || t->data_type != 1 || opt_const_numel(o, v) != n)
+	if (!t || t->data_type != ONNX_FLOAT || opt_const_numel(o, v) != n)
 		return NULL;
 	p = arena_alloc(o->a, t->raw_data.len + 1);
 	memcpy(p, t->raw_data.data, t->raw_data.len);
@@ -192,7 +192,7 @@ pat_batchnorm_into_conv(Opt *o, int r)
 		return OPT_NOMATCH;
 	wv = opt_in(o, cv, 1);
 	bv = opt_in(o, cv, 2);
-	if (!(wt = opt_const_tensor(o, wv)) || wt->data_type != 1 || wt->n_dims < 3)
+	if (!(wt = opt_const_tensor(o, wv)) || wt->data_type != ONNX_FLOAT || wt->n_dims < 3)
 		return OPT_NOMATCH;
 	m = wt->dims[0];
 	per = opt_const_numel(o, wv) / (m ? m : 1);
@@ -206,7 +206,7 @@ pat_batchnorm_into_conv(Opt *o, int r)
 	}
 	in[0] = opt_in(o, cv, 0);
 	in[1] = opt_const_scaled(o, (int)wt->n_dims, wt->dims, &(OnnxScaled){wt->raw_data.data, m, per, sc});
-	in[2] = opt_const(o, 1, 1, &m, b, (size_t)m * sizeof *b);
+	in[2] = opt_const(o, ONNX_FLOAT, 1, &m, b, (size_t)m * sizeof *b);
 	n = opt_add(o, r, "Conv", 3, in, 1, &y);
 	opt_copy_attrs(o, n, cv, NULL);
 	opt_copy_type(o, y, opt_out(o, r, 0));
@@ -232,7 +232,7 @@ pat_batchnorm_into_gemm(Opt *o, int r)
 	tb = (int)opt_attr_i(o, gm, "transB", 0);
 	alpha = opt_attr_f(o, gm, "alpha", 1);
 	beta = opt_attr_f(o, gm, "beta", 1);
-	if (!(bt = opt_const_tensor(o, bv)) || bt->data_type != 1 || bt->n_dims != 2)
+	if (!(bt = opt_const_tensor(o, bv)) || bt->data_type != ONNX_FLOAT || bt->n_dims != 2)
 		return OPT_NOMATCH;
 	nn = bt->dims[tb ? 0 : 1];
 	k = bt->dims[tb ? 1 : 0];
@@ -241,7 +241,7 @@ pat_batchnorm_into_gemm(Opt *o, int r)
 		if (opt_rank(o, cv) > 2 || (cn != nn && cn != 1) ||
 		    (opt_rank(o, cv) == 2 && opt_val(o, cv)->dims[0].v != 1))
 			return OPT_NOMATCH;
-		if (cn == 1 && opt_const_scalar(o, cv, &cval) && opt_elem(o, cv) == 1)
+		if (cn == 1 && opt_const_scalar(o, cv, &cval) && opt_elem(o, cv) == ONNX_FLOAT)
 			c = NULL;
 		else if (!(c = f32_copy(o, cv, nn)))
 			return OPT_NOMATCH;
@@ -258,8 +258,8 @@ pat_batchnorm_into_gemm(Opt *o, int r)
 		nc[j] = (float)(beta * cj * s[j] + h[j]);
 	}
 	in[0] = opt_in(o, gm, 0);
-	in[1] = opt_const(o, 1, 2, bt->dims, w, (size_t)(nn * k) * sizeof *w);
-	in[2] = opt_const(o, 1, 1, &nn, nc, (size_t)nn * sizeof *nc);
+	in[1] = opt_const(o, ONNX_FLOAT, 2, bt->dims, w, (size_t)(nn * k) * sizeof *w);
+	in[2] = opt_const(o, ONNX_FLOAT, 1, &nn, nc, (size_t)nn * sizeof *nc);
 	n = opt_add(o, r, "Gemm", 3, in, 1, &y);
 	opt_copy_attrs(o, n, gm, (const char *const[]){"alpha", "beta", NULL});
 	opt_copy_type(o, y, opt_out(o, r, 0));

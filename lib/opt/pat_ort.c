@@ -14,7 +14,7 @@ pat_fused_matmul_transpose(Opt *o, int r)
 {
 	int in[2] = {opt_in(o, r, 0), opt_in(o, r, 1)}, t[2] = {0, 0}, y, n;
 
-	if (opt_elem(o, in[0]) != 1)
+	if (opt_elem(o, in[0]) != ONNX_FLOAT)
 		return OPT_NOMATCH;
 	for (int s = 0; s < 2; s++) {
 		int tr = opt_prod(o, in[s], "Transpose"), k;
@@ -47,7 +47,7 @@ pat_fused_conv_relu(Opt *o, int r)
 	int cv = opt_prod(o, opt_in(o, r, 0), "Conv"), y, n;
 	int in[3];
 
-	if (cv < 0 || !opt_only_use(o, opt_in(o, r, 0), r) || opt_elem(o, opt_in(o, r, 0)) != 1)
+	if (cv < 0 || !opt_only_use(o, opt_in(o, r, 0), r) || opt_elem(o, opt_in(o, r, 0)) != ONNX_FLOAT)
 		return OPT_NOMATCH;
 	for (int k = 0; k < 3; k++)
 		in[k] = opt_in(o, cv, k);
@@ -70,8 +70,8 @@ pat_bias_gelu_ort(Opt *o, int r)
 		return OPT_NOMATCH;
 	for (int s = 0; s < 2; s++) {
 		int x = opt_in(o, add, 1 - s), b = opt_in(o, add, s), rx = opt_rank(o, x);
-		if (!opt_const_tensor(o, b) || opt_rank(o, b) != 1 || rx < 1 || opt_elem(o, x) != 1 ||
-		    opt_elem(o, b) != 1 || opt_val(o, b)->dims[0].v != opt_val(o, x)->dims[rx - 1].v)
+		if (!opt_const_tensor(o, b) || opt_rank(o, b) != 1 || rx < 1 || opt_elem(o, x) != ONNX_FLOAT ||
+		    opt_elem(o, b) != ONNX_FLOAT || opt_val(o, b)->dims[0].v != opt_val(o, x)->dims[rx - 1].v)
 			continue;
 		opt_add(o, r, "com.microsoft:BiasGelu", 2, (int[]){x, b}, 1, &y);
 		opt_copy_type(o, y, opt_out(o, r, 0));
@@ -92,7 +92,7 @@ pat_skip_layernorm_ort(Opt *o, int r)
 	int in[4], out[4], n;
 	const OptValue *sv;
 
-	if (add < 0 || !opt_only_out0(o, r) || opt_rank(o, sum) != 3 || opt_elem(o, sum) != 1 ||
+	if (add < 0 || !opt_only_out0(o, r) || opt_rank(o, sum) != 3 || opt_elem(o, sum) != ONNX_FLOAT ||
 	    (axis != -1 && axis != 2) || opt_rank(o, g) != 1 || (b >= 0 && opt_rank(o, b) != 1))
 		return OPT_NOMATCH;
 	x = opt_in(o, add, 0);
@@ -137,7 +137,7 @@ pat_quick_gelu_ort(Opt *o, int r)
 	for (int s = 0; s < 2; s++) {
 		int x = opt_in(o, r, 1 - s), sv = opt_in(o, r, s), sg = opt_prod(o, sv, "Sigmoid"), a, m, y, n;
 		double alpha = 1;
-		if (sg < 0 || !opt_only_use(o, sv, r) || opt_elem(o, x) != 1)
+		if (sg < 0 || !opt_only_use(o, sv, r) || opt_elem(o, x) != ONNX_FLOAT)
 			continue;
 		a = opt_in(o, sg, 0);
 		if (a != x) {

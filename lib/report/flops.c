@@ -4,11 +4,11 @@
  * unknown), from the graph's declarations first, then from a forward
  * inference for what is left; small int64 tensors (Shape, Concat,
  * constants) are tracked as lists of dims too, so a Reshape or
- * ConstantOfShape fed by them gets its shape.  The table: one row per op
- * type, with its count function (a Poly, see poly.h), a constant the
- * function reads, and its shape inference (NULL: the op's outputs get no
- * inferred shape).  Counts never fail the conversion: anything not known
- * is "unknown". */
+ * ConstantOfShape fed by them gets its shape.  The table: the flops
+ * columns of lib/onnx/onnxops.def, one row per ONNX op, with its count
+ * function (a Poly, see poly.h), a constant the function reads, and its
+ * shape inference (NULL: the op's outputs get no inferred shape).  Counts
+ * never fail the conversion: anything not known is "unknown". */
 #include "report/report.h"
 
 #include <stdlib.h>
@@ -42,7 +42,6 @@ struct Flops {
 	Arena *a;
 	StrMap *size;           /* dim name -> int64_t * (bound sizes) */
 	StrMap *param;          /* dim_param text -> canonical SymExpr * (or &unparsed) */
-	StrMap *rows;           /* op key -> const FlopsRow * */
 	Scope *sc;
 };
 
@@ -189,14 +188,14 @@ tensor_vals(Arena *a, const OnnxTensor *t)
 	size_t es;
 	Vals *v;
 
-	if (!t || t->n_dims > 1 || (t->data_type != ONNX__TENSOR_PROTO__DATA_TYPE__INT64 &&
-	                            t->data_type != ONNX__TENSOR_PROTO__DATA_TYPE__INT32))
+	if (!t || t->n_dims > 1 || (t->data_type != ONNX_INT64 &&
+	                            t->data_type != ONNX_INT32))
 		return NULL;
 	if (t->n_dims)
 		n = t->dims[0];
 	if (n < 0 || n > 64)
 		return NULL;
-	es = t->data_type == ONNX__TENSOR_PROTO__DATA_TYPE__INT64 ? 8 : 4;
+	es = t->data_type == ONNX_INT64 ? 8 : 4;
 	v = vals_new(a, (int)n, t->n_dims == 0);
 	for (int64_t i = 0; i < n; i++) {
 		int64_t x;
@@ -1242,86 +1241,36 @@ fl_scan(Flops *f, const OnnxNode *n, int k)
 /* ---- the table ------------------------------------------------------------ */
 
 typedef struct FlopsRow {
-	const char *op;         /* op type; "domain:Op" outside ai.onnx */
-	CountFn count;
+	CountFn count;          /* NULL: the count is unknown */
 	int k;                  /* the constant count reads (per element, or a factor) */
 	ShapeFn shape;          /* infers output 0's shape; NULL: none */
 } FlopsRow;
 
-#define UNARY(op) {op, fl_out, 1, in_same}
-#define BINARY(op) {op, fl_out, 1, in_bcast}
-#define MOVE(op, shape) {op, fl_zero, 0, shape}
-#define REDUCE(op) {op, fl_in, 1, in_reduce}
-
-static const FlopsRow rows[] = {
-	/* elementwise: 1 per output element */
-	UNARY("Abs"), UNARY("Acos"), UNARY("Acosh"), UNARY("Asin"), UNARY("Asinh"), UNARY("Atan"),
-	UNARY("Atanh"), UNARY("BitwiseNot"), UNARY("Ceil"), UNARY("Celu"), UNARY("Clip"),
-	UNARY("Cos"), UNARY("Cosh"), UNARY("Elu"), UNARY("Erf"), UNARY("Exp"), UNARY("Floor"),
-	UNARY("HardSigmoid"), UNARY("HardSwish"), UNARY("IsInf"), UNARY("IsNaN"),
-	UNARY("LeakyRelu"), UNARY("Log"), UNARY("Mish"), UNARY("Neg"), UNARY("Not"),
-	UNARY("Reciprocal"), UNARY("Relu"), UNARY("Round"), UNARY("Selu"), UNARY("Shrink"),
-	UNARY("Sigmoid"), UNARY("Sign"), UNARY("Sin"), UNARY("Sinh"), UNARY("Softplus"),
-	UNARY("Softsign"), UNARY("Sqrt"), UNARY("Tan"), UNARY("Tanh"), UNARY("ThresholdedRelu"),
-	{"Add", fl_out, 1, in_arith}, {"Sub", fl_out, 1, in_arith}, {"Mul", fl_out, 1, in_arith},
-	{"Div", fl_out, 1, in_arith},
-	BINARY("And"), BINARY("BitShift"), BINARY("BitwiseAnd"), BINARY("BitwiseOr"),
-	BINARY("BitwiseXor"), BINARY("Equal"), BINARY("Greater"), BINARY("GreaterOrEqual"),
-	BINARY("Less"), BINARY("LessOrEqual"), BINARY("Mod"), BINARY("NotEqual"), BINARY("Or"),
-	BINARY("Pow"), BINARY("PRelu"), BINARY("Where"), BINARY("Xor"),
-	{"Max", fl_variadic, 0, in_bcast}, {"Min", fl_variadic, 0, in_bcast},
-	{"Sum", fl_variadic, 0, in_bcast}, {"Mean", fl_variadic, 1, in_bcast},
-	{"Gelu", fl_gelu, 9, in_same}, {"com.microsoft:Gelu", fl_gelu, 9, in_same},
-	{"CumSum", fl_in, 1, in_same},
-	/* softmax and normalizations: k per element */
-	{"Softmax", fl_in, 5, in_same}, {"LogSoftmax", fl_in, 5, in_same},
-	{"Hardmax", fl_in, 1, in_same},
-	{"BatchNormalization", fl_in, 4, in_same}, {"LayerNormalization", fl_in, 7, in_same},
-	{"GroupNormalization", fl_in, 7, in_same}, {"InstanceNormalization", fl_in, 7, in_same},
-	{"MeanVarianceNormalization", fl_in, 7, in_same}, {"RMSNormalization", fl_in, 4, in_same},
-	{"LpNormalization", fl_in, 3, in_same},
-	/* reductions: 1 per input element */
-	REDUCE("ReduceSum"), REDUCE("ReduceMean"), REDUCE("ReduceMax"), REDUCE("ReduceMin"),
-	REDUCE("ReduceProd"), REDUCE("ReduceL1"), REDUCE("ReduceL2"), REDUCE("ReduceLogSum"),
-	REDUCE("ReduceLogSumExp"), REDUCE("ReduceSumSquare"), REDUCE("ArgMax"), REDUCE("ArgMin"),
-	{"TopK", fl_in, 1, NULL},
-	/* matrix products, convolutions, pools */
-	{"MatMul", fl_matmul, 2, in_matmul}, {"com.microsoft:FusedMatMul", fl_matmul, 2, in_matmul},
-	{"Gemm", fl_gemm, 2, in_gemm},
-	{"Conv", fl_conv, 2, in_window}, {"ConvTranspose", fl_conv_transpose, 2, NULL},
-	{"MaxPool", fl_pool, 1, in_window}, {"AveragePool", fl_pool, 1, in_window},
-	{"LpPool", fl_pool, 1, in_window},
-	{"GlobalAveragePool", fl_in, 1, in_global}, {"GlobalMaxPool", fl_in, 1, in_global},
-	{"GlobalLpPool", fl_in, 1, in_global},
-	{"Attention", fl_attention, 5, in_attention},
-	{"RNN", fl_rnn, 1, in_rnn}, {"GRU", fl_rnn, 3, in_rnn}, {"LSTM", fl_rnn, 4, in_rnn},
-	{"Resize", fl_resize, 0, NULL},
-	/* data movement and shape arithmetic: 0 */
-	MOVE("Cast", in_copy), MOVE("CastLike", in_copy), MOVE("Identity", in_copy),
-	MOVE("Dropout", in_same), MOVE("Trilu", in_same),
-	MOVE("Compress", NULL), MOVE("Concat", in_concat), MOVE("Constant", in_constant),
-	MOVE("ConstantOfShape", in_constant_of_shape), MOVE("DepthToSpace", NULL),
-	MOVE("Expand", in_expand), MOVE("EyeLike", in_same), MOVE("Flatten", in_flatten),
-	MOVE("Gather", in_gather), MOVE("GatherElements", NULL), MOVE("GatherND", NULL),
-	MOVE("NonZero", NULL), MOVE("OneHot", NULL), MOVE("Pad", NULL), MOVE("Range", NULL),
-	MOVE("Reshape", in_reshape), MOVE("ScatterElements", in_same), MOVE("ScatterND", in_same),
-	MOVE("Shape", in_shape), MOVE("Size", NULL), MOVE("Slice", in_slice),
-	MOVE("SpaceToDepth", NULL), MOVE("Split", NULL), MOVE("Squeeze", in_squeeze),
-	MOVE("Tile", NULL), MOVE("Transpose", in_transpose), MOVE("Unsqueeze", in_unsqueeze),
-	/* control flow: the bodies */
-	{"If", fl_if, 0, NULL}, {"Loop", fl_loop, 0, NULL}, {"Scan", fl_scan, 0, NULL},
+/* The flops columns of onnxops.def, by row. */
+static const FlopsRow rows[ONNXOP_COUNT] = {
+#define OP(id, name, dom, lo, hi, infer, fold, fold_in, fl, fl_k, fl_shape) [ONNXOP_##id] = {fl, fl_k, fl_shape},
+#define ONNX_OP_ROWS
+#include "onnx/onnx.h"
+#undef OP
 };
 
 int
 flops_nop(void)
 {
-	return (int)(sizeof rows / sizeof rows[0]);
+	int n = 0;
+
+	for (int i = 0; i < ONNXOP_COUNT; i++)
+		n += rows[i].count != NULL;
+	return n;
 }
 
-const char *
+int
 flops_op(int i)
 {
-	return i >= 0 && i < flops_nop() ? rows[i].op : NULL;
+	for (int k = 0; i >= 0 && k < ONNXOP_COUNT; k++)
+		if (rows[k].count && i-- == 0)
+			return k;
+	return -1;
 }
 
 /* ---- driver --------------------------------------------------------------- */
@@ -1338,9 +1287,10 @@ op_key(Arena *a, const OnnxNode *n)
 static Poly *
 count_node(Flops *f, const OnnxNode *n)
 {
-	const FlopsRow *row = strmap_get(f->rows, op_key(f->a, n));
+	int op = onnx_op_of(n);
+	const FlopsRow *row = op >= 0 ? &rows[op] : NULL;
 
-	if (!row)
+	if (!row || !row->count)
 		return NULL;
 	if (row->shape)
 		row->shape(f, n);
@@ -1355,9 +1305,6 @@ flops_new(Arena *a)
 	f->a = a;
 	f->size = strmap_new(a, 64);
 	f->param = strmap_new(a, 64);
-	f->rows = strmap_new(a, 2 * sizeof rows / sizeof rows[0]);
-	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
-		strmap_put(f->rows, rows[i].op, (void *)&rows[i]);
 	return f;
 }
 

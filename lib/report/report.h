@@ -81,9 +81,10 @@ int report_write(const Report *r, const char *path, Diag *d);
  * A node's count is then a polynomial in the dimension names, expanded with
  * its static factors multiplied together ("2*batch*seq*seq*64" reads
  * "128*batch*seq*seq"), printed with sym_print, and evaluated at the sizes
- * bound to those names (the sample inputs).  The formulas are one table
- * keyed by op type in flops.c; docs/report.md ("FLOPs formulas") documents
- * each row and test_flops checks that every row is documented there. */
+ * bound to those names (the sample inputs).  The formulas are the flops
+ * columns of lib/onnx/onnxops.def (functions in flops.c); docs/report.md
+ * ("FLOPs formulas") documents each row and test_flops checks that every
+ * row with a formula is documented there. */
 
 typedef struct FlopsNode {
 	const OnnxNode *node;
@@ -105,9 +106,9 @@ int flops_bind_shape(Flops *f, const Onnx__ValueInfoProto *vi, int rank, const i
 /* Counts every node of g, in graph order: an arena array of g->n_node rows. */
 FlopsNode *flops_graph(Flops *f, const Onnx__GraphProto *g);
 
-/* The op types the formula table knows ("Add", "com.microsoft:FusedMatMul"),
- * for tests and docs: how many, and the i-th in table order. */
+/* The ONNX ops with a FLOPs formula, for tests and docs: how many, and the
+ * ONNXOP_* row (onnx_ops[]) of the i-th in table order (-1 past the end). */
 int flops_nop(void);
-const char *flops_op(int i);
+int flops_op(int i);
 
 #endif

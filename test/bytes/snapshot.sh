@@ -7,10 +7,13 @@
 # behaviour leaves them equal, byte for byte.
 #
 # Every conversion writes to the same path (the report records the output
-# path), and the stderr summary is hashed without its measured times.
+# path, always /tmp/yobx-snapshot), and the stderr summary is hashed without its measured times.
 set -u
 bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1") out=$2
-work=${TMPDIR:-/tmp}/yobx-snapshot
+# One fixed work path for every run (so two builds compare), taken in turn
+# by concurrent runs.
+work=/tmp/yobx-snapshot
+exec 9>"$work.lock" && flock 9
 rm -rf "$work" && mkdir -p "$work" "$out"
 printf 'patterns: none\n' >"$work/none.yaml"
 printf 'opset: 17\n' >"$work/o17.yaml"

@@ -26,6 +26,7 @@
  *   expect-attr Attention is_causal=1  some node of that op has that int attribute (absent: 0) */
 #include <glob.h>
 #include <math.h>
+#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1370,6 +1371,125 @@ START_TEST(test_subgraph)
 }
 END_TEST
 
+/* ---- the ONNX op table (lib/onnx/onnxops.def) ---- */
+
+/* The rows are sorted (the lookup searches by halves), unique, each found
+ * under its own domain and name; the columns point where they should. */
+START_TEST(test_onnx_ops)
+{
+	for (int i = 0; i < ONNXOP_COUNT; i++) {
+		const OnnxOp *r = &onnx_ops[i];
+		ck_assert_msg(onnx_op_find(r->domain, r->name) == i, "%s:%s is not found as row %d", r->domain, r->name, i);
+		if (i > 0) {
+			const OnnxOp *p = &onnx_ops[i - 1];
+			int c = strcmp(p->domain, r->domain);
+			ck_assert_msg(c < 0 || (c == 0 && strcmp(p->name, r->name) < 0),
+			              "onnxops.def: %s:%s is not sorted after %s:%s", r->domain, r->name, p->domain, p->name);
+		}
+		ck_assert_int_ge(r->since, 1);
+		ck_assert(r->max == 0 || r->max >= r->since);
+	}
+	ck_assert_int_eq(onnx_op_find(NULL, "Add"), ONNXOP_ADD);
+	ck_assert_int_eq(onnx_op_find("ai.onnx", "Add"), ONNXOP_ADD);
+	ck_assert_int_eq(onnx_op_find("", "Abs"), ONNXOP_ABS);
+	ck_assert_int_eq(onnx_op_find("", "Xor"), ONNXOP_XOR);
+	ck_assert_int_eq(onnx_op_find("com.microsoft", "Gelu"), ONNXOP_MS_GELU);
+	ck_assert_int_ne(ONNXOP_MS_GELU, ONNXOP_GELU);
+	ck_assert_int_eq(onnx_op_find("", "FusedMatMul"), -1);
+	ck_assert_int_eq(onnx_op_find("com.microsoft", "Add"), -1);
+	ck_assert_int_eq(onnx_op_find("", "NoSuchOp"), -1);
+	ck_assert_int_eq(onnx_op_find("", ""), -1);
+	ck_assert(fold_supported("Add") && fold_supported("Constant") && !fold_supported("Gelu"));
+	ck_assert(onnx_infer_known(ONNXOP_RESHAPE) && onnx_infer_known(ONNXOP_MS_FUSED_MAT_MUL));
+	ck_assert(!onnx_infer_known(ONNXOP_IF) && !onnx_infer_known(-1) && !onnx_infer_known(ONNXOP_COUNT));
+}
+END_TEST
+
+/* ---- named ONNX element types ---- */
+
+/* Raw ONNX element type codes in text: comparisons of an elem, data_type,
+ * elem_type or Cast `to` with a number, and numbered cases of a switch on
+ * one.  Returns how many lines hold one, printing each as FILE:LINE (but
+ * for the probes, file NULL). */
+static int
+raw_codes(const char *file, const char *text)
+{
+	static const char *const pat[] = {
+		"(elem|data_type|elem_type)[[:space:]]*[!=]=[[:space:]]*[0-9]",
+		"[0-9][[:space:]]*[!=]=[[:space:]]*[a-z_>.-]*(elem|data_type|elem_type)\\b",
+		"opt_elem\\([^()]*(\\([^()]*\\))?[^()]*\\)[[:space:]]*[!=]=[[:space:]]*[0-9]",
+		"\"to\", [0-9-]+\\)[[:space:]]*[!=]=[[:space:]]*[0-9]",
+	};
+	regex_t re[5];
+	int bad = 0, line = 1, in_switch = -1;
+
+	for (int i = 0; i < 4; i++)
+		ck_assert_int_eq(regcomp(&re[i], pat[i], REG_EXTENDED | REG_NOSUB), 0);
+	ck_assert_int_eq(regcomp(&re[4], "^[[:space:]]*switch \\(.*(elem|data_type|elem_type)\\)", REG_EXTENDED | REG_NOSUB), 0);
+	for (const char *p = text; *p; line++) {
+		const char *e = strchr(p, '\n');
+		size_t n = e ? (size_t)(e - p) : strlen(p);
+		char *l = strndup(p, n);
+		int hit = 0, indent = (int)strspn(l, "\t");
+		for (int i = 0; i < 4; i++)
+			hit |= regexec(&re[i], l, 0, NULL, 0) == 0;
+		if (in_switch >= 0 && indent == in_switch && l[indent] == '}')
+			in_switch = -1;
+		else if (in_switch >= 0) {
+			const char *c = strstr(l, "case ");
+			hit |= c && c[5] >= '0' && c[5] <= '9';
+		}
+		if (regexec(&re[4], l, 0, NULL, 0) == 0)
+			in_switch = indent;
+		if (hit && file)
+			printf("%s:%d: raw ONNX element type: %s\n", file, line, l + indent);
+		bad += hit;
+		free(l);
+		p += n + (e != NULL);
+	}
+	for (int i = 0; i < 5; i++)
+		regfree(&re[i]);
+	return bad;
+}
+
+/* Code names ONNX element types (ONNX_FLOAT, ONNX_INT64 from dtype.def),
+ * never bare numbers; the scanner is first shown to catch each form. */
+START_TEST(test_no_raw_elem_codes)
+{
+	static const char *const dirs[] = {"lib/*/*.[ch]", "ops/*.[ch]"};
+	int bad = 0, files = 0;
+
+	ck_assert_int_eq(raw_codes(NULL, "if (x->elem == 7)\n"), 1);
+	ck_assert_int_eq(raw_codes(NULL, "return t->data_type != 1 || 10 == elem;\n"), 1);
+	ck_assert_int_eq(raw_codes(NULL, "if (opt_elem(o, opt_in(o, n, 0)) != 9)\n"), 1);
+	ck_assert_int_eq(raw_codes(NULL, "if (opt_attr_i(o, n, \"to\", 0) == 9)\n"), 1);
+	ck_assert_int_eq(raw_codes(NULL, "\tswitch (t->elem) {\n\tcase 1: return 4;\n\t}\n\tcase 2:\n"), 1);
+	ck_assert_int_eq(raw_codes(NULL, "if (x->elem == ONNX_INT64 && rank == 1)\n"), 0);
+	for (size_t d = 0; d < sizeof dirs / sizeof dirs[0]; d++) {
+		glob_t g;
+		ck_assert_int_eq(glob(dirs[d], 0, NULL, &g), 0);
+		for (size_t i = 0; i < g.gl_pathc; i++) {
+			FILE *f = fopen(g.gl_pathv[i], "rb");
+			char *text;
+			long len;
+			ck_assert(f != NULL);
+			fseek(f, 0, SEEK_END);
+			len = ftell(f);
+			rewind(f);
+			text = calloc((size_t)len + 1, 1);
+			ck_assert(fread(text, 1, (size_t)len, f) == (size_t)len);
+			fclose(f);
+			bad += raw_codes(g.gl_pathv[i], text);
+			free(text);
+			files++;
+		}
+		globfree(&g);
+	}
+	ck_assert_int_gt(files, 50);
+	ck_assert_msg(bad == 0, "%d raw ONNX element type codes (name them: ONNX_FLOAT, ONNX_INT64, ...)", bad);
+}
+END_TEST
+
 static Suite *
 make_suite(void)
 {
@@ -1392,6 +1512,8 @@ make_suite(void)
 	tcase_add_test(tc, test_cases);
 	tcase_add_test(tc, test_fixtures);
 	tcase_add_test(tc, test_subgraph);
+	tcase_add_test(tc, test_no_raw_elem_codes);
+	tcase_add_test(tc, test_onnx_ops);
 	suite_add_tcase(s, tc);
 	return s;
 }
