@@ -55,7 +55,8 @@ $(B)/%.o: %.c | $(PROTO_C)
 $(B)/libyobx.a: $(LIB_OBJ)
 	rm -f $@ && ar rcs $@ $^
 
-$(B)/yobx-export: $(B)/cmd/yobx-export.o $(B)/libyobx.a
+CMD_OBJ  = $(B)/cmd/yobx-export.o $(B)/cmd/render.o
+$(B)/yobx-export: $(CMD_OBJ) $(B)/libyobx.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(B)/test/%: test/unit/%.c $(B)/libyobx.a test/unit/testutil.h test/unit/minigraph.h
@@ -67,6 +68,7 @@ check: $(B)/yobx-export $(UNIT_BIN)
 	@sh test/models/size.sh
 	@sh test/layers/run.sh $(B)
 	@sh test/run-cli.sh $(B)/yobx-export
+	@sh test/diag/run.sh $(B)/yobx-export
 	@sh test/report/run.sh $(B)
 	@sh test/report/e2e.sh $(B)
 	@sh test/ort/selftest.sh build/test/tiny_add.onnx
@@ -90,6 +92,6 @@ clean:
 	rm -rf build build-asan build-fuzz
 
 .PHONY: all check test fuzz clean
--include $(LIB_OBJ:.o=.d) $(B)/cmd/yobx-export.d
+-include $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d)
 .SECONDARY: $(PROTO_C) $(PROTO_C:.c=.h)
 include ops/ops.mk

@@ -1,6 +1,7 @@
 /* yobx-export: the command line.  Parses arguments, runs the pipeline
  * through lib/ (lib/pipeline.c: read, lower, optimize, write, report),
- * prints diagnostics and the summary, and chooses the exit status:
+ * renders the diagnostics (render.c: text, JSON, SARIF) and prints the
+ * summary, and chooses the exit status:
  * 0 ok, 1 conversion failed, 2 usage or input error. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +10,7 @@
 #include "core/core.h"
 #include "ir/ir.h"
 #include "pipeline/pipeline.h"
+#include "render.h"
 
 #ifndef VERSION
 #define VERSION "0.1.0"
@@ -16,6 +18,7 @@
 
 static const char usage[] =
 	"usage: yobx-export DUMP [-c OPTIONS.yaml] [-o OUT.onnx] [--quiet] [--print]\n"
+	"                   [--diagnostics=text|json|json:FILE] [--sarif FILE]\n"
 	"       yobx-export --help | --version\n"
 	"\n"
 	"Converts DUMP, a file written by torch.export.save (torch 2.6 to 2.14),\n"
@@ -26,6 +29,12 @@ static const char usage[] =
 	"  -o FILE     the ONNX file to write (default: model.onnx)\n"
 	"  --quiet     no summary on stderr (errors are still printed)\n"
 	"  --print     print the graph as read from DUMP and stop\n"
+	"  --diagnostics=FORMAT\n"
+	"              how errors are shown: text (the default: one line each on\n"
+	"              stderr), json (one JSON document on stderr instead of the\n"
+	"              text and the summary) or json:FILE (to FILE; stderr as usual)\n"
+	"  --sarif FILE  also write the diagnostics as SARIF 2.1.0 (for GitHub and\n"
+	"              GitLab code scanning), on success too; codes in docs/diagnostics.md\n"
 	"  --help      show this help\n"
 	"  --version   show the version\n"
 	"\n"
@@ -34,6 +43,9 @@ static const char usage[] =
 typedef struct Cli {
 	const char *dump, *options, *out;
 	int print, quiet;
+	int json;                  /* --diagnostics=json or json:FILE */
+	const char *json_file;     /* NULL: stderr */
+	const char *sarif;         /* --sarif FILE, or NULL */
 } Cli;
 
 static int
@@ -51,6 +63,18 @@ parse_cli(int argc, char **argv, Cli *cli)
 			cli->print = 1;
 		} else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {
 			cli->quiet = 1;
+		} else if (strcmp(a, "--diagnostics=text") == 0) {
+			cli->json = 0;
+		} else if (strcmp(a, "--diagnostics=json") == 0) {
+			cli->json = 1, cli->json_file = NULL;
+		} else if (strncmp(a, "--diagnostics=json:", 19) == 0 && a[19]) {
+			cli->json = 1, cli->json_file = a + 19;
+		} else if (strcmp(a, "--sarif") == 0) {
+			if (i + 1 >= argc) {
+				fprintf(stderr, "yobx-export: %s needs a file name\n", a);
+				return 2;
+			}
+			cli->sarif = argv[++i];
 		} else if (strcmp(a, "-c") == 0 || strcmp(a, "-o") == 0) {
 			if (i + 1 >= argc) {
 				fprintf(stderr, "yobx-export: %s needs a file name\n", a);
@@ -135,6 +159,43 @@ print_summary(FILE *f, const Pipeline *pl, int failed)
 		fprintf(f, "  report    %s%s\n", pl->report_path, failed ? " (sheet 'unsupported')" : "");
 }
 
+typedef struct Out {
+	const Diag *d;
+	const char *dump;
+	int rc;
+} Out;
+
+static void
+json_fn(FILE *f, const void *ctx)
+{
+	const Out *o = ctx;
+
+	render_json(f, o->d, o->rc);
+}
+
+static void
+sarif_fn(FILE *f, const void *ctx)
+{
+	const Out *o = ctx;
+
+	render_sarif(f, o->d, o->dump, o->rc);
+}
+
+/* Writes the machine-readable forms; a file that cannot be written is one
+ * more diagnostic (exit 2), shown in the forms still to come. */
+static int
+write_forms(const Cli *cli, Diag *d, int rc)
+{
+	int err;
+
+	if (cli->sarif && (err = render_to_file(cli->sarif, sarif_fn, &(Out){d, cli->dump, rc})))
+		rc = diag_report(d, YE_WRITE_FAILED, &(DiagAt){.file = cli->sarif}, "cannot write: %s", strerror(err));
+	if (cli->json && cli->json_file &&
+	    (err = render_to_file(cli->json_file, json_fn, &(Out){d, cli->dump, rc})))
+		rc = diag_report(d, YE_WRITE_FAILED, &(DiagAt){.file = cli->json_file}, "cannot write: %s", strerror(err));
+	return rc;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -159,10 +220,13 @@ main(int argc, char **argv)
 		 * phase_optimize() in lib/pipeline.c (marked OPTIMIZER). */
 		rc = pipeline_run(&pl, &d);
 	}
-	if (d.text)
-		fprintf(stderr, "yobx-export: %s", d.text);
 	rc = rc ? (d.code ? d.code : rc) : 0;
-	if (!cli.print && !cli.quiet && rc != DIAG_INPUT)
+	rc = write_forms(&cli, &d, rc);
+	if (cli.json && !cli.json_file)
+		render_json(stderr, &d, rc);
+	else
+		render_text(stderr, &d);
+	if (!cli.print && !cli.quiet && !(cli.json && !cli.json_file) && rc != DIAG_INPUT)
 		print_summary(stderr, &pl, rc == DIAG_CONVERT);
 	pipeline_close(&pl);
 	arena_free(&arena);
