@@ -26,8 +26,9 @@ vfail(LowerCtx *c, const Node *n, DiagCode code, const char *fmt, va_list ap)
 {
 	char *what = arena_vprintf(c->a, fmt, ap);
 
-	return diag_report(c->d, code, &(DiagAt){.graph = graph_path(c->a, n->graph), .node = n->name,
-	                                         .target = n->op, .frame = n->frame}, "%s", what);
+	return diag_report(c->d, code, &(DiagAt){.file = c->prog->path, .graph = graph_path(c->a, n->graph),
+	                                         .node = n->name, .target = n->op, .frame = n->frame},
+	                   "%s", what);
 }
 
 int
