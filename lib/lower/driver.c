@@ -18,7 +18,6 @@
 #include "lower/lower.h"
 
 #include <stdint.h>
-#include <string.h>
 
 #include "core/core.h"
 #include "internal.h"
