@@ -104,24 +104,23 @@ typedef struct DiagItem {
 	char *message;         /* the reason, without the location */
 } DiagItem;
 
-typedef struct DiagLabel DiagLabel;
-
 typedef struct Diag {
 	int code;              /* worst exit status reported so far; DIAG_OK when none */
-	DiagItem *items;       /* in the order reported (malloc'd) */
+	DiagItem *items;       /* in the order reported (malloc'd; only errors allocate) */
 	int n, cap;
-	DiagLabel *labels;     /* see diag_label() */
-	int nlabel, caplabel;
+	char input[4096];      /* the dump being read (diag_input()); "" when none */
 } Diag;
 
 /* Appends an item of kind code at at (NULL: nowhere) with the message fmt;
  * returns the row's exit status (DIAG_OK for warnings and notes). */
 int diag_report(Diag *d, DiagCode code, const DiagAt *at, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
-/* Says that the label a reader is given ("m.pt2:models/model.json") names
- * entry of file, so items whose DiagAt.file is that label (or starts with it
- * and a colon) carry file and entry apart. */
-void diag_label(Diag *d, const char *label, const char *file, const char *entry);
+/* Names the dump being read.  The readers below pt2.c name an entry of it
+ * by a label, "m.pt2:models/model.json" (with more after a colon for a
+ * symbolic expression); an item whose DiagAt.file is such a label then
+ * carries the file and the entry apart.  A path too long for Diag.input
+ * is not recorded (the label then stays the file). */
+void diag_input(Diag *d, const char *path);
 /* Writes the item's one line of text, as `yobx-export: ` follows it on
  * stderr, without a newline: "LOCATION: message".  Returns the length it
  * needs, as snprintf does. */

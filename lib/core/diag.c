@@ -25,10 +25,6 @@ static const DiagInfo rows[YE_COUNT] = {
 #include "diag.def"
 #undef X
 
-struct DiagLabel {
-	char *label, *file, *entry;
-};
-
 static char *
 dup(const char *s)
 {
@@ -84,27 +80,29 @@ diag_severity_name(DiagSeverity s)
 }
 
 void
-diag_label(Diag *d, const char *label, const char *file, const char *entry)
+diag_input(Diag *d, const char *path)
 {
-	for (int i = 0; i < d->nlabel; i++)
-		if (strcmp(d->labels[i].label, label) == 0)
-			return;
-	if (d->nlabel == d->caplabel)
-		d->labels = grow(d->labels, &d->caplabel, sizeof *d->labels);
-	d->labels[d->nlabel++] = (DiagLabel){dup(label), dup(file), dup(entry)};
+	size_t n = strlen(path);
+
+	if (n < sizeof d->input)
+		memcpy(d->input, path, n + 1);
+	else
+		d->input[0] = 0;
 }
 
-/* A label passed down to a reader may have more after it (a symbolic
- * expression's label is "m.pt2:a.json:3:5: range constraint 'x'"). */
-static const DiagLabel *
-find_label(const Diag *d, const char *s)
+/* Splits a label "INPUT:ENTRY[:more]" into *entry (copied) and returns 1,
+ * or returns 0 when s does not start with the input and a colon. */
+static int
+split_label(const Diag *d, const char *s, char **entry)
 {
-	for (int i = 0; s && i < d->nlabel; i++) {
-		size_t k = strlen(d->labels[i].label);
-		if (strncmp(s, d->labels[i].label, k) == 0 && (s[k] == 0 || s[k] == ':'))
-			return &d->labels[i];
-	}
-	return NULL;
+	size_t k = strlen(d->input);
+	const char *e;
+
+	if (!k || !s || strncmp(s, d->input, k) != 0 || s[k] != ':' || !s[k + 1])
+		return 0;
+	e = s + k + 1;
+	*entry = dupn(e, strcspn(e, ":"));
+	return 1;
 }
 
 /* "path:N in fn: code", "path:N: code" or "path:N" (serde.c's user_frame);
@@ -137,7 +135,6 @@ int
 diag_report(Diag *d, DiagCode code, const DiagAt *at, const char *fmt, ...)
 {
 	const DiagInfo *row = diag_info(code);
-	const DiagLabel *lab;
 	DiagItem *it;
 	va_list ap;
 	int n;
@@ -158,9 +155,16 @@ diag_report(Diag *d, DiagCode code, const DiagAt *at, const char *fmt, ...)
 		it->at.target = dup(at->target);
 		it->at.frame = dup(at->frame);
 	}
-	lab = find_label(d, it->at.file);
-	it->file = dup(lab ? lab->file : it->at.file);
-	it->entry = dup(it->at.entry ? it->at.entry : lab ? lab->entry : NULL);
+	if (split_label(d, it->at.file, &it->entry)) {
+		it->file = dup(d->input);
+		if (it->at.entry) {
+			free(it->entry);
+			it->entry = dup(it->at.entry);
+		}
+	} else {
+		it->file = dup(it->at.file);
+		it->entry = dup(it->at.entry);
+	}
 	it->frame = parse_frame(it->at.frame);
 
 	va_start(ap, fmt);
@@ -275,12 +279,6 @@ diag_free(Diag *d)
 		free(it->frame.function);
 		free(it->message);
 	}
-	for (int i = 0; i < d->nlabel; i++) {
-		free(d->labels[i].label);
-		free(d->labels[i].file);
-		free(d->labels[i].entry);
-	}
 	free(d->items);
-	free(d->labels);
 	memset(d, 0, sizeof *d);
 }

@@ -31,16 +31,10 @@ entry(Loader *l, const char *rel)
 	return e;
 }
 
-/* "m.pt2:models/model.json", the name the sub-readers (json, serde,
- * torchsave) give e in their messages; diag_label() lets their diagnostics
- * carry the file and the entry apart. */
 static const char *
 entry_label(Loader *l, const ZipEntry *e)
 {
-	const char *label = arena_printf(l->a, "%s:%s", l->p->path, e->name);
-
-	diag_label(l->d, label, l->p->path, e->name);
-	return label;
+	return arena_printf(l->a, "%s:%s", l->p->path, e->name);
 }
 
 /* A torch.save dict of fqn -> tensor (state dict or constants). */
@@ -319,6 +313,7 @@ pt2_load(Program *p, const char *path, Diag *d)
 	Loader l = {.p = p, .a = p->arena, .d = d};
 
 	p->path = path;
+	diag_input(d, path);   /* entry_label()s name entries of it */
 	p->zip = l.zip = ARENA_NEW(p->arena, Zip);
 	if (zip_open(l.zip, path, p->arena, d)) {
 		p->zip = NULL;

@@ -122,12 +122,10 @@ END_TEST
 START_TEST(labels_give_file_and_entry)
 {
 	Diag d = {0};
-	char label[] = "m.pt2:archive/models/model.json";
+	char path[] = "m.pt2";
 
-	diag_label(&d, label, "m.pt2", "archive/models/model.json");
-	diag_label(&d, label, "m.pt2", "archive/models/model.json");   /* once is enough */
-	ck_assert_int_eq(d.nlabel, 1);
-	label[0] = 'X';   /* the Diag keeps its own copy */
+	diag_input(&d, path);
+	path[0] = 'X';   /* the Diag keeps its own copy */
 	diag_report(&d, YE_JSON_SYNTAX, &(DiagAt){.file = "m.pt2:archive/models/model.json", .line = 2, .column = 5}, "x");
 	ck_assert_str_eq(d.items[0].file, "m.pt2");
 	ck_assert_str_eq(d.items[0].entry, "archive/models/model.json");
@@ -136,10 +134,21 @@ START_TEST(labels_give_file_and_entry)
 	diag_report(&d, YE_SYM_EXPR, &(DiagAt){.file = "m.pt2:archive/models/model.json:3:1: range 's0'", .column = 2}, "y");
 	ck_assert_str_eq(d.items[1].file, "m.pt2");
 	ck_assert_str_eq(d.items[1].entry, "archive/models/model.json");
-	/* not a label: a longer entry name sharing the prefix */
-	diag_report(&d, YE_SCHEMA, &(DiagAt){.file = "m.pt2:archive/models/model.json5"}, "z");
-	ck_assert_str_eq(d.items[2].file, "m.pt2:archive/models/model.json5");
-	ck_assert_ptr_null(d.items[2].entry);
+	ck_assert_str_eq(text_of(&d.items[1]), "m.pt2:archive/models/model.json:3:1: range 's0': column 2: y");
+	/* an explicit entry wins; a file that merely starts like the input is no label */
+	diag_report(&d, YE_WEIGHT_SHORT, &(DiagAt){.file = "m.pt2:data.pkl", .entry = "data/0"}, "z");
+	ck_assert_str_eq(d.items[2].entry, "data/0");
+	diag_report(&d, YE_SCHEMA, &(DiagAt){.file = "m.pt25:a.json"}, "z");
+	ck_assert_str_eq(d.items[3].file, "m.pt25:a.json");
+	ck_assert_ptr_null(d.items[3].entry);
+	diag_report(&d, YE_NOT_ZIP, &(DiagAt){.file = "m.pt2"}, "z");
+	ck_assert_str_eq(d.items[4].file, "m.pt2");
+	ck_assert_ptr_null(d.items[4].entry);
+	diag_free(&d);
+	/* nothing recorded: labels stay files */
+	diag_report(&d, YE_JSON_SYNTAX, &(DiagAt){.file = "m.pt2:a.json", .line = 1, .column = 1}, "x");
+	ck_assert_str_eq(d.items[0].file, "m.pt2:a.json");
+	ck_assert_ptr_null(d.items[0].entry);
 	diag_free(&d);
 }
 END_TEST
