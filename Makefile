@@ -57,10 +57,11 @@ $(B)/%.o: %.c | $(PROTO_C)
 $(B)/libyobx.a: $(LIB_OBJ)
 	rm -f $@ && ar rcs $@ $^
 
-$(B)/yobx-export: $(B)/cmd/yobx-export.o $(B)/libyobx.a
+CMD_OBJ  = $(B)/cmd/yobx-export.o $(B)/cmd/render.o
+$(B)/yobx-export: $(CMD_OBJ) $(B)/libyobx.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-$(B)/test/%: test/unit/%.c $(B)/libyobx.a test/unit/testutil.h test/unit/minigraph.h
+$(B)/test/%: test/unit/%.c $(B)/libyobx.a test/unit/testutil.h test/unit/minigraph.h test/unit/diagtext.h
 	@mkdir -p $(B)/test
 	$(CC) $(CFLAGS) $(CHECK_CFLAGS) $(LDFLAGS) -o $@ $< $(B)/libyobx.a $(CHECK_LIBS) $(LDLIBS)
 
@@ -70,6 +71,7 @@ check: $(B)/yobx-export $(UNIT_BIN)
 	@sh test/models/size.sh
 	@sh test/layers/run.sh $(B)
 	@sh test/run-cli.sh $(B)/yobx-export
+	@sh test/diag/run.sh $(B)/yobx-export
 	@sh test/report/run.sh $(B)
 	@sh test/report/e2e.sh $(B)
 	@sh test/ort/selftest.sh build/test/tiny_add.onnx
@@ -96,7 +98,7 @@ clean:
 	rm -rf build build-asan build-fuzz
 
 .PHONY: all check test fuzz clean
--include $(LIB_OBJ:.o=.d) $(B)/cmd/yobx-export.d
+-include $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d)
 .SECONDARY: $(PROTO_C) $(PROTO_C:.c=.h)
 include mk/install.mk
 include ops/ops.mk

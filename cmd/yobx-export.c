@@ -1,6 +1,7 @@
 /* yobx-export: the command line.  Parses arguments, runs the pipeline
  * through lib/ (lib/pipeline/pipeline.c: read, lower, optimize, write, report),
- * prints diagnostics and the summary, and chooses the exit status:
+ * renders the diagnostics (render.c: text, JSON, SARIF) and prints the
+ * summary, and chooses the exit status:
  * 0 ok, 1 conversion failed, 2 usage or input error. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +10,7 @@
 #include "core/core.h"
 #include "ir/ir.h"
 #include "pipeline/pipeline.h"
+#include "render.h"
 
 /* The version is configure.ac's AC_INIT, passed by the Makefile (config.mk). */
 #ifndef VERSION
@@ -69,31 +71,46 @@ usage_write(FILE *f)
 	fputs(".\n", f);
 }
 
-/* The flag a names (its name or its alias), or -1. */
+/* The flag a names (its name or its alias), or -1.  A flag with an
+ * argument may also be written NAME=VALUE: *val is then VALUE, else NULL. */
 static int
-flag_find(const char *a)
+flag_find(const char *a, const char **val)
 {
-	for (int i = 0; i < USAGE_NFLAG; i++)
+	*val = NULL;
+	for (int i = 0; i < USAGE_NFLAG; i++) {
+		size_t n = strlen(flags[i].name);
 		if (strcmp(a, flags[i].name) == 0 || (flags[i].alias && strcmp(a, flags[i].alias) == 0))
 			return i;
+		if (*flags[i].arg && strncmp(a, flags[i].name, n) == 0 && a[n] == '=') {
+			*val = a + n + 1;
+			return i;
+		}
+	}
 	return -1;
 }
 
 typedef struct Cli {
 	const char *dump, *options, *out;
 	int print, quiet;
+	int json;                  /* --diagnostics json or json:FILE */
+	const char *json_file;     /* NULL: stderr */
+	const char *sarif;         /* --sarif FILE, or NULL */
 } Cli;
 
 static int
 parse_cli(int argc, char **argv, Cli *cli)
 {
 	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		int k = a[0] == '-' && a[1] ? flag_find(a) : -2;
+		const char *a = argv[i], *val = NULL;
+		int k = a[0] == '-' && a[1] ? flag_find(a, &val) : -2;
 
-		if (k >= 0 && *flags[k].arg && i + 1 >= argc) {
-			fprintf(stderr, "yobx-export: %s needs a file name\n", a);
-			return 2;
+		if (k >= 0 && *flags[k].arg && !val) {
+			if (i + 1 >= argc) {
+				fprintf(stderr, "yobx-export: %s needs %s\n", a,
+				        strcmp(flags[k].arg, "FILE") == 0 ? "a file name" : "a value");
+				return 2;
+			}
+			val = argv[++i];
 		}
 		switch (k) {
 		case USAGE_HELP:
@@ -109,10 +126,25 @@ parse_cli(int argc, char **argv, Cli *cli)
 			cli->quiet = 1;
 			break;
 		case USAGE_OPTIONS:
-			cli->options = argv[++i];
+			cli->options = val;
 			break;
 		case USAGE_OUT:
-			cli->out = argv[++i];
+			cli->out = val;
+			break;
+		case USAGE_DIAGNOSTICS:
+			if (strcmp(val, "text") == 0) {
+				cli->json = 0;
+			} else if (strcmp(val, "json") == 0) {
+				cli->json = 1, cli->json_file = NULL;
+			} else if (strncmp(val, "json:", 5) == 0 && val[5]) {
+				cli->json = 1, cli->json_file = val + 5;
+			} else {
+				fprintf(stderr, "yobx-export: --diagnostics takes text, json or json:FILE, not '%s'\n", val);
+				return 2;
+			}
+			break;
+		case USAGE_SARIF:
+			cli->sarif = val;
 			break;
 		case -1:
 			fprintf(stderr, "yobx-export: unknown option '%s'\n", a);
@@ -197,6 +229,43 @@ print_summary(FILE *f, const Pipeline *pl, int failed)
 		fprintf(f, "  report    %s%s\n", pl->report_path, failed ? " (sheet 'unsupported')" : "");
 }
 
+typedef struct Out {
+	const Diag *d;
+	const char *dump;
+	int rc;
+} Out;
+
+static void
+json_fn(FILE *f, const void *ctx)
+{
+	const Out *o = ctx;
+
+	render_json(f, o->d, o->rc);
+}
+
+static void
+sarif_fn(FILE *f, const void *ctx)
+{
+	const Out *o = ctx;
+
+	render_sarif(f, o->d, o->dump, o->rc);
+}
+
+/* Writes the machine-readable forms; a file that cannot be written is one
+ * more diagnostic (exit 2), shown in the forms still to come. */
+static int
+write_forms(const Cli *cli, Diag *d, int rc)
+{
+	int err;
+
+	if (cli->sarif && (err = render_to_file(cli->sarif, sarif_fn, &(Out){d, cli->dump, rc})))
+		rc = diag_report(d, YE_WRITE_FAILED, &(DiagAt){.file = cli->sarif}, "cannot write: %s", strerror(err));
+	if (cli->json && cli->json_file &&
+	    (err = render_to_file(cli->json_file, json_fn, &(Out){d, cli->dump, rc})))
+		rc = diag_report(d, YE_WRITE_FAILED, &(DiagAt){.file = cli->json_file}, "cannot write: %s", strerror(err));
+	return rc;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -221,10 +290,13 @@ main(int argc, char **argv)
 		 * phase_optimize() in lib/pipeline/pipeline.c (marked OPTIMIZER). */
 		rc = pipeline_run(&pl, &d);
 	}
-	if (d.text)
-		fprintf(stderr, "yobx-export: %s", d.text);
 	rc = rc ? (d.code ? d.code : rc) : 0;
-	if (!cli.print && !cli.quiet && rc != DIAG_INPUT)
+	rc = write_forms(&cli, &d, rc);
+	if (cli.json && !cli.json_file)
+		render_json(stderr, &d, rc);
+	else
+		render_text(stderr, &d);
+	if (!cli.print && !cli.quiet && !(cli.json && !cli.json_file) && rc != DIAG_INPUT)
 		print_summary(stderr, &pl, rc == DIAG_CONVERT);
 	pipeline_close(&pl);
 	arena_free(&arena);

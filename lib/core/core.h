@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdarg.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* ==== die ==== */
 
@@ -52,10 +53,11 @@ char *arena_vprintf(Arena *a, const char *fmt, va_list ap);
 
 /* Errors as values.
  *
- * lib/ never prints or exits.  A failing function appends one or more
- * lines to a Diag and returns its code; cmd/ prints the text and turns the
- * code into the exit status.  Each line names the thing: the file, the zip
- * entry, the node and its ATen target, then the user's source line. */
+ * lib/ never prints or exits.  A failing function appends a DiagItem to a
+ * Diag and returns its exit status; cmd/ renders the items (the text lines
+ * of diag_format(), JSON, SARIF) and turns the worst status into the exit
+ * status.  An item names the thing: its kind (a row of diag.def), the file,
+ * the zip entry, the node and its ATen target, and the user's source frame. */
 
 enum {
 	DIAG_OK = 0,
@@ -63,15 +65,83 @@ enum {
 	DIAG_INPUT = 2,     /* bad input, bad options, I/O error: exit 2 */
 };
 
+typedef enum DiagSeverity { DIAG_SEV_ERROR, DIAG_SEV_WARNING, DIAG_SEV_NOTE } DiagSeverity;
+
+typedef enum DiagCode {
+	YE_NONE = 0,
+#define X(e, num, name, sev, exit, help, what) e,
+#include "diag.def"
+#undef X
+	YE_COUNT
+} DiagCode;
+
+/* A row of diag.def. */
+typedef struct DiagInfo {
+	int num;              /* 201 */
+	const char *id;       /* "YE0201" */
+	const char *name;     /* "unsupported-op" */
+	DiagSeverity severity;
+	int exit;             /* DIAG_CONVERT, DIAG_INPUT, or DIAG_OK for warnings and notes */
+	const char *help;     /* one line */
+	const char *what;     /* what to do about it */
+} DiagInfo;
+
+/* Where an item points; every field may be left zero.  Strings are copied. */
+typedef struct DiagAt {
+	const char *file;      /* as the text names it: a path, or a reader's label ("m.pt2:a/b.json") */
+	const char *entry;     /* the zip entry inside the file, when the text does not say it through file */
+	unsigned line, column; /* 1-based position in the entry (or the file); column alone for an expression */
+	int has_offset;        /* 1 when offset is set (0 is a valid offset) */
+	unsigned long long offset;  /* byte offset in the entry (pickles) */
+	const char *graph;     /* the graph holding node: "main_graph", a subgraph name */
+	const char *node;      /* IR node name */
+	const char *target;    /* its ATen target, "aten.addmm.default" */
+	const char *frame;     /* the user's frame as the IR keeps it: "path:N in fn: code" */
+} DiagAt;
+
+/* The user's frame, parsed from DiagAt.frame. */
+typedef struct DiagFrame {
+	char *file;            /* NULL when there is no frame */
+	unsigned line, column; /* 1-based; 0 when not known */
+	char *function;        /* "forward", or NULL */
+} DiagFrame;
+
+typedef struct DiagItem {
+	DiagCode code;
+	DiagAt at;             /* the strings are the item's own copies */
+	char *file, *entry;    /* the file the user gave and the entry in it (file labels resolved) */
+	DiagFrame frame;
+	char *message;         /* the reason, without the location */
+} DiagItem;
+
 typedef struct Diag {
-	int code;     /* worst code reported so far; DIAG_OK when none */
-	char *text;   /* malloc'd, one message per line, NUL-terminated */
-	size_t len, cap;
+	int code;              /* worst exit status reported so far; DIAG_OK when none */
+	DiagItem *items;       /* in the order reported (malloc'd; only errors allocate) */
+	int n, cap;
+	char input[4096];      /* the dump being read (diag_input()); "" when none */
 } Diag;
 
-/* Appends "message\n" and returns code (never DIAG_OK). */
-int diag_error(Diag *d, int code, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+/* Appends an item of kind code at at (NULL: nowhere) with the message fmt;
+ * returns the row's exit status (DIAG_OK for warnings and notes). */
+int diag_report(Diag *d, DiagCode code, const DiagAt *at, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+/* Names the dump being read.  The readers below pt2.c name an entry of it
+ * by a label, "m.pt2:models/model.json" (with more after a colon for a
+ * symbolic expression); an item whose DiagAt.file is such a label then
+ * carries the file and the entry apart.  A path too long for Diag.input
+ * is not recorded (the label then stays the file). */
+void diag_input(Diag *d, const char *path);
+/* Writes the item's one line of text, as `yobx-export: ` follows it on
+ * stderr, without a newline: "LOCATION: message".  Returns the length it
+ * needs, as snprintf does. */
+size_t diag_format(const DiagItem *it, char *buf, size_t size);
+/* Returns the row of code (NULL for YE_NONE or out of range), and the code
+ * whose id ("YE0201") or name ("unsupported-op") is s (YE_NONE if none). */
+const DiagInfo *diag_info(DiagCode code);
+DiagCode diag_lookup(const char *s);
+const char *diag_severity_name(DiagSeverity s);   /* "error", "warning", "note" */
+/* Writes docs/diagnostics.md. */
+void diag_write_doc(FILE *f);
 void diag_free(Diag *d);
 
 /* ==== strmap ==== */

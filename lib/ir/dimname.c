@@ -87,23 +87,23 @@ dimnames_build(const Program *p, const DimRequest *req, int nreq, const char *la
 		const Value *v = user_input(p, r->input);
 		const char *had;
 		if (!v)
-			return diag_error(d, DIAG_INPUT, "%s:%u:%u: dynamic_dimensions: no tensor input named '%s'",
-			                  label, r->line, r->col, r->input), NULL;
+			return diag_report(d, YE_DIM_UNKNOWN_INPUT, &(DiagAt){.file = label, .line = r->line, .column = r->col},
+				"dynamic_dimensions: no tensor input named '%s'", r->input), NULL;
 		if (r->axis < 0 || r->axis >= v->rank)
-			return diag_error(d, DIAG_INPUT, "%s:%u:%u: dynamic_dimensions: input '%s' has %d axes, not axis %d",
-			                  label, r->line, r->col, r->input, v->rank, r->axis), NULL;
+			return diag_report(d, YE_DIM_BAD_AXIS, &(DiagAt){.file = label, .line = r->line, .column = r->col},
+				"dynamic_dimensions: input '%s' has %d axes, not axis %d", r->input, v->rank, r->axis), NULL;
 		if (!v->dims[r->axis].e || v->dims[r->axis].e->op != SYM_SYMBOL)
-			return diag_error(d, DIAG_INPUT, "%s:%u:%u: dynamic_dimensions: axis %d of '%s' is %s, not a dynamic dimension of its own",
-			                  label, r->line, r->col, r->axis, r->input,
+			return diag_report(d, YE_DIM_NOT_DYNAMIC, &(DiagAt){.file = label, .line = r->line, .column = r->col},
+				"dynamic_dimensions: axis %d of '%s' is %s, not a dynamic dimension of its own", r->axis, r->input,
 			                  v->dims[r->axis].e ? sym_print(a, v->dims[r->axis].e)
 			                                     : arena_printf(a, "static (%lld)", (long long)v->dims[r->axis].v)), NULL;
 		had = strmap_get(dn->name, v->dims[r->axis].e->name);
 		if (had && strcmp(had, r->name) != 0)
-			return diag_error(d, DIAG_INPUT, "%s:%u:%u: dynamic_dimensions: axis %d of '%s' is the same dimension as one already named '%s'",
-			                  label, r->line, r->col, r->axis, r->input, had), NULL;
+			return diag_report(d, YE_DIM_NAMED_TWICE, &(DiagAt){.file = label, .line = r->line, .column = r->col},
+				"dynamic_dimensions: axis %d of '%s' is the same dimension as one already named '%s'", r->axis, r->input, had), NULL;
 		if (!had && strmap_get(dn->taken, r->name))
-			return diag_error(d, DIAG_INPUT, "%s:%u:%u: dynamic_dimensions: two different dimensions are both named '%s'",
-			                  label, r->line, r->col, r->name), NULL;
+			return diag_report(d, YE_DIM_NAME_TAKEN, &(DiagAt){.file = label, .line = r->line, .column = r->col},
+				"dynamic_dimensions: two different dimensions are both named '%s'", r->name), NULL;
 		assign(dn, v->dims[r->axis].e->name, r->name);
 	}
 	for (int i = 0; i < p->ninput_spec; i++) {

@@ -18,7 +18,6 @@
 #include "lower/lower.h"
 
 #include <stdint.h>
-#include <string.h>
 
 #include "core/core.h"
 #include "internal.h"
@@ -56,13 +55,15 @@ count_unsupported(LowerCtx *c, const Graph *g)
 			continue;
 		bad++;
 		if (ops_opsets(n->op, &lo, &hi))
-			lower_fail(c, n, "no ONNX lowering");
+			lower_fail_as(c, n, YE_UNSUPPORTED_OP, "no ONNX lowering");
 		else if (c->opset < lo)
-			lower_fail(c, n, "needs `opset: %d` or later (the target is opset %d)", lo, c->opset);
+			lower_fail_as(c, n, YE_NEEDS_OPSET, "needs `opset: %d` or later (the target is opset %d)",
+			              lo, c->opset);
 		else if (!row)
-			lower_fail(c, n, "needs `opset: %d` or earlier (the target is opset %d)", hi, c->opset);
+			lower_fail_as(c, n, YE_NEEDS_OPSET, "needs `opset: %d` or earlier (the target is opset %d)",
+			              hi, c->opset);
 		else
-			lower_fail(c, n, "%s operands need `opset: 18` or later (ONNX's Bitwise%s); the target is opset %d",
+			lower_fail_as(c, n, YE_NEEDS_OPSET_18_INT, "%s operands need `opset: 18` or later (ONNX's Bitwise%s); the target is opset %d",
 			           lower_out_value(n, 0)->kind == VAL_SYM_INT ? "SymInt" :
 			           dtype_name(lower_out_value(n, 0)->dtype), row->onnx, c->opset);
 	}
@@ -75,10 +76,12 @@ check_supported(LowerCtx *c)
 {
 	int bad = count_unsupported(c, c->prog->graph);
 
-	if (bad)
-		return diag_error(c->d, DIAG_CONVERT, "%s: %d node%s cannot be converted (see docs/ops.md for the supported ops)",
-		                  c->prog->path, bad, bad == 1 ? "" : "s");
-	return 0;
+	if (!bad)
+		return 0;
+	/* a note: the nodes are the errors, reported above */
+	diag_report(c->d, YE_NOT_CONVERTED, &(DiagAt){.file = c->prog->path},
+	            "%d node%s cannot be converted (see docs/ops.md for the supported ops)", bad, bad == 1 ? "" : "s");
+	return DIAG_CONVERT;
 }
 
 static int
@@ -87,7 +90,7 @@ lower_node(LowerCtx *c, const Node *n)
 	const OpRow *row = ops_find_opset(n->op, c->opset);
 	int nout = lower_nout(n), rc;
 	const Value *self = lower_arg_value(n, "self");
-	size_t reported = c->d->len;       /* lowerings report through lower_fail() */
+	int reported = c->d->n;            /* lowerings report through lower_fail() */
 
 	c->node = n;
 	c->out = ARENA_ARRAY(c->a, const char *, nout + 1);
@@ -100,7 +103,7 @@ lower_node(LowerCtx *c, const Node *n)
 		return rc;
 	if (c->bad_arg)
 		return lower_fail(c, n, "argument '%s' must be a constant here", c->bad_arg);
-	if (c->d->len != reported)
+	if (c->d->n != reported)
 		return DIAG_CONVERT;
 	for (int k = 0; k < nout; k++) {
 		const Value *v = lower_out_value(n, k);
@@ -128,7 +131,7 @@ lower_node(LowerCtx *c, const Node *n)
 		}
 		c->alias[v->id] = al;
 	}
-	return c->d->len != reported ? DIAG_CONVERT : 0;
+	return c->d->n != reported ? DIAG_CONVERT : 0;
 }
 
 static int walk_graph(LowerCtx *c, const Graph *g, const char *const *in, const char **out);
@@ -140,7 +143,7 @@ lower_program(const Program *p, const LowerOptions *o, Arena *a, Onnx__ModelProt
 	const Graph *g = p->graph;
 	OutSlot *slots = NULL;
 	int nslot = 0, rc;
-	size_t reported = d->len;
+	int reported = d->n;
 
 	c->a = a;
 	c->d = d;
@@ -171,7 +174,7 @@ lower_program(const Program *p, const LowerOptions *o, Arena *a, Onnx__ModelProt
 			return rc;
 	if ((rc = lower_emit_outputs(c, slots, nslot)))
 		return rc;
-	if (d->len != reported)             /* a view lowered again failed */
+	if (d->n != reported)               /* a view lowered again failed */
 		return DIAG_CONVERT;
 	lower_prune(c);
 	*out = onnx_model(a, onnx_graph_finish(&c->g), c->opset, VERSION);
@@ -219,58 +222,4 @@ walk_graph(LowerCtx *c, const Graph *g, const char *const *in, const char **out)
 	up->last = c->last;
 	*c = *up;
 	return rc;
-}
-
-/* ---- failures as data ---- */
-
-/* Every node of g and of the graphs its nodes hold, in order. */
-static void
-collect_nodes(const Graph *g, const Node ***v, int *n, int *cap, Arena *a)
-{
-	for (int i = 0; i < g->nnode; i++) {
-		const Node *nd = g->nodes[i];
-		if (*n == *cap) {
-			const Node **nv = ARENA_ARRAY(a, const Node *, *cap = *cap ? *cap * 2 : 64);
-			if (*n)
-				memcpy(nv, *v, sizeof *nv * (size_t)*n);
-			*v = nv;
-		}
-		(*v)[(*n)++] = nd;
-		for (int k = 0; k < nd->nin; k++)
-			if (nd->in[k].arg.kind == ARG_GRAPH && nd->in[k].arg.u.g)
-				collect_nodes(nd->in[k].arg.u.g, v, n, cap, a);
-	}
-}
-
-int
-lower_failures(const Program *p, Arena *a, const char *text, LowerFailFn fn, void *ctx)
-{
-	const Node **nodes = NULL;
-	int n = 0, cap = 0, calls = 0;
-
-	if (!text || !p->graph)
-		return 0;
-	collect_nodes(p->graph, &nodes, &n, &cap, a);
-	for (const char *line = text; *line;) {
-		const char *end = strchr(line, '\n');
-		size_t len = end ? (size_t)(end - line) : strlen(line);
-		for (int i = 0; i < n && strncmp(line, "node '", 6) == 0; i++) {
-			/* the prefix lower_fail() writes: ir_where() up to its first newline */
-			size_t k = strlen(nodes[i]->name), w;
-			char *where, *nl;
-			if (len < k + 9 || strncmp(line + 6, nodes[i]->name, k) != 0 || strncmp(line + 6 + k, "' (", 3) != 0)
-				continue;
-			where = ir_where(a, nodes[i]);
-			if ((nl = strchr(where, '\n')))
-				*nl = 0;
-			w = strlen(where);
-			if (w + 2 <= len && strncmp(line, where, w) == 0 && strncmp(line + w, ": ", 2) == 0) {
-				fn(ctx, nodes[i], arena_strndup(a, line + w + 2, len - w - 2));
-				calls++;
-				break;
-			}
-		}
-		line += len + (end != NULL);
-	}
-	return calls;
 }

@@ -92,8 +92,12 @@ int lower_program(const Program *p, const LowerOptions *o, Arena *a, Onnx__Model
 
 /* ---- for lowerings ---- */
 
-/* Reports "node 'x' (aten.y) at FILE:LINE ...: what" and returns DIAG_CONVERT. */
+/* Reports a YE_LOWERING_FAILED diagnostic at n (its graph, name, ATen
+ * target and user frame; the text reads "node 'x' (aten.y) at FILE:LINE ...:
+ * what") and returns DIAG_CONVERT.  lower_fail_as() reports another code. */
 int lower_fail(LowerCtx *c, const Node *n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+int lower_fail_as(LowerCtx *c, const Node *n, DiagCode code, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 
 /* Number of tensor outputs of n (lists flattened) and the k-th as a Value
  * (NULL for a None output). */
@@ -222,16 +226,6 @@ const char *lower_squeeze(LowerCtx *c, const char *x, int k, const int64_t *axes
  * where the opset wants it. */
 const char *lower_reduce(LowerCtx *c, const char *op, const char *x, int k, const int64_t *axes,
                          int keepdims, const char *out);
-
-/* ---- failures as data (the report's `unsupported` sheet) ---- */
-
-/* Reads back what lower_fail() wrote: for each line of text (a Diag's text
- * after lower_program() failed) reading "node 'x' (aten.y)[ at FRAME]: why",
- * calls fn with the node it names, looked up in p's graphs (nested ones
- * included), and "why".  Other lines are skipped.  Returns the number of
- * calls. */
-typedef void (*LowerFailFn)(void *ctx, const Node *n, const char *reason);
-int lower_failures(const Program *p, Arena *a, const char *text, LowerFailFn fn, void *ctx);
 
 /* ---- for the pointwise, reduction and index families ---- */
 

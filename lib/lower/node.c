@@ -1,6 +1,7 @@
 /* node.c: an IR node as its lowering reads it: its outputs (lists
- * flattened), its arguments by schema name, and lower_fail(), which names
- * the node, its ATen target and the user's frame.  The bottom of lib/lower/:
+ * flattened), its arguments by schema name, and lower_fail(), which reports
+ * a diagnostic naming the node, its graph, its ATen target and the user's
+ * frame.  The bottom of lib/lower/:
  * it calls nothing else of the layer. */
 #include "lower/lower.h"
 
@@ -9,18 +10,49 @@
 
 #include "core/core.h"
 
+/* "main_graph" or "main_graph/true_graph_0": the graphs holding g, outermost first. */
+static const char *
+graph_path(Arena *a, const Graph *g)
+{
+	if (!g)
+		return NULL;
+	if (!g->parent)
+		return "main_graph";
+	return arena_printf(a, "%s/%s", graph_path(a, g->parent), g->name);
+}
+
+static int
+vfail(LowerCtx *c, const Node *n, DiagCode code, const char *fmt, va_list ap)
+{
+	char *what = arena_vprintf(c->a, fmt, ap);
+
+	return diag_report(c->d, code, &(DiagAt){.file = c->prog->path, .graph = graph_path(c->a, n->graph),
+	                                         .node = n->name, .target = n->op, .frame = n->frame},
+	                   "%s", what);
+}
+
 int
 lower_fail(LowerCtx *c, const Node *n, const char *fmt, ...)
 {
 	va_list ap;
-	char *what, *where = ir_where(c->a, n), *nl;
+	int rc;
 
 	va_start(ap, fmt);
-	what = arena_vprintf(c->a, fmt, ap);
+	rc = vfail(c, n, YE_LOWERING_FAILED, fmt, ap);
 	va_end(ap);
-	if ((nl = strchr(where, '\n')))
-		*nl = 0;
-	return diag_error(c->d, DIAG_CONVERT, "%s: %s", where, what);
+	return rc;
+}
+
+int
+lower_fail_as(LowerCtx *c, const Node *n, DiagCode code, const char *fmt, ...)
+{
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	rc = vfail(c, n, code, fmt, ap);
+	va_end(ap);
+	return rc;
 }
 
 /* The k-th tensor slot of an output Arg list, flattened; *k counts down. */

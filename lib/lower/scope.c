@@ -104,21 +104,21 @@ lower_declare_inputs(LowerCtx *c)
 		c->alias[v->id] = lower_alias_new(c, NULL, NULL, NULL, v->name);
 		if (s->kind == IN_USER_INPUT && v->kind != VAL_CUSTOM_OBJ) {
 			if (v->kind == VAL_TENSOR && !dtype_onnx(v->dtype))
-				return diag_error(c->d, DIAG_CONVERT, "%s: input '%s' is %s, which ONNX has no type for",
-				                  p->path, v->name, dtype_name(v->dtype));
+				return diag_report(c->d, YE_INPUT_DTYPE, &(DiagAt){.file = p->path},
+					"input '%s' is %s, which ONNX has no type for", v->name, dtype_name(v->dtype));
 			onnx_vec_push(c->a, &c->g.inputs, lower_value_info(c, v->name, v));
 		} else if (v->data && c->uses[v->id]) {
 			const TensorData *t = v->data;
 			size_t len;
 			const uint8_t *b = tensor_bytes(c->a, t, &len);
 			if (!dtype_onnx(t->dtype))
-				return diag_error(c->d, DIAG_CONVERT, "%s: weight '%s' is %s, which ONNX has no type for",
-				                  p->path, s->target, dtype_name(t->dtype));
+				return diag_report(c->d, YE_INPUT_DTYPE, &(DiagAt){.file = p->path},
+					"weight '%s' is %s, which ONNX has no type for", s->target, dtype_name(t->dtype));
 			onnx_vec_push(c->a, &c->g.inits, onnx_tensor(c->a, v->name, dtype_onnx(t->dtype),
 			                                             t->rank, t->sizes, b, len));
 		} else if (c->uses[v->id]) {
-			return diag_error(c->d, DIAG_CONVERT, "%s: input '%s' (%s) is not supported yet",
-			                  p->path, v->name, s->target ? s->target : "custom object or token");
+			return diag_report(c->d, YE_INPUT_KIND, &(DiagAt){.file = p->path},
+				"input '%s' (%s) is not supported yet", v->name, s->target ? s->target : "custom object or token");
 		}
 	}
 	return 0;
@@ -154,7 +154,8 @@ lower_plan_outputs(LowerCtx *c, OutSlot **slots, int *nslot)
 		if (n < o->noutput_name) {
 			sl->final = o->output_names[n];
 			if (strmap_get(c->names, sl->final))
-				return diag_error(c->d, DIAG_INPUT, "options: output name '%s' is already the name of an input",
+				return diag_report(c->d, YE_OUTPUT_NAME_TAKEN, NULL,
+					"options: output name '%s' is already the name of an input",
 				                  sl->final);
 			strmap_put(c->names, sl->final, (void *)renamed);
 		} else if (lower_is_value_arg(s->arg)) {
@@ -173,7 +174,8 @@ lower_plan_outputs(LowerCtx *c, OutSlot **slots, int *nslot)
 		n++;
 	}
 	if (o->noutput_name > n)
-		return diag_error(c->d, DIAG_INPUT, "options: output_names has %d names but the program has %d outputs",
+		return diag_report(c->d, YE_OUTPUT_NAMES_COUNT, NULL,
+			"options: output_names has %d names but the program has %d outputs",
 		                  o->noutput_name, n);
 	*nslot = n;
 	return 0;
@@ -266,8 +268,8 @@ lower_emit_outputs(LowerCtx *c, OutSlot *s, int n)
 		else if (g->kind == ARG_FLOAT)
 			s[i].cur = lower_scalar(c, DT_FLOAT64, g->u.f);
 		else
-			return diag_error(c->d, DIAG_CONVERT, "%s: output %d is a %s, which is not supported yet",
-			                  c->prog->path, i, arg_kind_key[g->kind]);
+			return diag_report(c->d, YE_OUTPUT_KIND, &(DiagAt){.file = c->prog->path},
+				"output %d is a %s, which is not supported yet", i, arg_kind_key[g->kind]);
 	}
 	if ((ok = assert_gate(c)))
 		for (int i = 0; i < n; i++)      /* outputs depend on the check, values unchanged */

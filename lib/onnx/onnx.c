@@ -628,10 +628,12 @@ write_model(Arena *a, Onnx__ModelProto *m, const char *path, int64_t ext_thresho
 	if (protobuf_c_message_get_packed_size(&m->base) > PROTO_LIMIT)
 		nblob = externalize(a, m->graph, FORCED_MIN, location, &blobs, nblob, &cap, &end);
 	if (protobuf_c_message_get_packed_size(&m->base) > PROTO_LIMIT)
-		return diag_error(d, DIAG_INPUT, "%s: the model is larger than 2 GB even with its weights stored outside", path);
+		return diag_report(d, YE_MODEL_TOO_LARGE, &(DiagAt){.file = path},
+			"the model is larger than 2 GB even with its weights stored outside");
 	if (nblob && (err = write_data(data_tmp, blobs, nblob, cs))) {
 		unlink(data_tmp);
-		return diag_error(d, DIAG_INPUT, "%s: cannot write: %s", data_path, strerror(err));
+		return diag_report(d, YE_WRITE_FAILED, &(DiagAt){.file = data_path},
+			"cannot write: %s", strerror(err));
 	}
 	if (!(fb.f = fopen(tmp, "wb"))) {
 		err = errno;
@@ -655,7 +657,7 @@ fail:
 	unlink(tmp);
 	if (nblob)
 		unlink(data_tmp);
-	return diag_error(d, DIAG_INPUT, "%s: cannot write: %s", path, strerror(err));
+	return diag_report(d, YE_WRITE_FAILED, &(DiagAt){.file = path}, "cannot write: %s", strerror(err));
 }
 
 int

@@ -97,7 +97,8 @@ opt_index(Opt *o, const Onnx__GraphProto *g)
 		int v = opt_val_intern(o, t->name);
 		onnx_vec_push(o->a, &o->inits, (void *)(intptr_t)v);
 		if (v < 0 || o->val[v].init)
-			return diag_error(o->d, DIAG_CONVERT, "optimizer: initializer '%s' is given twice", t->name);
+			return diag_report(o->d, YE_OPT_GRAPH, NULL,
+				"optimizer: initializer '%s' is given twice", t->name);
 		o->val[v].init = t;
 		opt_type_from_tensor(o, v, t);
 	}
@@ -124,13 +125,14 @@ opt_index(Opt *o, const Onnx__GraphProto *g)
 		if (!m->name || !*m->name)
 			m->name = arena_printf(o->a, "%s_%zu", m->op_type, i);   /* made unique if a rewrite names nodes */
 		if ((n = opt_node_index(o, m, -1, NULL)) < 0)
-			return diag_error(o->d, DIAG_CONVERT, "optimizer: value '%s' is defined twice",
+			return diag_report(o->d, YE_OPT_GRAPH, NULL, "optimizer: value '%s' is defined twice",
 			                  o->val[-1 - n].name);
 		for (int k = 0; k < o->node[n].nin; k++) {  /* nodes come in order: producers are earlier */
 			const OptValue *v = o->node[n].in[k] >= 0 ? &o->val[o->node[n].in[k]] : NULL;
 			if (v && !v->init && !opt_from_outside(v) && !(v->producer >= 0 && v->producer < n) &&
 			    !outer_ref(o, o->node[n].in[k]))
-				return diag_error(o->d, DIAG_CONVERT, "optimizer: node '%s' reads '%s' before it is "
+				return diag_report(o->d, YE_OPT_GRAPH, NULL,
+					"optimizer: node '%s' reads '%s' before it is "
 				                  "defined (the graph is not in topological order)", m->name, m->input[k]);
 		}
 	}

@@ -27,8 +27,8 @@ typedef int (*OptFn)(OptCtx *c, yaml_node_t *v);
 static int
 opt_err(OptCtx *c, const yaml_node_t *at, const char *msg)
 {
-	return diag_error(c->d, DIAG_INPUT, "%s:%zu:%zu: %s", c->label,
-	                  at->start_mark.line + 1, at->start_mark.column + 1, msg);
+	return diag_report(c->d, YE_OPTIONS_VALUE, &(DiagAt){.file = c->label, .line = (unsigned)(at->start_mark.line + 1), .column = (unsigned)(at->start_mark.column + 1)},
+		"%s", msg);
 }
 
 static const char *
@@ -327,8 +327,8 @@ options_parse(Options *o, Arena *a, const char *label, const char *text, size_t 
 	yaml_parser_initialize(&p);
 	yaml_parser_set_input_string(&p, (const unsigned char *)text, len);
 	if (!yaml_parser_load(&p, &doc)) {
-		rc = diag_error(d, DIAG_INPUT, "%s:%zu:%zu: %s%s%s", label, p.problem_mark.line + 1,
-		                p.problem_mark.column + 1, p.context ? p.context : "",
+		rc = diag_report(d, YE_OPTIONS_SYNTAX, &(DiagAt){.file = label, .line = (unsigned)(p.problem_mark.line + 1), .column = (unsigned)(p.problem_mark.column + 1)},
+			"%s%s%s", p.context ? p.context : "",
 		                p.context ? ": " : "", p.problem ? p.problem : "YAML syntax error");
 		yaml_parser_delete(&p);
 		return rc;
@@ -373,7 +373,8 @@ options_load(Options *o, Arena *a, const char *path, Diag *d)
 	int rc;
 
 	if (!f)
-		return diag_error(d, DIAG_INPUT, "%s: cannot open: %s", path, strerror(errno));
+		return diag_report(d, YE_OPTIONS_UNREADABLE, &(DiagAt){.file = path},
+			"cannot open: %s", strerror(errno));
 	do {
 		if (len + 4096 > cap) {
 			char *nb = arena_alloc(a, cap = cap ? cap * 2 : 8192);
@@ -387,7 +388,7 @@ options_load(Options *o, Arena *a, const char *path, Diag *d)
 	rc = ferror(f);
 	fclose(f);
 	if (rc)
-		return diag_error(d, DIAG_INPUT, "%s: cannot read", path);
+		return diag_report(d, YE_OPTIONS_UNREADABLE, &(DiagAt){.file = path}, "cannot read");
 	return options_parse(o, a, path, buf ? buf : "", len, d);
 }
 

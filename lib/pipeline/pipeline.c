@@ -83,44 +83,49 @@ pipeline_read(Pipeline *pl, Diag *d)
 
 /* ---- lower: and, when it fails, the unsupported rows ---- */
 
-static void
-add_unsupported(void *ctx, const Node *n, const char *reason)
+static const char *
+keep(Arena *a, const char *s)
 {
-	Pipeline *pl = ctx;
-
-	report_unsupported(&pl->report, &(ReportUnsupported){n->name, n->op, n->frame, reason});
-	pl->unsupported++;
+	return s ? arena_strdup(a, s) : NULL;
 }
 
-/* One row per node lower_fail() named; when none was named (an input of a
- * type ONNX lacks, an output kind), one row per message, with no node. */
+/* One row per diagnostic that names a node (its name, target, frame and
+ * reason); when none does (an input of a type ONNX lacks, an output kind),
+ * one row per diagnostic, with no node and its text as the reason. */
 static void
-collect_unsupported(Pipeline *pl, const char *text)
+collect_unsupported(Pipeline *pl, const Diag *d, int from)
 {
-	if (lower_failures(&pl->prog, pl->a, text, add_unsupported, pl) > 0)
-		return;
-	for (const char *line = text; line && *line;) {
-		const char *end = strchr(line, '\n');
-		size_t len = end ? (size_t)(end - line) : strlen(line);
-		if (len) {
-			report_unsupported(&pl->report, &(ReportUnsupported){"", "", NULL,
-			                   arena_strndup(pl->a, line, len)});
-			pl->unsupported++;
-		}
-		line += len + (end != NULL);
+	int named = 0;
+
+	for (int i = from; i < d->n; i++) {
+		const DiagItem *it = &d->items[i];
+		if (!it->at.node)
+			continue;
+		report_unsupported(&pl->report, &(ReportUnsupported){keep(pl->a, it->at.node),
+		                   keep(pl->a, it->at.target ? it->at.target : ""), keep(pl->a, it->at.frame),
+		                   keep(pl->a, it->message)});
+		pl->unsupported++;
+		named++;
+	}
+	for (int i = from; i < d->n && !named; i++) {
+		size_t n = diag_format(&d->items[i], NULL, 0);
+		char *text = arena_alloc(pl->a, n + 1);
+		diag_format(&d->items[i], text, n + 1);
+		report_unsupported(&pl->report, &(ReportUnsupported){"", "", NULL, text});
+		pl->unsupported++;
 	}
 }
 
 static int
 phase_lower(Pipeline *pl, Diag *d)
 {
-	size_t from = d->len;
+	int from = d->n;
 	int rc = lower_program(&pl->prog, options_lower(&pl->opt, &(LowerOptions){0}), pl->a, &pl->model, d);
 
 	if (rc) {
 		pl->model = NULL;
 		if (rc == DIAG_CONVERT)
-			collect_unsupported(pl, d->text ? d->text + from : NULL);
+			collect_unsupported(pl, d, from);
 	}
 	return rc;
 }

@@ -67,7 +67,7 @@ err(Lex *L, const char *at, const char *fmt, ...)
 	va_end(ap);
 	if (!at || at < L->bol || at > L->eol)
 		at = L->p;
-	return diag_error(L->d, DIAG_INPUT, "%s:%d:%d: %s", L->label, L->line, (int)(at - L->bol) + 1, msg);
+	return diag_report(L->d, YE_TEXT_GRAPH, &(DiagAt){.file = L->label, .line = (unsigned)L->line, .column = (unsigned)(at - L->bol) + 1}, "%s", msg);
 }
 
 /* Puts L at the start of the line beginning at s. */
@@ -1571,17 +1571,17 @@ irtext_load(Program *p, const char *path, Diag *d)
 	size_t got;
 
 	if (!f)
-		return diag_error(d, DIAG_INPUT, "%s: cannot open: %s", path, strerror(errno));
+		return diag_report(d, YE_INPUT_UNREADABLE, &(DiagAt){.file = path}, "cannot open: %s", strerror(errno));
 	if (fseek(f, 0, SEEK_END) || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET)) {
 		fclose(f);
-		return diag_error(d, DIAG_INPUT, "%s: cannot read: %s", path, strerror(errno));
+		return diag_report(d, YE_INPUT_UNREADABLE, &(DiagAt){.file = path}, "cannot read: %s", strerror(errno));
 	}
 	text = arena_alloc(p->arena, (size_t)n + 1);
 	got = fread(text, 1, (size_t)n, f);
 	fclose(f);
 	if (got != (size_t)n)
-		return diag_error(d, DIAG_INPUT, "%s: cannot read: short read", path);
+		return diag_report(d, YE_INPUT_UNREADABLE, &(DiagAt){.file = path}, "cannot read: short read");
 	if (memchr(text, 0, got))
-		return diag_error(d, DIAG_INPUT, "%s: a text graph holds no NUL bytes", path);
+		return diag_report(d, YE_INPUT_UNREADABLE, &(DiagAt){.file = path}, "a text graph holds no NUL bytes");
 	return irtext_parse(p, path, text, got, d);
 }

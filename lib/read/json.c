@@ -72,8 +72,8 @@ json_fail(JsonParser *P, const char *at, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
-	diag_error(P->d, DIAG_INPUT, "%s:%zu:%zu: %s", P->label, P->line,
-	           (size_t)(at - P->line_start) + 1, msg);
+	diag_report(P->d, YE_JSON_SYNTAX, &(DiagAt){.file = P->label, .line = (unsigned)P->line,
+	            .column = (unsigned)(at - P->line_start) + 1}, "%s", msg);
 	return NULL;
 }
 

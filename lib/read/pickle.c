@@ -95,9 +95,11 @@ fail(Machine *m, const char *fmt, ...)
 	msg = arena_vprintf(m->a, fmt, ap);
 	va_end(ap);
 	if (name)
-		diag_error(m->d, DIAG_INPUT, "%s: offset %zu: %s: %s", m->label, m->op_pos, name, msg);
+		diag_report(m->d, YE_PICKLE, &(DiagAt){.file = m->label, .has_offset = 1, .offset = m->op_pos},
+			"%s: %s", name, msg);
 	else
-		diag_error(m->d, DIAG_INPUT, "%s: offset %zu: %s", m->label, m->op_pos, msg);
+		diag_report(m->d, YE_PICKLE, &(DiagAt){.file = m->label, .has_offset = 1, .offset = m->op_pos},
+			"%s", msg);
 	return -1;
 }
 

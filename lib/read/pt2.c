@@ -51,7 +51,8 @@ load_pickled(Loader *l, const char *rel)
 	if (!(top = torchsave_load(l->a, entry_label(l, e), e->data, e->size, l->d)))
 		return DIAG_INPUT;
 	if (top->kind != PY_DICT)
-		return diag_error(l->d, DIAG_INPUT, "%s: entry '%s': expected a dict of tensors", l->p->path, e->name);
+		return diag_report(l->d, YE_WEIGHTS_CONFIG, &(DiagAt){.file = l->p->path, .entry = e->name},
+			"entry '%s': expected a dict of tensors", e->name);
 	for (size_t i = 0; i < top->n; i++)
 		if (top->items[i]->kind == PY_STR && top->values[i]->kind == PY_TENSOR)
 			strmap_put(l->tensors, top->items[i]->s, top->values[i]->tensor);
@@ -74,7 +75,8 @@ load_config(Loader *l, const char *config_rel, const char *dir)
 	if (!(root = json_parse(l->a, label, (const char *)e->data, e->size, l->d)))
 		return DIAG_INPUT;
 	if (!(cfg = json_get(root, "config")) || cfg->type != JSON_OBJECT)
-		return diag_error(l->d, DIAG_INPUT, "%s: expected {\"config\": {...}}", label);
+		return diag_report(l->d, YE_WEIGHTS_CONFIG, &(DiagAt){.file = label},
+			"expected {\"config\": {...}}");
 	for (size_t i = 0; i < cfg->len; i++) {
 		const Json *pm = cfg->kids[i], *meta = json_get(pm, "tensor_meta"), *up = json_get(pm, "use_pickle");
 		const char *path = json_str(json_get(pm, "path_name")), *fqn = cfg->keys[i];
@@ -82,22 +84,23 @@ load_config(Loader *l, const char *config_rel, const char *dir)
 		TensorMeta m;
 
 		if (!path)
-			return diag_error(l->d, DIAG_INPUT, "%s:%u:%u: '%s' has no path_name", label, pm->line, pm->col, fqn);
+			return diag_report(l->d, YE_WEIGHTS_CONFIG, &(DiagAt){.file = label, .line = pm->line, .column = pm->col},
+				"'%s' has no path_name", fqn);
 		if (!meta)
 			continue;   /* a custom object, not a tensor */
 		data = entry(l, arena_printf(l->a, "%s%s", dir, path));
 		if (l->d->code)
 			return l->d->code;
 		if (!data)
-			return diag_error(l->d, DIAG_INPUT, "%s: missing entry '%s%s%s' for tensor '%s'",
-			                  l->p->path, l->zip->root, dir, path, fqn);
+			return diag_report(l->d, YE_WEIGHT_MISSING, &(DiagAt){.file = l->p->path},
+				"missing entry '%s%s%s' for tensor '%s'", l->zip->root, dir, path, fqn);
 		if (up && up->type == JSON_TRUE) {
 			PyObj *o = torchsave_load(l->a, entry_label(l, data), data->data, data->size, l->d);
 			if (!o)
 				return DIAG_INPUT;
 			if (o->kind != PY_TENSOR)
-				return diag_error(l->d, DIAG_INPUT, "%s: entry '%s': expected a pickled tensor for '%s'",
-				                  l->p->path, data->name, fqn);
+				return diag_report(l->d, YE_WEIGHTS_CONFIG, &(DiagAt){.file = l->p->path, .entry = data->name},
+					"entry '%s': expected a pickled tensor for '%s'", data->name, fqn);
 			strmap_put(l->tensors, fqn, o->tensor);
 			continue;
 		}
@@ -110,7 +113,8 @@ load_config(Loader *l, const char *config_rel, const char *dir)
 		t->strides = ARENA_ARRAY(l->a, int64_t, m.rank + 1);
 		for (int k = 0; k < m.rank; k++) {
 			if (m.sizes[k].e || (m.strides && m.strides[k].e))
-				return diag_error(l->d, DIAG_INPUT, "%s: tensor '%s' has a symbolic size", label, fqn);
+				return diag_report(l->d, YE_WEIGHTS_CONFIG, &(DiagAt){.file = label},
+					"tensor '%s' has a symbolic size", fqn);
 			t->sizes[k] = m.sizes[k].v;
 		}
 		/* Strides default to row-major when the config leaves them out. */
@@ -124,8 +128,8 @@ load_config(Loader *l, const char *config_rel, const char *dir)
 			/* torch writes fake tensors as empty records; they load as zeros. */
 			int64_t n = tensor_numel(t);
 			if (!tensor_is_contiguous(t) || t->offset || n > (1LL << 40) / dtype_size(t->dtype))
-				return diag_error(l->d, DIAG_INPUT, "%s: entry '%s' is empty for tensor '%s'",
-				                  l->p->path, data->name, fqn);
+				return diag_report(l->d, YE_WEIGHT_SHORT, &(DiagAt){.file = l->p->path, .entry = data->name},
+					"entry '%s' is empty for tensor '%s'", data->name, fqn);
 			t->storage_bytes = (uint64_t)(n * dtype_size(t->dtype));
 			t->storage = arena_alloc(l->a, t->storage_bytes);
 		}
@@ -217,21 +221,22 @@ bind_weights(Loader *l)
 		if (s->kind != IN_PARAMETER && s->kind != IN_BUFFER && s->kind != IN_TENSOR_CONSTANT)
 			continue;
 		if (s->arg->kind != ARG_TENSOR)
-			return diag_error(l->d, DIAG_INPUT, "%s: input %d ('%s') is not a tensor", p->path, i, s->target);
+			return diag_report(l->d, YE_SCHEMA, &(DiagAt){.file = p->path},
+				"input %d ('%s') is not a tensor", i, s->target);
 		v = s->arg->u.v;
 		if (!(t = strmap_get(l->tensors, s->target)))
-			return diag_error(l->d, DIAG_INPUT, "%s: no weight or constant named '%s' (graph input '%s')",
-			                  p->path, s->target, v->name);
+			return diag_report(l->d, YE_WEIGHT_MISSING, &(DiagAt){.file = p->path},
+				"no weight or constant named '%s' (graph input '%s')", s->target, v->name);
 		ok = t->dtype == v->dtype && t->rank == v->rank;
 		for (int k = 0; ok && k < t->rank; k++)
 			ok = v->dims[k].e || v->dims[k].v == t->sizes[k];
 		if (!ok)
-			return diag_error(l->d, DIAG_INPUT, "%s: entry '%s': tensor '%s' is %s but the graph expects %s for '%s'",
-			                  p->path, t->entry, s->target, shape_str(l->a, t->dtype, t->rank, t->sizes, NULL),
+			return diag_report(l->d, YE_WEIGHT_MISMATCH, &(DiagAt){.file = p->path, .entry = t->entry},
+				"entry '%s': tensor '%s' is %s but the graph expects %s for '%s'", t->entry, s->target, shape_str(l->a, t->dtype, t->rank, t->sizes, NULL),
 			                  shape_str(l->a, v->dtype, v->rank, NULL, v->dims), v->name);
 		if (!tensor_in_bounds(t))
-			return diag_error(l->d, DIAG_INPUT, "%s: entry '%s': %llu bytes are too few for tensor '%s' %s (offset %lld)",
-			                  p->path, t->entry, (unsigned long long)t->storage_bytes, s->target,
+			return diag_report(l->d, YE_WEIGHT_SHORT, &(DiagAt){.file = p->path, .entry = t->entry},
+				"entry '%s': %llu bytes are too few for tensor '%s' %s (offset %lld)", t->entry, (unsigned long long)t->storage_bytes, s->target,
 			                  shape_str(l->a, t->dtype, t->rank, t->sizes, NULL), (long long)t->offset);
 		v->data = t;
 	}
@@ -250,11 +255,12 @@ read_program(Loader *l)
 
 	if ((e = entry(l, "archive_format"))) {
 		if (e->size != 3 || memcmp(e->data, "pt2", 3) != 0)
-			return diag_error(l->d, DIAG_INPUT, "%s: entry '%s' does not say 'pt2'", p->path, e->name);
+			return diag_report(l->d, YE_NOT_EXPORT, &(DiagAt){.file = p->path, .entry = e->name},
+				"entry '%s' does not say 'pt2'", e->name);
 		pt2 = 1;
 		if ((e = entry(l, "archive_version")) && !(e->size == 1 && e->data[0] == '0'))
-			return diag_error(l->d, DIAG_INPUT, "%s: entry '%s': unsupported PT2 archive version '%.*s'",
-			                  p->path, e->name, (int)(e->size < 16 ? e->size : 16), (const char *)e->data);
+			return diag_report(l->d, YE_ARCHIVE_VERSION, &(DiagAt){.file = p->path, .entry = e->name},
+				"entry '%s': unsupported PT2 archive version '%.*s'", e->name, (int)(e->size < 16 ? e->size : 16), (const char *)e->data);
 		if (!(e = entry(l, "models/model.json"))) {
 			for (int i = 0; i < l->zip->n && !e; i++)
 				if (strncmp(l->zip->ent[i].rel, "models/", 7) == 0 &&
@@ -263,14 +269,16 @@ read_program(Loader *l)
 		}
 		if (!e)
 			return l->d->code ? l->d->code
-			                  : diag_error(l->d, DIAG_INPUT, "%s: PT2 archive without an entry 'models/model.json'", p->path);
+			                  : diag_report(l->d, YE_NOT_EXPORT, &(DiagAt){.file = p->path},
+				"PT2 archive without an entry 'models/model.json'");
 	} else if (!(e = entry(l, "serialized_exported_program.json"))) {
 		if (l->d->code)
 			return l->d->code;
 		if (zip_find(l->zip, "data.pkl"))
-			return diag_error(l->d, DIAG_INPUT, "%s: a torch.save or TorchScript archive, not a torch.export.save file", p->path);
-		return diag_error(l->d, DIAG_INPUT, "%s: not a torch.export file: no entry 'models/model.json' or 'serialized_exported_program.json'",
-		                  p->path);
+			return diag_report(l->d, YE_NOT_EXPORT, &(DiagAt){.file = p->path},
+				"a torch.save or TorchScript archive, not a torch.export.save file");
+		return diag_report(l->d, YE_NOT_EXPORT, &(DiagAt){.file = p->path},
+			"not a torch.export file: no entry 'models/model.json' or 'serialized_exported_program.json'");
 	}
 	p->json_entry = e->name;
 	label = entry_label(l, e);
@@ -305,6 +313,7 @@ pt2_load(Program *p, const char *path, Diag *d)
 	Loader l = {.p = p, .a = p->arena, .d = d};
 
 	p->path = path;
+	diag_input(d, path);   /* entry_label()s name entries of it */
 	p->zip = l.zip = ARENA_NEW(p->arena, Zip);
 	if (zip_open(l.zip, path, p->arena, d)) {
 		p->zip = NULL;

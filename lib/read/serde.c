@@ -39,8 +39,9 @@ err(Ctx *c, const Json *at, const char *fmt, ...)
 	if (c->what)
 		msg = arena_printf(c->a, "%s: %s", c->what, msg);
 	if (at)
-		return diag_error(c->d, DIAG_INPUT, "%s:%u:%u: %s", c->label, at->line, at->col, msg);
-	return diag_error(c->d, DIAG_INPUT, "%s: %s", c->label, msg);
+		return diag_report(c->d, YE_SCHEMA, &(DiagAt){.file = c->label, .line = at->line, .column = at->col},
+			"%s", msg);
+	return diag_report(c->d, YE_SCHEMA, &(DiagAt){.file = c->label}, "%s", msg);
 }
 
 /* Field accessors that report a missing or mistyped field. */

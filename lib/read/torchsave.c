@@ -32,7 +32,7 @@ static int convert(Loader *l, PyObj *o, int depth);
 static int
 fail(Loader *l, const char *what)
 {
-	return diag_error(l->d, DIAG_INPUT, "%s: %s", l->label, what);
+	return diag_report(l->d, YE_TORCHSAVE, &(DiagAt){.file = l->label}, "%s", what);
 }
 
 static int
@@ -65,22 +65,22 @@ storage(Loader *l, const PyObj *persid)
 	s = ARENA_NEW(l->a, Storage);
 	s->dtype = dtype_from_storage(t->items[1]->name);
 	if (s->dtype == DT_UNKNOWN) {
-		diag_error(l->d, DIAG_INPUT, "%s: unknown storage type '%s.%s'", l->label,
+		diag_report(l->d, YE_TORCHSAVE, &(DiagAt){.file = l->label}, "unknown storage type '%s.%s'",
 		           t->items[1]->s, t->items[1]->name);
 		return NULL;
 	}
 	snprintf(rel, sizeof rel, "data/%s", t->items[2]->s);
 	if (!(e = zip_find(&l->zip, rel))) {
-		diag_error(l->d, DIAG_INPUT, "%s: missing entry '%s%s' for a tensor storage",
-		           l->label, l->zip.root, rel);
+		diag_report(l->d, YE_WEIGHT_MISSING, &(DiagAt){.file = l->label},
+			"missing entry '%s%s' for a tensor storage", l->zip.root, rel);
 		return NULL;
 	}
 	if (zip_data(&l->zip, e, l->d))
 		return NULL;
 	/* numel counts elements for typed storages, bytes for UntypedStorage. */
 	if (numel < 0 || (uint64_t)numel > e->size / (uint64_t)dtype_size(s->dtype)) {
-		diag_error(l->d, DIAG_INPUT, "%s: entry '%s' holds %llu bytes, fewer than the %lld elements of its storage",
-		           l->label, e->name, (unsigned long long)e->size, (long long)numel);
+		diag_report(l->d, YE_WEIGHT_SHORT, &(DiagAt){.file = l->label, .entry = e->name},
+			"entry '%s' holds %llu bytes, fewer than the %lld elements of its storage", e->name, (unsigned long long)e->size, (long long)numel);
 		return NULL;
 	}
 	s->bytes = e->data;
@@ -136,8 +136,8 @@ rebuild_tensor(Loader *l, PyObj *call, int v3)
 	t->storage_bytes = s->nbytes;
 	t->entry = s->entry;
 	if (!tensor_in_bounds(t))
-		return diag_error(l->d, DIAG_INPUT, "%s: a %s tensor view reaches past the %llu bytes of entry '%s'",
-		                  l->label, dtype_name(t->dtype), (unsigned long long)t->storage_bytes, t->entry);
+		return diag_report(l->d, YE_WEIGHT_SHORT, &(DiagAt){.file = l->label},
+			"a %s tensor view reaches past the %llu bytes of entry '%s'", dtype_name(t->dtype), (unsigned long long)t->storage_bytes, t->entry);
 	call->kind = PY_TENSOR;
 	call->tensor = t;
 	return 0;
@@ -212,7 +212,8 @@ torchsave_load(Arena *a, const char *label, const uint8_t *buf, size_t len, Diag
 	if (d->code)
 		return NULL;
 	if (!(e = zip_find(&l.zip, "data.pkl"))) {
-		diag_error(d, DIAG_INPUT, "%s: missing entry 'data.pkl' (not a torch.save archive)", label);
+		diag_report(d, YE_TORCHSAVE, &(DiagAt){.file = label},
+			"missing entry 'data.pkl' (not a torch.save archive)");
 		return NULL;
 	}
 	if (zip_data(&l.zip, e, d))

@@ -67,7 +67,7 @@ in_bounds(uint64_t ofs, uint64_t n, uint64_t len)
 static int
 not_zip(const char *label, const char *why, Diag *d)
 {
-	return diag_error(d, DIAG_INPUT, "%s: not a zip archive (%s)", label, why);
+	return diag_report(d, YE_NOT_ZIP, &(DiagAt){.file = label}, "not a zip archive (%s)", why);
 }
 
 /* Returns the offset of the end-of-central-directory record, or -1.  The
@@ -120,14 +120,12 @@ read_eocd(Zip *z, size_t pos, ZipDir *dir, Diag *d)
 	loc = z->base + pos - LOCATOR64_LEN;
 	ofs = rd64(loc + 8);
 	if (!in_bounds(ofs, EOCD64_LEN, pos - LOCATOR64_LEN))
-		return diag_error(d, DIAG_INPUT,
-			"%s: ZIP64 end of central directory record out of bounds (offset %llu, file %zu bytes)",
-			z->label, (unsigned long long)ofs, z->len);
+		return diag_report(d, YE_ZIP_CORRUPT, &(DiagAt){.file = z->label},
+			"ZIP64 end of central directory record out of bounds (offset %llu, file %zu bytes)", (unsigned long long)ofs, z->len);
 	r = z->base + ofs;
 	if (rd32(r) != SIG_EOCD64)
-		return diag_error(d, DIAG_INPUT,
-			"%s: bad ZIP64 end of central directory signature at offset %llu",
-			z->label, (unsigned long long)ofs);
+		return diag_report(d, YE_ZIP_CORRUPT, &(DiagAt){.file = z->label},
+			"bad ZIP64 end of central directory signature at offset %llu", (unsigned long long)ofs);
 	dir->count = rd64(r + 32);
 	dir->size = rd64(r + 40);
 	dir->ofs = rd64(r + 48);
@@ -149,17 +147,16 @@ apply_zip64_extra(Zip *z, ZipEntry *e, const uint8_t *x, size_t xlen, Diag *d)
 		size_t have;
 
 		if (n > xlen - 4)
-			return diag_error(d, DIAG_INPUT, "%s: entry '%s': extra field overruns its header",
-				z->label, e->name);
+			return diag_report(d, YE_ZIP_CORRUPT, &(DiagAt){.file = z->label, .entry = e->name},
+				"entry '%s': extra field overruns its header", e->name);
 		if (id == EXTRA_ZIP64) {
 			have = n;
 			for (int i = 0; i < 3; i++) {
 				if (*want[i] != 0xFFFFFFFFu)
 					continue;
 				if (have < 8)
-					return diag_error(d, DIAG_INPUT,
-						"%s: entry '%s': ZIP64 extra field too short (%u bytes)",
-						z->label, e->name, n);
+					return diag_report(d, YE_ZIP_CORRUPT, &(DiagAt){.file = z->label, .entry = e->name},
+						"entry '%s': ZIP64 extra field too short (%u bytes)", e->name, n);
 				*want[i] = rd64(p);
 				p += 8;
 				have -= 8;
@@ -181,19 +178,18 @@ read_central(Zip *z, int i, size_t *pos, size_t end, Diag *d)
 	size_t nlen, xlen, clen;
 
 	if (end - *pos < CENTRAL_LEN || rd32(h) != SIG_CENTRAL)
-		return diag_error(d, DIAG_INPUT,
-			"%s: central directory entry %d: %s at offset %zu", z->label, i,
+		return diag_report(d, YE_ZIP_CORRUPT, &(DiagAt){.file = z->label},
+			"central directory entry %d: %s at offset %zu", i,
 			end - *pos < CENTRAL_LEN ? "truncated" : "bad signature", *pos);
 	nlen = rd16(h + 28);
 	xlen = rd16(h + 30);
 	clen = rd16(h + 32);
 	if (end - *pos - CENTRAL_LEN < nlen + xlen + clen)
-		return diag_error(d, DIAG_INPUT,
-			"%s: central directory entry %d: name and extra fields run past the directory",
-			z->label, i);
+		return diag_report(d, YE_ZIP_CORRUPT, &(DiagAt){.file = z->label},
+			"central directory entry %d: name and extra fields run past the directory", i);
 	if (memchr(h + CENTRAL_LEN, 0, nlen))
-		return diag_error(d, DIAG_INPUT, "%s: central directory entry %d: name contains a NUL byte",
-			z->label, i);
+		return diag_report(d, YE_ZIP_CORRUPT, &(DiagAt){.file = z->label},
+			"central directory entry %d: name contains a NUL byte", i);
 	e->name = arena_strndup(z->arena, (const char *)h + CENTRAL_LEN, nlen);
 	e->rel = e->name;
 	e->method = rd16(h + 10);
@@ -272,14 +268,12 @@ read_directory(Zip *z, Diag *d)
 	if ((rc = read_eocd(z, (size_t)eocd, &dir, d)))
 		return rc;
 	if (!in_bounds(dir.ofs, dir.size, (uint64_t)eocd))
-		return diag_error(d, DIAG_INPUT,
-			"%s: central directory out of bounds (offset %llu, size %llu, file %zu bytes)",
-			z->label, (unsigned long long)dir.ofs, (unsigned long long)dir.size, z->len);
+		return diag_report(d, YE_ZIP_CORRUPT, &(DiagAt){.file = z->label},
+			"central directory out of bounds (offset %llu, size %llu, file %zu bytes)", (unsigned long long)dir.ofs, (unsigned long long)dir.size, z->len);
 	/* Every entry takes at least 46 bytes, which bounds the allocation. */
 	if (dir.count > dir.size / CENTRAL_LEN || dir.count > INT_MAX)
-		return diag_error(d, DIAG_INPUT,
-			"%s: central directory of %llu bytes cannot hold %llu entries",
-			z->label, (unsigned long long)dir.size, (unsigned long long)dir.count);
+		return diag_report(d, YE_ZIP_CORRUPT, &(DiagAt){.file = z->label},
+			"central directory of %llu bytes cannot hold %llu entries", (unsigned long long)dir.size, (unsigned long long)dir.count);
 	z->n = (int)dir.count;
 	z->ent = ARENA_ARRAY(z->arena, ZipEntry, z->n ? z->n : 1);
 	pos = (size_t)dir.ofs;
@@ -322,15 +316,17 @@ zip_open(Zip *z, const char *path, Arena *a, Diag *d)
 	z->label = arena_strdup(a, path);
 	z->root = "";
 	if ((fd = open(path, O_RDONLY)) < 0)
-		return diag_error(d, DIAG_INPUT, "%s: cannot open (%s)", path, strerror(errno));
+		return diag_report(d, YE_INPUT_UNREADABLE, &(DiagAt){.file = path},
+			"cannot open (%s)", strerror(errno));
 	if (fstat(fd, &st) < 0) {
 		rc = errno;
 		close(fd);
-		return diag_error(d, DIAG_INPUT, "%s: cannot stat (%s)", path, strerror(rc));
+		return diag_report(d, YE_INPUT_UNREADABLE, &(DiagAt){.file = path},
+			"cannot stat (%s)", strerror(rc));
 	}
 	if (!S_ISREG(st.st_mode)) {
 		close(fd);
-		return diag_error(d, DIAG_INPUT, "%s: not a regular file", path);
+		return diag_report(d, YE_INPUT_UNREADABLE, &(DiagAt){.file = path}, "not a regular file");
 	}
 	if (st.st_size == 0) {
 		close(fd);
@@ -338,13 +334,14 @@ zip_open(Zip *z, const char *path, Arena *a, Diag *d)
 	}
 	if ((uint64_t)st.st_size > SIZE_MAX) {
 		close(fd);
-		return diag_error(d, DIAG_INPUT, "%s: too large to map", path);
+		return diag_report(d, YE_INPUT_UNREADABLE, &(DiagAt){.file = path}, "too large to map");
 	}
 	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 	rc = errno;
 	if (map == MAP_FAILED) {
 		close(fd);
-		return diag_error(d, DIAG_INPUT, "%s: cannot map (%s)", path, strerror(rc));
+		return diag_report(d, YE_INPUT_UNREADABLE, &(DiagAt){.file = path},
+			"cannot map (%s)", strerror(rc));
 	}
 	z->fd = fd;
 	/* Reading touches a few headers scattered over the file; without this
@@ -399,13 +396,13 @@ inflate_entry(Zip *z, ZipEntry *e, const uint8_t *src, Diag *d)
 	int zr;
 
 	if (e->size / DEFLATE_MAX_RATIO > e->csize)
-		return diag_error(d, DIAG_INPUT,
-			"%s: entry '%s': %llu bytes cannot inflate to %llu",
-			z->label, e->name, (unsigned long long)e->csize, (unsigned long long)e->size);
+		return diag_report(d, YE_ZIP_INFLATE, &(DiagAt){.file = z->label, .entry = e->name},
+			"entry '%s': %llu bytes cannot inflate to %llu", e->name, (unsigned long long)e->csize, (unsigned long long)e->size);
 	out = arena_alloc(z->arena, (size_t)e->size);
 	memset(&s, 0, sizeof s);
 	if (inflateInit2(&s, -MAX_WBITS) != Z_OK)
-		return diag_error(d, DIAG_INPUT, "%s: entry '%s': inflateInit2 failed", z->label, e->name);
+		return diag_report(d, YE_ZIP_INFLATE, &(DiagAt){.file = z->label, .entry = e->name},
+			"entry '%s': inflateInit2 failed", e->name);
 	s.next_in = (Bytef *)(uintptr_t)src;
 	s.next_out = out;
 	do {
@@ -426,17 +423,17 @@ inflate_entry(Zip *z, ZipEntry *e, const uint8_t *src, Diag *d)
 		return 0;
 	}
 	if (zr == Z_STREAM_END)
-		return diag_error(d, DIAG_INPUT, "%s: entry '%s': inflated to %llu bytes, expected %llu",
-			z->label, e->name, (unsigned long long)(e->size - out_left),
+		return diag_report(d, YE_ZIP_INFLATE, &(DiagAt){.file = z->label, .entry = e->name},
+			"entry '%s': inflated to %llu bytes, expected %llu", e->name, (unsigned long long)(e->size - out_left),
 			(unsigned long long)e->size);
 	if (zr == Z_BUF_ERROR && out_left == 0)
-		return diag_error(d, DIAG_INPUT, "%s: entry '%s': deflate stream does not end within %llu bytes",
-			z->label, e->name, (unsigned long long)e->size);
+		return diag_report(d, YE_ZIP_INFLATE, &(DiagAt){.file = z->label, .entry = e->name},
+			"entry '%s': deflate stream does not end within %llu bytes", e->name, (unsigned long long)e->size);
 	if (zr == Z_BUF_ERROR)
-		return diag_error(d, DIAG_INPUT, "%s: entry '%s': deflate stream truncated (%llu compressed bytes)",
-			z->label, e->name, (unsigned long long)e->csize);
-	return diag_error(d, DIAG_INPUT, "%s: entry '%s': inflate error (%s)",
-		z->label, e->name, s.msg ? s.msg : zError(zr));
+		return diag_report(d, YE_ZIP_INFLATE, &(DiagAt){.file = z->label, .entry = e->name},
+			"entry '%s': deflate stream truncated (%llu compressed bytes)", e->name, (unsigned long long)e->csize);
+	return diag_report(d, YE_ZIP_INFLATE, &(DiagAt){.file = z->label, .entry = e->name},
+		"entry '%s': inflate error (%s)", e->name, s.msg ? s.msg : zError(zr));
 }
 
 int
@@ -448,33 +445,30 @@ zip_data(Zip *z, ZipEntry *e, Diag *d)
 	if (e->data)
 		return 0;
 	if (!in_bounds(e->local_ofs, LOCAL_LEN, z->len))
-		return diag_error(d, DIAG_INPUT,
-			"%s: entry '%s': local header past the end of the file (offset %llu, file %zu bytes)",
-			z->label, e->name, (unsigned long long)e->local_ofs, z->len);
+		return diag_report(d, YE_ZIP_CORRUPT, &(DiagAt){.file = z->label, .entry = e->name},
+			"entry '%s': local header past the end of the file (offset %llu, file %zu bytes)", e->name, (unsigned long long)e->local_ofs, z->len);
 	h = z->base + e->local_ofs;
 	if (rd32(h) != SIG_LOCAL)
-		return diag_error(d, DIAG_INPUT, "%s: entry '%s': bad local header signature at offset %llu",
-			z->label, e->name, (unsigned long long)e->local_ofs);
+		return diag_report(d, YE_ZIP_CORRUPT, &(DiagAt){.file = z->label, .entry = e->name},
+			"entry '%s': bad local header signature at offset %llu", e->name, (unsigned long long)e->local_ofs);
 	if (rd16(h + 6) & FLAG_ENCRYPTED)
-		return diag_error(d, DIAG_INPUT, "%s: entry '%s': encrypted entries are not supported",
-			z->label, e->name);
+		return diag_report(d, YE_ZIP_UNSUPPORTED, &(DiagAt){.file = z->label, .entry = e->name},
+			"entry '%s': encrypted entries are not supported", e->name);
 	start = e->local_ofs + LOCAL_LEN + rd16(h + 26) + rd16(h + 28);
 	if (!in_bounds(start, e->csize, z->len))
-		return diag_error(d, DIAG_INPUT,
-			"%s: entry '%s': data past the end of the file (offset %llu, size %llu, file %zu bytes)",
-			z->label, e->name, (unsigned long long)start, (unsigned long long)e->csize, z->len);
+		return diag_report(d, YE_ZIP_CORRUPT, &(DiagAt){.file = z->label, .entry = e->name},
+			"entry '%s': data past the end of the file (offset %llu, size %llu, file %zu bytes)", e->name, (unsigned long long)start, (unsigned long long)e->csize, z->len);
 	switch (e->method) {
 	case 0:
 		if (e->size != e->csize)
-			return diag_error(d, DIAG_INPUT,
-				"%s: entry '%s': stored entry has size %llu but compressed size %llu",
-				z->label, e->name, (unsigned long long)e->size, (unsigned long long)e->csize);
+			return diag_report(d, YE_ZIP_CORRUPT, &(DiagAt){.file = z->label, .entry = e->name},
+				"entry '%s': stored entry has size %llu but compressed size %llu", e->name, (unsigned long long)e->size, (unsigned long long)e->csize);
 		e->data = z->base + start;
 		return 0;
 	case 8:
 		return inflate_entry(z, e, z->base + start, d);
 	default:
-		return diag_error(d, DIAG_INPUT, "%s: entry '%s': unsupported compression method %d",
-			z->label, e->name, e->method);
+		return diag_report(d, YE_ZIP_UNSUPPORTED, &(DiagAt){.file = z->label, .entry = e->name},
+			"entry '%s': unsupported compression method %d", e->name, e->method);
 	}
 }

@@ -727,17 +727,19 @@ report_write(const Report *r, const char *path, Diag *d)
 	 * as strerror(errno), and libxlsxwriter does not print its own
 	 * "[ERROR] workbook_close()" line to stderr. */
 	if (xlsx_open(&why) != 0)
-		return diag_error(d, DIAG_INPUT, "%s: cannot write the report (%s)", path, why);
+		return diag_report(d, YE_REPORT_WRITE, &(DiagAt){.file = path},
+			"cannot write the report (%s)", why);
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0666);
 	if (fd < 0)
-		return diag_error(d, DIAG_INPUT, "%s: cannot write the report (%s)",
-		                  path, strerror(errno));
+		return diag_report(d, YE_REPORT_WRITE, &(DiagAt){.file = path},
+			"cannot write the report (%s)", strerror(errno));
 	close(fd);
 	if (write_workbook(r, tmp, &why) == 0 && rename(tmp, path) != 0)
 		why = strerror(errno);
 	if (why) {
 		unlink(tmp);
-		return diag_error(d, DIAG_INPUT, "%s: cannot write the report (%s)", path, why);
+		return diag_report(d, YE_REPORT_WRITE, &(DiagAt){.file = path},
+			"cannot write the report (%s)", why);
 	}
 	return DIAG_OK;
 }

@@ -335,7 +335,8 @@ fail(Parser *p, size_t pos, const char *fmt, ...)
 	msg = arena_vprintf(p->a, fmt, ap);
 	va_end(ap);
 	if (p->d)
-		diag_error(p->d, DIAG_INPUT, "%s: column %zu: %s", p->label, pos + 1, msg);
+		diag_report(p->d, YE_SYM_EXPR, &(DiagAt){.file = p->label, .column = (unsigned)(pos + 1)},
+			"%s", msg);
 	return NULL;
 }
 

@@ -1,14 +1,17 @@
 /* mkdocs: prints a document generated from a table, so the docs cannot
  * drift from the code: `mkdocs ops` gives docs/ops.md (the ops/ .def files),
  * `mkdocs options` gives docs/options.md (lib/pipeline/options.def), `mkdocs
- * patterns` gives docs/patterns.md (lib/opt/patterns.def).  Built and run by
- * `make docs` (ops/ops.mk); test_ops, test_options and test_opt compare.
+ * patterns` gives docs/patterns.md (lib/opt/patterns.def), `mkdocs
+ * diagnostics` gives docs/diagnostics.md (lib/core/diag.def).  Built and
+ * run by `make docs` (ops/ops.mk); test_ops, test_options, test_opt and
+ * test_diag compare.
  * `mkdocs man` gives the man page yobx-export.1 from cmd/usage.def (the
- * table --help is built from) and lib/pipeline/options.def; mk/install.mk makes it
- * into the build directory, and test/install/run.sh renders it. */
+ * table --help is built from) and lib/pipeline/options.def; mk/install.mk
+ * makes it into the build directory, and test/install/run.sh renders it. */
 #include <stdio.h>
 #include <string.h>
 
+#include "core/core.h"
 #include "ops.h"
 #include "opt/opt.h"
 #include "pipeline/pipeline.h"
@@ -215,10 +218,12 @@ main(int argc, char **argv)
 		options_write_doc(stdout);
 	else if (argc == 2 && strcmp(argv[1], "patterns") == 0)
 		opt_write_doc(stdout);
+	else if (argc == 2 && strcmp(argv[1], "diagnostics") == 0)
+		diag_write_doc(stdout);
 	else if (argc >= 2 && argc <= 3 && strcmp(argv[1], "man") == 0)
 		man_write(stdout, argc == 3 ? argv[2] : "");
 	else {
-		fputs("usage: mkdocs ops|options|patterns|man [DATE]\n", stderr);
+		fputs("usage: mkdocs ops|options|patterns|diagnostics|man [DATE]\n", stderr);
 		return 2;
 	}
 	return fflush(stdout) ? 2 : 0;

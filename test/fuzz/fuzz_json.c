@@ -10,6 +10,7 @@
 
 #include "core/core.h"
 #include "read/read.h"
+#include "../unit/diagtext.h"
 
 /* json_get(key k) is the first member whose key compares equal, or NULL
  * if that member is null. */
@@ -77,7 +78,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	root = json_parse(&a, "fuzz.json", copy, size, &d);
 	if (root)
 		walk(root, 0);
-	else if (d.code != DIAG_INPUT || !d.text || strncmp(d.text, "fuzz.json:", 10) != 0)
+	else if (d.code != DIAG_INPUT || !test_diag_text(&d) || strncmp(test_diag_text(&d), "fuzz.json:", 10) != 0)
 		abort();
 	arena_free(&a);
 	diag_free(&d);

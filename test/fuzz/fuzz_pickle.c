@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "read/read.h"
+#include "../unit/diagtext.h"
 
 static size_t budget;
 
@@ -61,7 +62,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	arena_init(&a);
 	o = pickle_load(&a, "fuzz", data, size, &d);
-	if (o ? d.code != DIAG_OK : d.code != DIAG_INPUT || !d.text)
+	if (o ? d.code != DIAG_OK : d.code != DIAG_INPUT || !test_diag_text(&d))
 		abort();
 	budget = 100000;
 	walk(o, 0);

@@ -12,6 +12,7 @@
 
 #include "core/core.h"
 #include "sym/sym.h"
+#include "../unit/diagtext.h"
 
 static int
 three(void *ctx, const char *name, int64_t *v)
@@ -45,13 +46,13 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	else
 		e = sym_parse_srepr(&a, "fuzz", buf, size - 1, &d);
 	if (!e) {
-		if (d.code != DIAG_INPUT || !d.text || strncmp(d.text, "fuzz: column ", 13) != 0)
+		if (d.code != DIAG_INPUT || !test_diag_text(&d) || strncmp(test_diag_text(&d), "fuzz: column ", 13) != 0)
 			abort();
 	} else {
 		text = sym_print(&a, e);
 		back = sym_parse_infix(&a, "printed", text, strlen(text), &d);
 		if (!back) {
-			fprintf(stderr, "printed text does not read back: %s\n%s", text, d.text);
+			fprintf(stderr, "printed text does not read back: %s\n%s", text, test_diag_text(&d));
 			abort();
 		}
 		if (!sym_equal(e, back)) {

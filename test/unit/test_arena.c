@@ -1,4 +1,4 @@
-/* test_arena.c: the arena, Diag and dtype tables. */
+/* test_arena.c: the arena and dtype tables (Diag: test_diag.c). */
 #include <string.h>
 
 #include "core/core.h"
@@ -20,17 +20,6 @@ START_TEST(arena_alignment_and_zero)
 	ck_assert_str_eq(arena_printf(&a, "%s-%d", "x", 42), "x-42");
 	ck_assert_str_eq(arena_strndup(&a, "hello", 3), "hel");
 	arena_free(&a);
-}
-END_TEST
-
-START_TEST(diag_accumulates_lines)
-{
-	Diag d = {0};
-	ck_assert_int_eq(diag_error(&d, DIAG_CONVERT, "a %d", 1), DIAG_CONVERT);
-	ck_assert_int_eq(diag_error(&d, DIAG_INPUT, "b"), DIAG_INPUT);
-	ck_assert_str_eq(d.text, "a 1\nb\n");
-	ck_assert_int_eq(d.code, DIAG_INPUT);
-	diag_free(&d);
 }
 END_TEST
 
@@ -70,7 +59,6 @@ make_suite(void)
 	Suite *s = suite_create("arena");
 	TCase *tc = tcase_create("core");
 	tcase_add_test(tc, arena_alignment_and_zero);
-	tcase_add_test(tc, diag_accumulates_lines);
 	tcase_add_test(tc, dtype_table);
 	tcase_add_test(tc, tensor_views);
 	suite_add_tcase(s, tc);

@@ -18,6 +18,7 @@
 #include "ops.h"
 #include "read/read.h"
 #include "core/core.h"
+#include "diagtext.h"
 #include "testutil.h"
 
 /* Rows no fixture can exercise, each with the reason.  Keep it short: a
@@ -113,7 +114,7 @@ scan_fixtures(Arena *keep, StrMap *used)
 			walk(keep, used, p.graph);
 			n++;
 		} else {
-			fprintf(stderr, "test_coverage: %s", d.text);
+			fprintf(stderr, "test_coverage: %s", test_diag_text(&d));
 		}
 		pt2_close(&p);
 		arena_free(&a);

@@ -5,6 +5,7 @@
 #include "ir/ir.h"
 #include "read/read.h"
 #include "core/core.h"
+#include "diagtext.h"
 #include "testutil.h"
 
 typedef struct Loaded {
@@ -21,7 +22,7 @@ load(const char *path)
 	arena_init(&l->a);
 	l->p.arena = &l->a;
 	if (pt2_load(&l->p, path, &l->d))
-		ck_abort_msg("%s: %s", path, l->d.text);
+		ck_abort_msg("%s: %s", path, test_diag_text(&l->d));
 	return l;
 }
 

@@ -29,6 +29,7 @@
 #include "onnx/onnx.h"
 #include "pipeline/pipeline.h"
 #include "read/read.h"
+#include "diagtext.h"
 #include "testutil.h"
 
 /* $(B)/test/irtext: next to this test binary, so the ASan build keeps its own. */
@@ -113,9 +114,9 @@ START_TEST(test_bad_text)
 	arena_init(&a);
 	p.arena = &a;
 	ck_assert_int_eq(irtext_parse(&p, "t.txt", text, strlen(text), &d), DIAG_INPUT);
-	ck_assert_msg(d.text && strncmp(d.text, "t.txt:", 6) == 0 && strstr(d.text, bad[_i].want),
-	              "case %d: got '%s', want '%s'", _i, d.text ? d.text : "", bad[_i].want);
-	ck_assert_msg(strchr(d.text, '\n') == d.text + strlen(d.text) - 1, "case %d: more than one line: %s", _i, d.text);
+	ck_assert_msg(test_diag_text(&d) && strncmp(test_diag_text(&d), "t.txt:", 6) == 0 && strstr(test_diag_text(&d), bad[_i].want),
+	              "case %d: got '%s', want '%s'", _i, test_diag_text(&d) ? test_diag_text(&d) : "", bad[_i].want);
+	ck_assert_msg(strchr(test_diag_text(&d), '\n') == test_diag_text(&d) + strlen(test_diag_text(&d)) - 1, "case %d: more than one line: %s", _i, test_diag_text(&d));
 	diag_free(&d);
 	arena_free(&a);
 }
@@ -155,7 +156,7 @@ START_TEST(test_kinds)
 
 	arena_init(&a);
 	p.arena = &a;
-	ck_assert_msg(irtext_parse(&p, "t.txt", text, strlen(text), &d) == 0, "%s", d.text);
+	ck_assert_msg(irtext_parse(&p, "t.txt", text, strlen(text), &d) == 0, "%s", test_diag_text(&d));
 	ck_assert_int_eq(p.nrange, 1);
 	ck_assert(p.ranges[0].has_min && p.ranges[0].min == 2 && p.ranges[0].max == 64);
 	ck_assert_int_eq(p.ninput_spec, 3);
@@ -226,12 +227,12 @@ START_TEST(test_round_trip)
 
 		arena_init(&a);
 		p.arena = &a;
-		ck_assert_msg(pt2_load(&p, gl.gl_pathv[i], &d) == 0, "%s", d.text);
+		ck_assert_msg(pt2_load(&p, gl.gl_pathv[i], &d) == 0, "%s", test_diag_text(&d));
 		for (unsigned flags = 0; flags <= (IR_PRINT_EXACT | IR_PRINT_NAMES); flags += 3) {
 			Program q = {.arena = &a};
 			once = print_program(&p, flags);
 			if (irtext_parse(&q, "rt.txt", once, strlen(once), &d)) {
-				fprintf(stderr, "%s: its --print (flags %u) does not read back: %s", gl.gl_pathv[i], flags, d.text);
+				fprintf(stderr, "%s: its --print (flags %u) does not read back: %s", gl.gl_pathv[i], flags, test_diag_text(&d));
 				failed++;
 			} else {
 				twice = print_program(&q, flags);
@@ -305,7 +306,7 @@ START_TEST(test_fidelity)
 		snprintf(o2, sizeof o2, "%s/fidelity-txt.onnx", dir);
 		arena_init(&a);
 		p.arena = &a;
-		ck_assert_msg(pt2_load(&p, pt2, &d) == 0, "%s", d.text);
+		ck_assert_msg(pt2_load(&p, pt2, &d) == 0, "%s", test_diag_text(&d));
 		printed = print_program(&p, IR_PRINT_EXACT | IR_PRINT_NAMES);
 		pt2_close(&p);
 		arena_free(&a);
@@ -394,7 +395,7 @@ START_TEST(test_goldens)
 		text = test_slurp(path, &len);
 		golden_options(text, yaml, sizeof yaml);
 		if (convert(path, yaml, out, &d)) {
-			fprintf(stderr, "%s: %s", path, d.text ? d.text : "conversion failed\n");
+			fprintf(stderr, "%s: %s", path, test_diag_text(&d) ? test_diag_text(&d) : "conversion failed\n");
 			failed++;
 			diag_free(&d);
 			free(text);

@@ -42,6 +42,7 @@
 #include "pipeline/pipeline.h"
 #include "read/read.h"
 #include "report/report.h"
+#include "diagtext.h"
 #include "testutil.h"
 
 /* ---- output folder: beside this binary (build/test/opt or build-asan/test/opt) ---- */
@@ -520,7 +521,7 @@ run_case(Arena *a, Case *c, int k, FILE *mf, int *first)
 	snprintf(before, sizeof before, "%s/%s-%d-before.onnx", out_dir(), c->row, k);
 	snprintf(after, sizeof after, "%s/%s-%d-after.onnx", out_dir(), c->row, k);
 	m = case_model(a, c);
-	ck_assert_msg(onnx_write(a, m, before, -1, NULL, &d) == 0, "%s: %s", before, d.text);
+	ck_assert_msg(onnx_write(a, m, before, -1, NULL, &d) == 0, "%s: %s", before, test_diag_text(&d));
 	if (c->patterns)
 		ck_assert_msg(opt_select_parse(a, c->patterns, &sel, &off, &len) == 0, "%s case %d: bad patterns line",
 		              c->file, k);
@@ -528,8 +529,8 @@ run_case(Arena *a, Case *c, int k, FILE *mf, int *first)
 		sel = opt_select_one(a, opt_row_find(c->row));
 	report_init(&rep, a);
 	rc = opt_model_checked(m, a, sel, &(OptLog){report_opt_stat, &rep}, NULL, &d);
-	ck_assert_msg(rc == 0, "%s case %d: optimizer failed: %s", c->file, k, d.text ? d.text : "");
-	ck_assert_msg(onnx_write(a, m, after, -1, NULL, &d) == 0, "%s: %s", after, d.text);
+	ck_assert_msg(rc == 0, "%s case %d: optimizer failed: %s", c->file, k, test_diag_text(&d) ? test_diag_text(&d) : "");
+	ck_assert_msg(onnx_write(a, m, after, -1, NULL, &d) == 0, "%s: %s", after, test_diag_text(&d));
 	diag_free(&d);
 	hits = row_matches(&rep, c->row);
 	op_list(m, ops, sizeof ops);
@@ -723,7 +724,7 @@ options_error(const char *yaml, Options *o, Arena *a)
 	options_default(o);
 	msg[0] = 0;
 	if (options_parse(o, a, "options.yaml", yaml, strlen(yaml), &d))
-		snprintf(msg, sizeof msg, "%s", d.text);
+		snprintf(msg, sizeof msg, "%s", test_diag_text(&d));
 	diag_free(&d);
 	return msg;
 }
@@ -1095,7 +1096,7 @@ START_TEST(test_computed)
 		onnx_vec_push(&a, &g.outputs, onnx_value_info(&a, "y", 1, 2, dims, NULL));
 		m = onnx_model(&a, onnx_graph_finish(&g), 18, "test");
 		snprintf(path, sizeof path, "%s/computed-%d.onnx", out_dir(), mode);
-		ck_assert_msg(onnx_write(&a, m, path, mode < 2 ? -1 : 0, mode & 1 ? &src : NULL, &d) == 0, "%s", d.text);
+		ck_assert_msg(onnx_write(&a, m, path, mode < 2 ? -1 : 0, mode & 1 ? &src : NULL, &d) == 0, "%s", test_diag_text(&d));
 		ck_assert((onnx_tensor_recipe(t) != NULL) == (mode < 2));
 		got = written_init(path, out_dir(), "w", &n);
 		ck_assert(got && n == (size_t)ROWS * PER * 4);
@@ -1188,7 +1189,7 @@ pack(Arena *a, Onnx__ModelProto *m, size_t *len)
 	Diag d = {0};
 
 	snprintf(path, sizeof path, "%s/pack.onnx", out_dir());
-	ck_assert_msg(onnx_write(a, m, path, -1, NULL, &d) == 0, "%s: %s", path, d.text);
+	ck_assert_msg(onnx_write(a, m, path, -1, NULL, &d) == 0, "%s: %s", path, test_diag_text(&d));
 	diag_free(&d);
 	return (uint8_t *)test_slurp(path, len);
 }
@@ -1214,8 +1215,8 @@ START_TEST(test_fixtures)
 		if (ok1 && ok2) {
 			converted++;
 			n0 = m1->graph->n_node;
-			ck_assert_msg(opt_model_checked(m1, &a1, NULL, NULL, NULL, &d) == 0, "%s: %s", gl.gl_pathv[i], d.text);
-			ck_assert_msg(opt_model(m2, &a2, NULL, NULL, NULL, &d) == 0, "%s: %s", gl.gl_pathv[i], d.text);
+			ck_assert_msg(opt_model_checked(m1, &a1, NULL, NULL, NULL, &d) == 0, "%s: %s", gl.gl_pathv[i], test_diag_text(&d));
+			ck_assert_msg(opt_model(m2, &a2, NULL, NULL, NULL, &d) == 0, "%s: %s", gl.gl_pathv[i], test_diag_text(&d));
 			ck_assert_msg(m1->graph->n_node <= n0, "%s: %zu nodes after, %zu before", gl.gl_pathv[i],
 			              m1->graph->n_node, n0);
 			fewer += m1->graph->n_node < n0;
@@ -1292,7 +1293,7 @@ START_TEST(test_value_info)
 			m = lower_fixture(path, &a, &p, &ok);
 			ck_assert_msg(ok, "%s does not convert", path);
 			ck_assert_int_eq(opt_select_parse(&a, none ? "none" : "default", &sel, &off, &len), 0);
-			ck_assert_msg(opt_model(m, &a, sel, NULL, NULL, &d) == 0, "%s: %s", path, d.text);
+			ck_assert_msg(opt_model(m, &a, sel, NULL, NULL, &d) == 0, "%s: %s", path, test_diag_text(&d));
 			ck_assert_msg(untyped_outputs(m->graph, path) == 0, "%s (patterns: %s): outputs without value_info",
 			              path, none ? "none" : "default");
 			diag_free(&d);
