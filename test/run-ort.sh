@@ -15,8 +15,18 @@
 # same cases, same node process): the patterns that need it (Attention with
 # is_causal and grouped-query heads, RMSNormalization) must match torch.
 # Ends with the line "ort: N passed, N failed"; exits 1 when something failed.
+#
+# Speed: starting node and loading onnxruntime costs more than running most
+# fixtures, and the conversions are independent. So the fixtures are first
+# all converted, $JOBS at a time (default 2), then checked by $JOBS node
+# processes running `run.mjs --batch` over one shared job list (each takes
+# the next unclaimed fixture). A job its batch process did not finish (the
+# process died) is run again alone, as it was run before batching. The
+# results are printed afterwards in fixture order, so the output does not
+# depend on which process ran what.
 bin=${1:-build/yobx-export}
 out=$(dirname "$bin")/out
+jobs=${JOBS:-2}
 pass=0 fail=0
 
 # torch-VERSION/NAME of every fixture that must pass.
@@ -73,17 +83,66 @@ fi
 mkdir -p "$out"
 printf 'patterns: none\nreport: false\n' >"$out/none.yaml"
 printf 'opset: 23\nreport: false\n' >"$out/o23.yaml"
+
+# The fixtures, one a line: ID PT2 IODIR MODEL NONE O23 (O23 is - when the
+# fixture is not in OPSET23), in glob order; stale results removed.
+list=$out/fixtures
+: >"$list"
 for f in test/models/torch-*/*.pt2; do
 	[ -f "$f" ] || continue
 	dir=$(dirname "$f") name=$(basename "$f" .pt2)
 	ver=$(basename "$dir") io=$dir/$name.io
 	[ -d "$io" ] || continue
-	id=$ver/$name model=$out/$ver-$name.onnx none=$out/$ver-$name-none.onnx
+	model=$out/$ver-$name.onnx
+	case " $(echo $OPSET23) " in *" $ver/$name "*) o23=$out/$ver-$name-o23.onnx ;; *) o23=- ;; esac
+	rm -f "$model" "$out/$ver-$name-none.onnx" "$out/$ver-$name-o23.onnx" "$model.conv" "$model.ort" "$model.ort.rc"
+	echo "$ver/$name $f $io $model $out/$ver-$name-none.onnx $o23" >>"$list"
+done
+
+# Conversions, $jobs at a time: MODEL.log gets the converter's messages,
+# MODEL.conv 0 when every conversion of the fixture succeeded, else 1.
+cut -d' ' -f2,4- "$list" | xargs -n 4 -P "$jobs" sh -c '
+	bin=$1 out=$2 f=$3 model=$4 none=$5 o23=$6
+	if "$bin" "$f" -o "$model" >"$model.log" 2>&1 && "$bin" "$f" -c "$out/none.yaml" -o "$none" >>"$model.log" 2>&1 &&
+		{ [ "$o23" = - ] || "$bin" "$f" -c "$out/o23.yaml" -o "$o23" >>"$model.log" 2>&1; }; then
+		echo 0 >"$model.conv"
+	else
+		echo 1 >"$model.conv"
+	fi' sh "$bin" "$out"
+
+# onnxruntime runs of the converted fixtures: OUT<TAB>MODEL<TAB>NONE[<TAB>O23]<TAB>IODIR.
+tab=$(printf '\t')
+: >"$out/ort.jobs"
+while read -r id f io model none o23; do
+	[ "$(cat "$model.conv" 2>/dev/null)" = 0 ] || continue
+	if [ "$o23" = - ]; then models=$model$tab$none; else models=$model$tab$none$tab$o23; fi
+	echo "$model.ort$tab$models$tab$io" >>"$out/ort.jobs"
+done <"$list"
+i=0 pids=
+while [ $i -lt "$jobs" ]; do
+	node test/ort/run.mjs --batch "$out/ort.jobs" >"$out/ort.batch$i.log" 2>&1 &
+	pids="$pids $!" i=$((i + 1))
+done
+i=0
+for pid in $pids; do
+	wait "$pid"; rc=$?
+	# Silent and 0 when all went well; anything else is worth a look.
+	if [ $rc != 0 ] || [ -s "$out/ort.batch$i.log" ]; then
+		echo "run-ort.sh: batch process $i exited with status $rc:"; sed 's/^/  /' "$out/ort.batch$i.log"
+	fi
+	i=$((i + 1))
+done
+while IFS=$tab read -r job rest; do
+	[ -f "$job.rc" ] && continue
+	echo "run-ort.sh: rerunning alone what a batch process left unfinished: $job"
+	# shellcheck disable=SC2086 # the models and IODIR, split at the tabs
+	(IFS=$tab; node test/ort/run.mjs $rest >"$job" 2>&1; echo $? >"$job.rc")
+done <"$out/ort.jobs"
+
+# The results, in fixture order.
+while read -r id f io model none o23; do
 	case " $(echo $EXPECTED) " in *" $id "*) expected=1 ;; *) expected=0 ;; esac
-	case " $(echo $OPSET23) " in *" $id "*) o23=$out/$ver-$name-o23.onnx ;; *) o23= ;; esac
-	rm -f "$model" "$none" ${o23:+"$o23"}
-	if ! "$bin" "$f" -o "$model" >"$model.log" 2>&1 || ! "$bin" "$f" -c "$out/none.yaml" -o "$none" >>"$model.log" 2>&1 ||
-		{ [ -n "$o23" ] && ! "$bin" "$f" -c "$out/o23.yaml" -o "$o23" >>"$model.log" 2>&1; }; then
+	if [ "$(cat "$model.conv" 2>/dev/null)" != 0 ]; then
 		if [ $expected = 1 ]; then
 			fail=$((fail + 1)); echo "FAIL $id: conversion failed:"; sed 's/^/  /' "$model.log"
 		else
@@ -92,7 +151,7 @@ for f in test/models/torch-*/*.pt2; do
 		fi
 		continue
 	fi
-	if node test/ort/run.mjs "$model" "$none" ${o23:+"$o23"} "$io" >"$model.ort" 2>&1; then
+	if [ "$(cat "$model.ort.rc" 2>/dev/null)" = 0 ]; then
 		pass=$((pass + 1))
 		err=$(grep -o 'err [0-9.e+-]*' "$model.ort" | awk '{ if ($2 + 0 > m) m = $2 + 0 } END { printf "%.1e", m }')
 		echo "$id: ok, $(grep -c '^case' "$model.ort") cases, max abs err $err$([ $expected = 1 ] || echo ' (passes; not in EXPECTED yet)')"
@@ -101,6 +160,6 @@ for f in test/models/torch-*/*.pt2; do
 	else
 		echo "$id: not yet supported: $(grep FAIL "$model.ort" | head -n 1 | cut -c1-200)"
 	fi
-done
+done <"$list"
 echo "ort: $pass passed, $fail failed"
 [ "$fail" = 0 ]
