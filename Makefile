@@ -62,14 +62,19 @@ $(B)/test/%: test/unit/%.c $(B)/libyobx.a test/unit/testutil.h test/unit/minigra
 	@mkdir -p $(B)/test
 	$(CC) $(CFLAGS) $(CHECK_CFLAGS) $(LDFLAGS) -o $@ $< $(B)/libyobx.a $(CHECK_LIBS) $(LDLIBS)
 
+# Two at a time: the unit tests (each writes T.log and T.rc, printed in order
+# once all have run; any failure fails the rule), then run-ort.sh, in the
+# background with its output kept for the end, beside the other suites, which
+# stop at the first that fails as before.
 check: $(B)/yobx-export $(UNIT_BIN)
-	@set -e; for t in $(UNIT_BIN); do echo "== $$t"; $$t; done
+	@rm -f $(UNIT_BIN:=.rc)
+	@printf '%s\n' $(UNIT_BIN) | xargs -n 1 -P 2 sh -c '"$$0" >"$$0.log" 2>&1; echo $$? >"$$0.rc"'
+	@ok=1; for t in $(UNIT_BIN); do echo "== $$t"; cat $$t.log; read rc <$$t.rc && [ "$$rc" = 0 ] || { echo "FAIL: $$t"; ok=0; }; done; [ $$ok = 1 ]
 	@sh test/models/size.sh
-	@sh test/run-cli.sh $(B)/yobx-export
-	@sh test/report/run.sh $(B)
-	@sh test/report/e2e.sh $(B)
-	@sh test/ort/selftest.sh build/test/tiny_add.onnx
-	@sh test/run-ort.sh $(B)/yobx-export
+	@sh test/run-ort.sh $(B)/yobx-export >$(B)/run-ort.log 2>&1 & ort=$$!; \
+	sh test/run-cli.sh $(B)/yobx-export && sh test/report/run.sh $(B) && sh test/report/e2e.sh $(B) && \
+		sh test/ort/selftest.sh build/test/tiny_add.onnx; rc=$$?; \
+	wait $$ort; ort_rc=$$?; cat $(B)/run-ort.log; [ $$rc = 0 ] && [ $$ort_rc = 0 ]
 
 test:
 	$(MAKE) check

@@ -442,6 +442,15 @@ async function main() {
     console.error(`run.mjs: ${e.message}\n${USAGE}`);
     return 2;
   }
+  let jobs = null;
+  try {
+    // Before loading onnxruntime, which takes longer than reading the list.
+    if (args.batch !== null) jobs = loadJobs(args.batch);
+  } catch (e) {
+    if (!(e instanceof UsageError)) throw e;
+    console.error(`run.mjs: ${e.message}`);
+    return 2;
+  }
   let ort;
   try {
     ort = (await import('onnxruntime-node')).default;
@@ -455,7 +464,7 @@ async function main() {
       printIo(session, io);
       return 0;
     }
-    if (args.batch !== null) return await runBatch(ort, loadJobs(args.batch), args);
+    if (jobs !== null) return await runBatch(ort, jobs, args);
     return await checkModels(ort, args.pos.slice(0, -1), args.pos[args.pos.length - 1], args,
       { log: (l) => console.log(l), err: (l) => console.error(l) });
   } catch (e) {

@@ -109,7 +109,7 @@ for job in exact perturbed dtypes noiodir notmodel twomodels; do
 	cmp -s "$tmp/$job.rc" "$tmp/$job.want.rc"; verdict $((! $?)) "batch job $job: exit status $(cat "$tmp/$job.rc" 2>/dev/null), standalone $(cat "$tmp/$job.want.rc")"
 done
 [ "$(cat "$tmp/taken")" = "taken before" ] && [ ! -e "$tmp/taken.rc" ]; verdict $((! $?)) "batch ran a job whose output file existed"
-check "batch, unreadable job list (expect usage error)" 2 $run --batch "$tmp/no-such-jobs"
+check "batch, unreadable job list (expect usage error)" 2 $run --batch $sd/no-such-jobs
 check "batch, bad job line (expect usage error)" 2 $run --batch "$sd/tiny_add/manifest.json"
 expect "want OUT<TAB>MODEL.onnx"
 
