@@ -92,15 +92,15 @@ if ! node -e "import('onnxruntime-node').then(() => 0, () => process.exit(1))" 2
 	echo "ort: 0 passed, 1 failed"
 	exit 1
 fi
-# Everything in $out is this script's, so nothing stale can pass for new.
-rm -rf "$out"
 mkdir -p "$out"
 printf 'patterns: none\nreport: false\n' >"$out/none.yaml"
 printf 'opset: 23\nreport: false\n' >"$out/o23.yaml"
 
 # The fixtures, one a line: ID PT2 IODIR MODEL NONE O23 (O23 is - when the
-# fixture is not in OPSET23), in glob order.
+# fixture is not in OPSET23), in glob order; what an earlier run left of
+# theirs goes, so that nothing stale can pass for new.
 list=$out/fixtures
+set -- "$out"/ort.*
 for f in test/models/torch-*/*.pt2; do
 	[ -f "$f" ] || continue
 	dir=${f%/*} name=${f##*/}
@@ -110,7 +110,9 @@ for f in test/models/torch-*/*.pt2; do
 	stem=$out/$ver-$name
 	case $opset23_ids in *" $ver/$name "*) o23=$stem-o23.onnx ;; *) o23=- ;; esac
 	echo "$ver/$name $f $io $stem.onnx $stem-none.onnx $o23"
+	set -- "$@" "$stem".* "$stem"-none.* "$stem"-o23.*
 done >"$list"
+rm -f "$@"
 
 # Conversions, 8 fixtures a shell and $jobs shells at a time: MODEL.log gets
 # the converter's messages, MODEL.conv 0 when every conversion of the fixture
