@@ -5,9 +5,20 @@
 #    UPDATE_GOLDEN=1 rewrites them
 #  - every bad input of test/bad/cases.txt: exit status, message, no output file
 # Ends with the line "N passed, N failed".
+#
+# Speed: starting a process is slow here (tens of ms on a loaded VM). So the
+# golden conversions and comparisons run 8 fixtures a shell, $JOBS (default
+# 2) shells at a time, and are reported afterwards in fixture order;
+# make_bad.py runs meanwhile; the three onnxruntime checks run in one
+# `run.mjs --batch` process while the bad inputs are checked.
 bin=${1:-build/yobx-export}
 dir=$(dirname "$bin")
+jobs=${JOBS:-2}
 pass=0 fail=0
+bad=$dir/bad
+python3 test/bad/make_bad.py "$bad" >"$dir/make_bad.log" 2>&1 &
+make_bad=$!
+tab=$(printf '\t')
 ok() { pass=$((pass + 1)); }
 ko() { fail=$((fail + 1)); echo "FAIL: $*"; }
 
@@ -24,25 +35,51 @@ expect_status 2 "unknown flag" "$bin" --frobnicate x.pt2
 expect_status 2 "missing file" "$bin" /nonexistent/model.pt2 --print
 "$bin" --version | grep -q '^yobx-export [0-9]' && ok || ko "--version text"
 
-# Golden renderings of every fixture.
+# Golden renderings of every fixture: the list PT2 OUT GOLD, then OUT,
+# OUT.err, and OUT.rc holding the converter's exit status and cmp's (0 same,
+# else differs; "-" when there is no golden file).
 for f in test/models/torch-*/*.pt2; do
 	[ -f "$f" ] || continue
-	ver=$(basename "$(dirname "$f")") name=$(basename "$f" .pt2)
-	gold=test/golden/print/$ver/$name.txt
-	out=$dir/print-$ver-$name.txt
-	if ! "$bin" "$f" --print >"$out" 2>"$out.err"; then
+	ver=${f%/*} name=${f##*/}
+	ver=${ver##*/} name=${name%.pt2}
+	echo "$f $dir/print-$ver-$name.txt test/golden/print/$ver/$name.txt"
+done >"$dir/print.list"
+rm -f "$dir"/print-*.txt.rc
+xargs -n 24 -P "$jobs" sh -c '
+	bin=$0
+	while [ $# -ge 3 ]; do
+		"$bin" "$1" --print >"$2" 2>"$2.err"; rc=$?
+		if [ ! -f "$3" ]; then same=-; else cmp -s "$2" "$3"; same=$?; fi
+		echo "$rc $same" >"$2.rc"
+		shift 3
+	done' "$bin" <"$dir/print.list"
+while read -r f out gold; do
+	rc= same=
+	[ -f "$out.rc" ] && read -r rc same <"$out.rc"
+	if [ "$rc" != 0 ]; then
 		ko "--print $f: $(cat "$out.err")"; continue
 	fi
 	if [ -n "$UPDATE_GOLDEN" ]; then
 		mkdir -p "$(dirname "$gold")"; cp "$out" "$gold"; ok
-	elif [ ! -f "$gold" ]; then
+	elif [ "$same" = - ]; then
 		ko "no golden file $gold (run with UPDATE_GOLDEN=1)"
-	elif cmp -s "$out" "$gold"; then
+	elif [ "$same" = 0 ]; then
 		ok
 	else
 		ko "--print $f differs from $gold:"; diff -u "$gold" "$out" | head -20
 	fi
-done
+done <"$dir/print.list"
+
+# The onnxruntime checks below, as jobs of one run.mjs --batch run:
+# OUT<TAB>MODEL<TAB>IODIR, and "OUT what" in ort.what for the verdict.
+ortjobs=$dir/cli-ort.jobs
+: >"$ortjobs"
+: >"$ortjobs.what"
+ort_job() {   # model iodir what
+	rm -f "$1.ort" "$1.ort.rc"
+	echo "$1.ort$tab$1$tab$2" >>"$ortjobs"
+	echo "$1.ort $3" >>"$ortjobs.what"
+}
 
 # External data: every initializer in OUT.data, copied from the mapped input
 # file by the kernel; onnxruntime must still match torch.
@@ -50,10 +87,12 @@ ext=$dir/ext
 mkdir -p "$ext"
 printf 'external_data_threshold: 0\n' >"$ext/options.yaml"
 for f in test/models/torch-2.14/cnn.pt2 test/models/torch-2.6/cnn.pt2; do
-	rm -f "$ext/cnn.onnx" "$ext/cnn.onnx.data"
-	if "$bin" "$f" -c "$ext/options.yaml" -o "$ext/cnn.onnx" --quiet >"$ext/log" 2>&1 || "$bin" "$f" -c "$ext/options.yaml" -o "$ext/cnn.onnx" >"$ext/log" 2>&1; then
-		[ -s "$ext/cnn.onnx.data" ] && ok || ko "$f: no external data file"
-		node test/ort/run.mjs "$ext/cnn.onnx" "${f%.pt2}.io" >"$ext/ort.log" 2>&1 && ok || { ko "$f with external data: onnxruntime differs"; cat "$ext/ort.log"; }
+	ver=${f%/*}
+	m=$ext/${ver##*/}-cnn.onnx
+	rm -f "$m" "$m.data"
+	if "$bin" "$f" -c "$ext/options.yaml" -o "$m" --quiet >"$ext/log" 2>&1 || "$bin" "$f" -c "$ext/options.yaml" -o "$m" >"$ext/log" 2>&1; then
+		[ -s "$m.data" ] && ok || ko "$f: no external data file"
+		ort_job "$m" "${f%.pt2}.io" "$f with external data"
 	else
 		ko "$f with external data: $(cat "$ext/log")"
 	fi
@@ -75,15 +114,15 @@ for want in "node 'bitwise_not' (aten.bitwise_not.default): int64 operands need 
 done
 [ ! -e "$o17/op_dtypes.onnx" ] && ok || ko "op_dtypes at opset 17 left $o17/op_dtypes.onnx behind"
 if "$bin" test/models/torch-2.14/op_elementwise.pt2 -c "$o17/options.yaml" -o "$o17/op_elementwise.onnx" --quiet >"$o17/log" 2>&1; then
-	node test/ort/run.mjs "$o17/op_elementwise.onnx" test/models/torch-2.14/op_elementwise.io >"$o17/ort.log" 2>&1 && ok ||
-		{ ko "op_elementwise at opset 17: onnxruntime differs"; cat "$o17/ort.log"; }
+	ort_job "$o17/op_elementwise.onnx" test/models/torch-2.14/op_elementwise.io "op_elementwise at opset 17"
 else
 	ko "op_elementwise at opset 17: $(cat "$o17/log")"
 fi
+node test/ort/run.mjs --batch "$ortjobs" >"$ortjobs.log" 2>&1 &
+ort_batch=$!
 
 # Bad inputs: one clear message naming the file, exit 2, no output file.
-bad=$dir/bad
-if python3 test/bad/make_bad.py "$bad"; then
+if wait $make_bad; then
 	grep -v '^#' test/bad/cases.txt | while IFS='|' read -r name want text; do
 		[ -n "$name" ] || continue
 		f=$bad/$name.pt2 out=$bad/$name.onnx
@@ -99,8 +138,17 @@ if python3 test/bad/make_bad.py "$bad"; then
 	pass=$((pass + $(cat "$bad/passes" 2>/dev/null | wc -l))); fail=$((fail + $(cat "$bad/fails" 2>/dev/null | wc -l)))
 	rm -f "$bad/passes" "$bad/fails"
 else
+	cat "$dir/make_bad.log"
 	ko "test/bad/make_bad.py failed"
 fi
+
+# The onnxruntime verdicts: the job's exit status 0, else its output.
+wait $ort_batch || { echo "run.mjs --batch exited with status $?:"; cat "$ortjobs.log"; }
+while read -r job what; do
+	rc=
+	[ -f "$job.rc" ] && read -r rc <"$job.rc"
+	[ "$rc" = 0 ] && ok || { ko "$what: onnxruntime differs"; cat "$job"; }
+done <"$ortjobs.what"
 
 echo "cli: $pass passed, $fail failed"
 [ "$fail" = 0 ]

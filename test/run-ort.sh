@@ -15,8 +15,21 @@
 # same cases, same node process): the patterns that need it (Attention with
 # is_causal and grouped-query heads, RMSNormalization) must match torch.
 # Ends with the line "ort: N passed, N failed"; exits 1 when something failed.
+#
+# Speed: starting node and loading onnxruntime costs more than running most
+# fixtures, and the conversions are independent. So the fixtures are first
+# all converted, $JOBS at a time (default 2), then checked by $JOBS node
+# processes running `run.mjs --batch` over one shared job list (each takes
+# the next unclaimed fixture). A job its batch process did not finish (the
+# process died) is run again alone, as it was run before batching. The
+# results are printed afterwards in fixture order, so the output does not
+# depend on which process ran what. Starting a process is slow here (tens
+# of ms on a loaded VM), so the loops over fixtures use the shell's own
+# string operations and read files with `read`, and one awk sums up the
+# onnxruntime outputs.
 bin=${1:-build/yobx-export}
 out=$(dirname "$bin")/out
+jobs=${JOBS:-2}
 pass=0 fail=0
 
 # torch-VERSION/NAME of every fixture that must pass.
@@ -65,6 +78,15 @@ torch-2.14/tiny_llama torch-2.14/hf_qwen2 torch-2.14/hf_mistral torch-2.14/hf_mi
 torch-2.14/hf_phi3 torch-2.14/hf_llama_dyn torch-2.6/hf_llama_dyn torch-2.6/attention_dyn
 "
 
+# One line list of each, to match " ID " against.
+expected_ids=" $(echo $EXPECTED) " opset23_ids=" $(echo $OPSET23) "
+
+# first_line FILE: sets $line to the first line of FILE, or empty.
+first_line() {
+	line=
+	[ -f "$1" ] && read -r line <"$1"
+}
+
 if ! node -e "import('onnxruntime-node').then(() => 0, () => process.exit(1))" 2>/dev/null; then
 	echo "run-ort.sh: onnxruntime-node is not installed (run 'npm ci --ignore-scripts' at the repo root)"
 	echo "ort: 0 passed, 1 failed"
@@ -73,17 +95,92 @@ fi
 mkdir -p "$out"
 printf 'patterns: none\nreport: false\n' >"$out/none.yaml"
 printf 'opset: 23\nreport: false\n' >"$out/o23.yaml"
+
+# The fixtures, one a line: ID PT2 IODIR MODEL NONE O23 (O23 is - when the
+# fixture is not in OPSET23), in glob order; what an earlier run left of
+# theirs goes, so that nothing stale can pass for new.
+list=$out/fixtures
+set -- "$out"/ort.*
 for f in test/models/torch-*/*.pt2; do
 	[ -f "$f" ] || continue
-	dir=$(dirname "$f") name=$(basename "$f" .pt2)
-	ver=$(basename "$dir") io=$dir/$name.io
+	dir=${f%/*} name=${f##*/}
+	name=${name%.pt2} ver=${dir##*/}
+	io=$dir/$name.io
 	[ -d "$io" ] || continue
-	id=$ver/$name model=$out/$ver-$name.onnx none=$out/$ver-$name-none.onnx
-	case " $(echo $EXPECTED) " in *" $id "*) expected=1 ;; *) expected=0 ;; esac
-	case " $(echo $OPSET23) " in *" $id "*) o23=$out/$ver-$name-o23.onnx ;; *) o23= ;; esac
-	rm -f "$model" "$none" ${o23:+"$o23"}
-	if ! "$bin" "$f" -o "$model" >"$model.log" 2>&1 || ! "$bin" "$f" -c "$out/none.yaml" -o "$none" >>"$model.log" 2>&1 ||
-		{ [ -n "$o23" ] && ! "$bin" "$f" -c "$out/o23.yaml" -o "$o23" >>"$model.log" 2>&1; }; then
+	stem=$out/$ver-$name
+	case $opset23_ids in *" $ver/$name "*) o23=$stem-o23.onnx ;; *) o23=- ;; esac
+	echo "$ver/$name $f $io $stem.onnx $stem-none.onnx $o23"
+	set -- "$@" "$stem".* "$stem"-none.* "$stem"-o23.*
+done >"$list"
+rm -f "$@"
+
+# Conversions, 8 fixtures a shell and $jobs shells at a time: MODEL.log gets
+# the converter's messages, MODEL.conv 0 when every conversion of the fixture
+# succeeded, else 1.
+while read -r id f io model none o23; do
+	echo "$f $model $none $o23"
+done <"$list" | xargs -n 32 -P "$jobs" sh -c '
+	bin=$0 out=$1
+	shift
+	while [ $# -ge 4 ]; do
+		f=$1 model=$2 none=$3 o23=$4
+		shift 4
+		if "$bin" "$f" -o "$model" >"$model.log" 2>&1 && "$bin" "$f" -c "$out/none.yaml" -o "$none" >>"$model.log" 2>&1 &&
+			{ [ "$o23" = - ] || "$bin" "$f" -c "$out/o23.yaml" -o "$o23" >>"$model.log" 2>&1; }; then
+			echo 0 >"$model.conv"
+		else
+			echo 1 >"$model.conv"
+		fi
+	done' "$bin" "$out"
+
+# onnxruntime runs of the converted fixtures: OUT<TAB>MODEL<TAB>NONE[<TAB>O23]<TAB>IODIR.
+tab=$(printf '\t')
+while read -r id f io model none o23; do
+	first_line "$model.conv"
+	[ "$line" = 0 ] || continue
+	if [ "$o23" = - ]; then models=$model$tab$none; else models=$model$tab$none$tab$o23; fi
+	echo "$model.ort$tab$models$tab$io"
+done <"$list" >"$out/ort.jobs"
+i=0 pids=
+while [ $i -lt "$jobs" ]; do
+	node test/ort/run.mjs --batch "$out/ort.jobs" >"$out/ort.batch$i.log" 2>&1 &
+	pids="$pids $!" i=$((i + 1))
+done
+i=0
+for pid in $pids; do
+	wait "$pid"; rc=$?
+	# Silent and 0 when all went well; anything else is worth a look.
+	if [ $rc != 0 ] || [ -s "$out/ort.batch$i.log" ]; then
+		echo "run-ort.sh: batch process $i exited with status $rc:"; sed 's/^/  /' "$out/ort.batch$i.log"
+	fi
+	i=$((i + 1))
+done
+while IFS=$tab read -r job rest; do
+	[ -f "$job.rc" ] && continue
+	echo "run-ort.sh: rerunning alone what a batch process left unfinished: $job"
+	# shellcheck disable=SC2086 # the models and IODIR, split at the tabs
+	(IFS=$tab; node test/ort/run.mjs $rest >"$job" 2>&1; echo $? >"$job.rc")
+done <"$out/ort.jobs"
+
+# For each fixture, in list order: the number of lines starting with "case"
+# in MODEL.ort and the largest "err X" in it (0 for a missing file).
+awk '{
+	n = 0; m = 0; f = $4 ".ort"
+	while ((getline l <f) > 0) {
+		if (l ~ /^case/) n++
+		if (match(l, /err [0-9.e+-]*/) && substr(l, RSTART + 4, RLENGTH - 4) + 0 > m) m = substr(l, RSTART + 4, RLENGTH - 4) + 0
+	}
+	close(f)
+	printf "%d %.1e\n", n, m
+}' "$list" >"$out/ort.stats"
+
+# The results, in fixture order.
+exec 3<"$out/ort.stats"
+while read -r id f io model none o23; do
+	read -r ncases err <&3
+	case $expected_ids in *" $id "*) expected=1 ;; *) expected=0 ;; esac
+	first_line "$model.conv"
+	if [ "$line" != 0 ]; then
 		if [ $expected = 1 ]; then
 			fail=$((fail + 1)); echo "FAIL $id: conversion failed:"; sed 's/^/  /' "$model.log"
 		else
@@ -92,15 +189,17 @@ for f in test/models/torch-*/*.pt2; do
 		fi
 		continue
 	fi
-	if node test/ort/run.mjs "$model" "$none" ${o23:+"$o23"} "$io" >"$model.ort" 2>&1; then
-		pass=$((pass + 1))
-		err=$(grep -o 'err [0-9.e+-]*' "$model.ort" | awk '{ if ($2 + 0 > m) m = $2 + 0 } END { printf "%.1e", m }')
-		echo "$id: ok, $(grep -c '^case' "$model.ort") cases, max abs err $err$([ $expected = 1 ] || echo ' (passes; not in EXPECTED yet)')"
+	first_line "$model.ort.rc"
+	if [ "$line" = 0 ]; then
+		pass=$((pass + 1)) hint=
+		[ $expected = 1 ] || hint=' (passes; not in EXPECTED yet)'
+		echo "$id: ok, $ncases cases, max abs err $err$hint"
 	elif [ $expected = 1 ]; then
 		fail=$((fail + 1)); echo "FAIL $id:"; sed 's/^/  /' "$model.ort"
 	else
 		echo "$id: not yet supported: $(grep FAIL "$model.ort" | head -n 1 | cut -c1-200)"
 	fi
-done
+done <"$list"
+exec 3<&-
 echo "ort: $pass passed, $fail failed"
 [ "$fail" = 0 ]

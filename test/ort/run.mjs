@@ -4,6 +4,7 @@
 //
 //   node test/ort/run.mjs MODEL.onnx [MORE.onnx ...] IODIR [--atol 1e-4] [--atol16 1e-2]
 //   node test/ort/run.mjs --print-io MODEL.onnx
+//   node test/ort/run.mjs --batch JOBS [--atol 1e-4] [--atol16 1e-2]
 //
 // IODIR/manifest.json lists cases; each has the inputs, fed by position
 // (session.inputNames[i] gets inputs[i]), and the expected outputs, compared
@@ -25,15 +26,31 @@
 // model's file name, and their cases count in the closing line.
 // Exit status: 0 all cases pass, 1 some case failed, 2 usage error, bad
 // IODIR, or a model onnxruntime will not load.
+//
+// --batch runs many such checks in one process, so onnxruntime loads once
+// (starting node and loading it costs more than running most fixtures).
+// JOBS holds one job a line, its fields separated by tabs:
+//
+//   OUT<TAB>MODEL.onnx[<TAB>MORE.onnx ...]<TAB>IODIR
+//
+// A job writes exactly what the standalone run would print (stdout and
+// stderr, in order) into OUT, and its exit status (0, 1 or 2 as above) into
+// OUT.rc. A job whose OUT exists is skipped: a job is claimed by creating OUT
+// (O_EXCL), so several --batch processes given the same JOBS share the work,
+// each taking the next unclaimed job. A job whose OUT.rc is missing afterwards
+// never finished (its process died): the caller must count it as failed.
+// The batch process itself exits 0 once every job is done or claimed, 2 when
+// JOBS cannot be read.
 
-import { readFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
 import path from 'node:path';
 
 import { readNpy } from './npy.mjs';
 import { ELEM, graphIo, wrapBfloat16 } from './onnxwire.mjs';
 
 const USAGE = `usage: node test/ort/run.mjs MODEL.onnx [MORE.onnx ...] IODIR [--atol 1e-4] [--atol16 1e-2]
-       node test/ort/run.mjs --print-io MODEL.onnx`;
+       node test/ort/run.mjs --print-io MODEL.onnx
+       node test/ort/run.mjs --batch JOBS [--atol 1e-4] [--atol16 1e-2]`;
 
 // Manifest dtype -> npy descr, onnxruntime-node tensor type, ONNX elem type,
 // and which tolerance applies ('atol', 'atol16', or null for exact).
@@ -61,11 +78,14 @@ class UsageError extends Error {}
 class CaseFailure extends Error {}
 
 function parseArgs(argv) {
-  const a = { atol: 1e-4, atol16: 1e-2, printIo: false, pos: [] };
+  const a = { atol: 1e-4, atol16: 1e-2, printIo: false, batch: null, pos: [] };
   for (let i = 0; i < argv.length; i++) {
     const s = argv[i];
     if (s === '--print-io') {
       a.printIo = true;
+    } else if (s === '--batch') {
+      if (argv[i + 1] === undefined) throw new UsageError('--batch needs a JOBS file');
+      a.batch = argv[++i];
     } else if (s === '--atol' || s === '--atol16') {
       const v = Number(argv[++i]);
       if (!(v >= 0)) throw new UsageError(`${s} needs a number >= 0, got '${argv[i] ?? ''}'`);
@@ -79,7 +99,9 @@ function parseArgs(argv) {
       a.pos.push(s);
     }
   }
-  if (a.printIo ? a.pos.length !== 1 : a.pos.length < 2) throw new UsageError('wrong number of arguments');
+  if (a.batch !== null ? a.printIo || a.pos.length : a.printIo ? a.pos.length !== 1 : a.pos.length < 2) {
+    throw new UsageError('wrong number of arguments');
+  }
   return a;
 }
 
@@ -330,12 +352,103 @@ async function runCase(ort, session, io, iodir, c, atol) {
   return `ok (max abs err ${fmtErr(max)})`;
 }
 
+// ---- one check: models on the cases of IODIR ----
+
+// Runs every model on the cases of iodir, printing each case's line and the
+// closing line through out.log and a usage or load problem through out.err.
+// Returns the exit status: 0 all cases pass, 1 some failed, 2 UsageError.
+async function checkModels(ort, models, iodir, atol, out) {
+  try {
+    const manifest = loadManifest(iodir);
+    let passed = 0, failed = 0;
+    for (const [k, model] of models.entries()) {
+      const { session, io } = await openModel(ort, model);
+      const prefix = k ? `${path.basename(model)} ` : '';
+      try {
+        for (const c of manifest.cases) {
+          let line;
+          try {
+            line = await runCase(ort, session, io, iodir, c, atol);
+          } catch (e) {
+            if (!(e instanceof CaseFailure)) throw e;
+            line = `FAIL ${e.message}`;
+          }
+          if (line.startsWith('ok')) passed++;
+          else failed++;
+          out.log(`${prefix}${c.name}: ${line}`);
+        }
+      } finally {
+        // A batch opens hundreds of models: free each one's memory now.
+        await session.release();
+      }
+    }
+    out.log(`ort: ${passed} passed, ${failed} failed`);
+    return failed ? 1 : 0;
+  } catch (e) {
+    if (!(e instanceof UsageError)) throw e;
+    out.err(`run.mjs: ${e.message}`);
+    return 2;
+  }
+}
+
+// The jobs of a --batch file: [{out, models, iodir}].
+function loadJobs(file) {
+  let text;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new UsageError(`${file}: ${e.message}`);
+  }
+  return text.split('\n').filter((l) => l !== '').map((l, i) => {
+    const f = l.split('\t');
+    if (f.length < 3 || f.some((x) => x === '')) {
+      throw new UsageError(`${file}:${i + 1}: want OUT<TAB>MODEL.onnx[<TAB>MORE.onnx ...]<TAB>IODIR`);
+    }
+    return { out: f[0], models: f.slice(1, -1), iodir: f[f.length - 1] };
+  });
+}
+
+// Runs the unclaimed jobs of a --batch file (see the top of this file).
+async function runBatch(ort, jobs, atol) {
+  for (const job of jobs) {
+    let fd;
+    try {
+      fd = openSync(job.out, 'wx');
+    } catch (e) {
+      if (e.code === 'EEXIST') continue; // another process took it
+      throw new UsageError(`${job.out}: ${e.message}`);
+    }
+    // Line by line, so a job that kills the process leaves what it printed.
+    const write = (line) => writeSync(fd, `${line}\n`);
+    let status;
+    try {
+      status = await checkModels(ort, job.models, job.iodir, atol, { log: write, err: write });
+    } catch (e) {
+      // What would have ended a standalone run with a stack trace and exit 1.
+      write(`run.mjs: ${e.stack ?? e}`);
+      status = 1;
+    }
+    closeSync(fd);
+    writeFileSync(`${job.out}.rc`, `${status}\n`);
+  }
+  return 0;
+}
+
 async function main() {
   let args;
   try {
     args = parseArgs(process.argv.slice(2));
   } catch (e) {
     console.error(`run.mjs: ${e.message}\n${USAGE}`);
+    return 2;
+  }
+  let jobs = null;
+  try {
+    // Before loading onnxruntime, which takes longer than reading the list.
+    if (args.batch !== null) jobs = loadJobs(args.batch);
+  } catch (e) {
+    if (!(e instanceof UsageError)) throw e;
+    console.error(`run.mjs: ${e.message}`);
     return 2;
   }
   let ort;
@@ -351,27 +464,9 @@ async function main() {
       printIo(session, io);
       return 0;
     }
-    const iodir = args.pos[args.pos.length - 1];
-    const manifest = loadManifest(iodir);
-    let passed = 0, failed = 0;
-    for (const [k, model] of args.pos.slice(0, -1).entries()) {
-      const { session, io } = await openModel(ort, model);
-      const prefix = k ? `${path.basename(model)} ` : '';
-      for (const c of manifest.cases) {
-        let line;
-        try {
-          line = await runCase(ort, session, io, iodir, c, args);
-        } catch (e) {
-          if (!(e instanceof CaseFailure)) throw e;
-          line = `FAIL ${e.message}`;
-        }
-        if (line.startsWith('ok')) passed++;
-        else failed++;
-        console.log(`${prefix}${c.name}: ${line}`);
-      }
-    }
-    console.log(`ort: ${passed} passed, ${failed} failed`);
-    return failed ? 1 : 0;
+    if (jobs !== null) return await runBatch(ort, jobs, args);
+    return await checkModels(ort, args.pos.slice(0, -1), args.pos[args.pos.length - 1], args,
+      { log: (l) => console.log(l), err: (l) => console.error(l) });
   } catch (e) {
     if (!(e instanceof UsageError)) throw e;
     console.error(`run.mjs: ${e.message}`);

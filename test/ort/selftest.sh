@@ -8,7 +8,10 @@
 #  3. the same model against a perturbed reference: must fail, exit 1,
 #     naming the bad value and the bad shape;
 #  4. a model with float16, bfloat16, int64 and bool inputs and outputs:
-#     must pass.
+#     must pass;
+#  5. --batch: the same checks as jobs of one list shared by two processes
+#     give each job exactly the output and exit status of its standalone run,
+#     and a job whose output file exists is left alone.
 # Needs node and `npm ci --ignore-scripts` at the repo root. Run from anywhere.
 set -u
 cd "$(dirname "$0")/../.." || exit 2
@@ -26,8 +29,9 @@ if [ ! -d node_modules/onnxruntime-node ]; then
 	exit 2
 fi
 
-out=$(mktemp) || exit 2
-trap 'rm -f "$out"' EXIT
+tmp=$(mktemp -d) || exit 2
+trap 'rm -rf "$tmp"' EXIT
+out=$tmp/out
 
 # verdict OK MESSAGE: counts one assertion.
 verdict() {
@@ -56,11 +60,19 @@ expect() {
 	grep -qF -- "$1" "$out"; verdict $((! $?)) "$name: output lacks '$1'"
 }
 
+# keep JOB: saves the last check's output and exit status as what the batch
+# job JOB must give (tmp/JOB.want, tmp/JOB.want.rc).
+keep() {
+	cp "$out" "$tmp/$1.want"; echo "$got" >"$tmp/$1.want.rc"
+}
+
 check "npy reader" 0 node --test test/ort/npy.test.mjs
 check "tiny_add, exact reference (expect pass)" 0 $run "$model" $sd/tiny_add
+keep exact
 expect "case0: ok"
 expect "batch1: ok"
 check "tiny_add, perturbed reference (expect failure)" 1 $run "$model" $sd/tiny_add_perturbed
+keep perturbed
 expect "value: FAIL output 0 'Y': max abs err 1.0e-03 > atol 0.0001 at [1,2]"
 expect "shape: FAIL output 0 'Y': shape [2,3], expected [3,2]"
 check "tiny_add, --atol 1e-2 accepts the perturbed value" 1 $run "$model" $sd/tiny_add_perturbed --atol 1e-2
@@ -68,10 +80,38 @@ expect "value: ok (max abs err 1.0e-03)"
 check "print-io" 0 $run --print-io "$model"
 expect "0 X float32 [2,batch]"
 check "float16/bfloat16/int64/bool (expect pass)" 0 $run $sd/dtypes.onnx $sd/dtypes
+keep dtypes
 expect "case0: ok"
 check "missing IODIR (expect usage error)" 2 $run "$model" $sd/no-such-dir
+keep noiodir
 check "not a model (expect load error)" 2 $run $sd/tiny_add/manifest.json $sd/tiny_add
 expect "onnxruntime cannot load it"
+keep notmodel
+check "two models, one IODIR (expect pass)" 0 $run "$model" "$model" $sd/tiny_add
+expect "tiny_add.onnx case0: ok"
+keep twomodels
+
+# The batch: the jobs above, and one already taken (its output file exists).
+tab=$(printf '\t')
+cat >"$tmp/jobs" <<EOF
+$tmp/exact$tab$model$tab$sd/tiny_add
+$tmp/perturbed$tab$model$tab$sd/tiny_add_perturbed
+$tmp/taken$tab$model$tab$sd/tiny_add
+$tmp/dtypes$tab$sd/dtypes.onnx$tab$sd/dtypes
+$tmp/noiodir$tab$model$tab$sd/no-such-dir
+$tmp/notmodel$tab$sd/tiny_add/manifest.json$tab$sd/tiny_add
+$tmp/twomodels$tab$model$tab$model$tab$sd/tiny_add
+EOF
+echo "taken before" >"$tmp/taken"
+check "batch, two processes on one job list" 0 sh -c "$run --batch '$tmp/jobs' & a=\$!; $run --batch '$tmp/jobs'; b=\$?; wait \$a && [ \$b = 0 ]"
+for job in exact perturbed dtypes noiodir notmodel twomodels; do
+	cmp -s "$tmp/$job" "$tmp/$job.want"; verdict $((! $?)) "batch job $job: output differs from its standalone run"
+	cmp -s "$tmp/$job.rc" "$tmp/$job.want.rc"; verdict $((! $?)) "batch job $job: exit status $(cat "$tmp/$job.rc" 2>/dev/null), standalone $(cat "$tmp/$job.want.rc")"
+done
+[ "$(cat "$tmp/taken")" = "taken before" ] && [ ! -e "$tmp/taken.rc" ]; verdict $((! $?)) "batch ran a job whose output file existed"
+check "batch, unreadable job list (expect usage error)" 2 $run --batch $sd/no-such-jobs
+check "batch, bad job line (expect usage error)" 2 $run --batch "$sd/tiny_add/manifest.json"
+expect "want OUT<TAB>MODEL.onnx"
 
 echo "selftest: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -9,14 +9,20 @@ docs/report.md is the specification.
         (> 0 for the phases that ran), `zero`: every time cell is 0
     check_e2e.py failed MODEL.xlsx NODE:TARGET...
         a failed conversion: the unsupported sheet lists exactly these
+    check_e2e.py JOB -- JOB ...
+        several of those in one run (importing openpyxl takes longer than
+        most checks)
 
-Prints one "ok - ..." or "FAIL - ..." line per check; exits 1 on a failure.
+Prints one "ok - ..." or "FAIL - ..." line per check, then the line
+"check_e2e: N passed, N failed"; exits 1 on a failure. A job that raises
+counts as one failed check, and the next job still runs.
 """
 import json
 import math
 import os
 import re
 import sys
+import traceback
 from collections import Counter, OrderedDict
 
 import openpyxl
@@ -291,17 +297,43 @@ def check_failed(xlsx_path, want):
     check(not rows(wb["node_stats"]) and not rows(wb["symbolic_flops"]), "no node_stats, no symbolic_flops")
 
 
-def main():
+def jobs(argv):
+    """The jobs of the command line: argv split at each "--" (a leading
+    or doubled "--" makes no empty job)."""
+    job = []
+    for a in argv + ["--"]:
+        if a != "--":
+            job.append(a)
+        elif job:
+            yield job
+            job = []
+
+
+def valid(job):
+    return (len(job) >= 5 and job[0] == "ok") or (len(job) >= 2 and job[0] == "failed")
+
+
+def run_job(job):
     global label
-    if len(sys.argv) >= 6 and sys.argv[1] == "ok":
-        label = os.path.basename(sys.argv[3])
-        check_ok(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5])
-    elif len(sys.argv) >= 3 and sys.argv[1] == "failed":
-        label = os.path.basename(sys.argv[2])
-        check_failed(sys.argv[2], sys.argv[3:])
+    if job[0] == "ok":
+        label = os.path.basename(job[2])
+        check_ok(job[1], job[2], job[3], job[4])
     else:
+        label = os.path.basename(job[1])
+        check_failed(job[1], job[2:])
+
+
+def main():
+    todo = list(jobs(sys.argv[1:]))
+    if not todo or not all(valid(j) for j in todo):
         sys.stderr.write(__doc__)
         return 2
+    for job in todo:
+        try:
+            run_job(job)
+        except Exception as e:  # the next job's checks still count
+            traceback.print_exc()
+            check(False, "checks ran to the end", "%s: %s" % (type(e).__name__, e))
     print("check_e2e: %d passed, %d failed" % (passed, failed))
     return 1 if failed else 0
 
