@@ -81,6 +81,16 @@ $(B)/fuzz/%: test/fuzz/%.c $(FUZZ_LIB:%=$(B)/lib/%.o)
 	@mkdir -p $(B)/fuzz
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lz -lm
 
+# fuzz_graph mutates whole programs and converts them: it links everything.
+# graph_driver is the same file with its own main (a seeded PRNG for the
+# decisions), for the ASan+UBSan tree: make check runs a short fixed run.
+$(B)/fuzz/fuzz_graph: test/fuzz/fuzz_graph.c $(B)/libyobx.a
+	@mkdir -p $(B)/fuzz
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+$(B)/fuzz/graph_driver: test/fuzz/fuzz_graph.c $(B)/libyobx.a
+	@mkdir -p $(B)/fuzz
+	$(CC) $(CFLAGS) -DGRAPH_DRIVER $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
 fuzz:
 	$(MAKE) B=build-fuzz SAN=fuzz CC=clang OPT=-O1 $(FUZZ_SRC:test/fuzz/%.c=build-fuzz/fuzz/%)
 
