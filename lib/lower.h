@@ -130,8 +130,10 @@ const char *lower_const(LowerCtx *c, DType t, int rank, const int64_t *dims, con
 const char *lower_i64s(LowerCtx *c, int k, const int64_t *v);       /* 1-D int64 */
 const char *lower_i64(LowerCtx *c, int64_t v);                       /* 0-d int64 */
 const char *lower_scalar(LowerCtx *c, DType t, double v);            /* 0-d of t */
-/* One element of t holding v, in bytes (2 for float16: rounded to nearest even). */
-void lower_encode(DType t, double v, void *out);
+/* One element of t holding v, in bytes (2 for float16: rounded to nearest
+ * even).  Returns 0, or -1 for a dtype without scalar constants (complex,
+ * float8, quantized, unknown: a graph can name those), writing zeros. */
+int lower_encode(DType t, double v, void *out);
 
 /* x cast from one dtype to another (x itself when equal). */
 const char *lower_cast(LowerCtx *c, const char *x, DType from, DType to);

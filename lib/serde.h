@@ -14,6 +14,11 @@
  * Returns 0 or DIAG_INPUT. */
 int serde_program(Program *p, const Json *root, const char *label, Diag *d);
 
+/* The structural checks serde_program() ends with (lib/irvalid.c): values
+ * defined once, before every read, by a node of their own graph; no node
+ * reads its own output.  Returns 0 or DIAG_INPUT naming the node. */
+int ir_validate(const Program *p, Diag *d);
+
 /* A TensorMeta (also used by weight configs): dtype, sizes, strides and
  * storage offset, each SymInt as a Dim.  Returns 0 or DIAG_INPUT. */
 typedef struct TensorMeta {

@@ -52,7 +52,10 @@ nn_fill(LowerCtx *c, DType t, int rank, const int64_t *dims, double v)
 		numel *= dims[i];
 	b = arena_alloc(c->a, (size_t)numel * 8 + 8);
 	for (int64_t i = 0; i < numel; i++)
-		lower_encode(t, v, b + i * dtype_size(t));
+		if (lower_encode(t, v, b + i * dtype_size(t))) {
+			lower_fail(c, c->node, "no constant of dtype %s", dtype_name(t));
+			break;
+		}
 	return lower_const(c, t, rank, dims, b);
 }
 
@@ -186,7 +189,8 @@ lower_sdpa(LowerCtx *c, const Node *n, const OpRow *row)
 			shape = lower_op(c, "Concat", NULL, 2, sq, sk);
 			onnx_attr_int(c->a, c->last, "axis", 0);
 		}
-		lower_encode(cdt, -INFINITY, b);
+		if (lower_encode(cdt, -INFINITY, b))
+			return lower_fail(c, n, "no constant of dtype %s", dtype_name(cdt));
 		minf = lower_op(c, "ConstantOfShape", NULL, 1, shape);
 		onnx_attr_tensor(c->a, c->last, "value", onnx_tensor(c->a, "", dtype_onnx(cdt), 1, (int64_t[]){1},
 		                                                      arena_dup(c->a, b, 8), (size_t)dtype_size(cdt)));
