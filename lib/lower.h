@@ -101,6 +101,12 @@ const char *lower_name(LowerCtx *c, const char *base);
 const Value *lower_arg_value(const Node *n, const char *name);
 /* Its current ONNX name, or NULL. */
 const char *lower_input(LowerCtx *c, const Node *n, const char *name);
+/* For a lowering that needs the tensor argument `name` (or output k): the
+ * Value; when the node has none there, a DIAG_INPUT message naming the node
+ * and a stand-in (rank 0, float32, named "", of no graph) so the lowering
+ * can finish before the node fails. */
+const Value *lower_tensor_arg(LowerCtx *c, const Node *n, const char *name);
+const Value *lower_out_tensor(LowerCtx *c, const Node *n, int k);
 /* The current ONNX name of v. */
 const char *lower_value(LowerCtx *c, const Value *v);
 /* Makes contents (already in the argument's dtype) the new value of the

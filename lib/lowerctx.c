@@ -197,6 +197,43 @@ lower_input(LowerCtx *c, const Node *n, const char *name)
 	return v ? lower_value(c, v) : NULL;
 }
 
+static const Value missing = {.name = "", .kind = VAL_TENSOR, .dtype = DT_FLOAT32};
+
+/* "file.pt2:entry: node 'x' (aten.y): what", DIAG_INPUT: a graph torch
+ * would not write (a mutated or hand-edited file). */
+static void
+bad_node(LowerCtx *c, const Node *n, const char *what, const char *name)
+{
+	char *where = ir_where(c->a, n), *nl;
+
+	if ((nl = strchr(where, '\n')))
+		*nl = 0;
+	diag_error(c->d, DIAG_INPUT, "%s:%s: %s: %s %s is not a tensor", c->prog->path,
+	           c->prog->json_entry ? c->prog->json_entry : "", where, what, name);
+}
+
+const Value *
+lower_tensor_arg(LowerCtx *c, const Node *n, const char *name)
+{
+	const Value *v = lower_arg_value(n, name);
+
+	if (v)
+		return v;
+	bad_node(c, n, "argument", arena_printf(c->a, "'%s'", name));
+	return &missing;
+}
+
+const Value *
+lower_out_tensor(LowerCtx *c, const Node *n, int k)
+{
+	const Value *v = lower_out_value(n, k);
+
+	if (v)
+		return v;
+	bad_node(c, n, "output", arena_printf(c->a, "%d", k));
+	return &missing;
+}
+
 int64_t
 lower_int(LowerCtx *c, const Node *n, const char *name, int64_t def)
 {

@@ -103,7 +103,7 @@ lower_new_full(LowerCtx *c, const Node *n, const OpRow *row)
 int
 lower_fill_(LowerCtx *c, const Node *n, const OpRow *row)
 {
-	const Value *sv = lower_arg_value(n, "self");
+	const Value *sv = lower_tensor_arg(c, n, "self");
 	DType cdt = lower_compute(sv->dtype);     /* Expand has no bfloat16 kernel in onnxruntime */
 	const char *v = lower_arg(n, "value") ? lower_operand(c, n, "value", cdt) : lower_scalar(c, cdt, 0);
 

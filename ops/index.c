@@ -585,7 +585,7 @@ lower_index_add(LowerCtx *c, const Node *n, const OpRow *row)
 int
 lower_one_hot(LowerCtx *c, const Node *n, const OpRow *row)
 {
-	const Value *sv = lower_arg_value(n, "self");
+	const Value *sv = lower_tensor_arg(c, n, "self");
 	int64_t k = lower_int(c, n, "num_classes", -1), minus1 = -1, *cls;
 	const char *x;
 

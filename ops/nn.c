@@ -48,8 +48,14 @@ nn_fill(LowerCtx *c, DType t, int rank, const int64_t *dims, double v)
 	int64_t numel = 1;
 	uint8_t *b;
 
-	for (int i = 0; i < rank; i++)
+	for (int i = 0; i < rank; i++) {
+		if (dims[i] < 0 || (dims[i] && numel > (INT64_C(1) << 24) / dims[i])) {
+			/* a size from the graph: negative or absurd in a bad file */
+			lower_fail(c, c->node, "a constant of shape %lld... is too large or negative", (long long)dims[i]);
+			return lower_scalar(c, t, v);
+		}
 		numel *= dims[i];
+	}
 	b = arena_alloc(c->a, (size_t)numel * 8 + 8);
 	for (int64_t i = 0; i < numel; i++)
 		if (lower_encode(t, v, b + i * dtype_size(t))) {

@@ -339,8 +339,11 @@ some_arg(Tree *t, Bytes *b)
 	Arena *a = t->a;
 	Json *two[2];
 
-	if (t->args.n && pick(b, 2))
-		return jget(t->args.v[pick(b, (unsigned)t->args.n)], "arg");
+	if (t->args.n && pick(b, 2)) {
+		Json *g = jget(t->args.v[pick(b, (unsigned)t->args.n)], "arg");
+		if (!jget(g, "as_graph"))       /* a subgraph moved into itself would be a cycle */
+			return g;
+	}
 	switch (pick(b, 18)) {
 	case 0: return mk_union(a, "as_none", mk(a, JSON_NULL));
 	case 1: return mk_union(a, "as_int", mk_int(a, (int64_t)pick(b, 5) - 2));
