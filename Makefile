@@ -62,8 +62,9 @@ $(B)/test/%: test/unit/%.c $(B)/libyobx.a test/unit/testutil.h test/unit/minigra
 	@mkdir -p $(B)/test
 	$(CC) $(CFLAGS) $(CHECK_CFLAGS) $(LDFLAGS) -o $@ $< $(B)/libyobx.a $(CHECK_LIBS) $(LDLIBS)
 
-check: $(B)/yobx-export $(UNIT_BIN)
+check: $(B)/yobx-export $(UNIT_BIN) $(B)/fuzz/graph_driver
 	@set -e; for t in $(UNIT_BIN); do echo "== $$t"; $$t; done
+	@$(B)/fuzz/graph_driver -seed=1 -runs=1000 -dir=$(B)
 	@sh test/models/size.sh
 	@sh test/run-cli.sh $(B)/yobx-export
 	@sh test/report/run.sh $(B)

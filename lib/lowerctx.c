@@ -48,8 +48,11 @@ int
 lower_fail(LowerCtx *c, const Node *n, const char *fmt, ...)
 {
 	va_list ap;
-	char *what, *where = ir_where(c->a, n), *nl;
+	char *what, *where, *nl;
 
+	if (c->d->code == DIAG_INPUT)   /* after bad_node(): the stand-in's consequences */
+		return DIAG_CONVERT;
+	where = ir_where(c->a, n);
 	va_start(ap, fmt);
 	what = arena_vprintf(c->a, fmt, ap);
 	va_end(ap);
