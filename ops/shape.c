@@ -134,13 +134,16 @@ view_perm(LowerCtx *c, const Node *n, int r, int64_t *perm)
 	int64_t src[MAXR], dst[MAXR];
 	int taken[MAXR] = {0}, k;
 
+	if (r > MAXR)
+		return lower_fail(c, n, "more than %d dims", MAXR);
 	for (int i = 0; i < r; i++)
 		perm[i] = i;
 	if (lower_arg(n, "dims")) {                         /* permute */
 		if (lower_ints(c, n, "dims", perm, MAXR) != r)
 			return lower_fail(c, n, "'dims' does not list every dim");
 		for (int i = 0; i < r; i++)
-			perm[i] = lower_axis(perm[i], r);
+			if ((perm[i] = lower_axis(perm[i], r)) < 0 || perm[i] >= r)
+				return lower_fail(c, n, "dim %lld out of range", (long long)perm[i]);
 	} else if (lower_arg(n, "source")) {                /* movedim: dst[i] takes src[i] */
 		int64_t *p = perm;
 		k = lower_ints(c, n, "source", src, MAXR);
@@ -149,8 +152,11 @@ view_perm(LowerCtx *c, const Node *n, int r, int64_t *perm)
 		for (int i = 0; i < r; i++)
 			p[i] = -1;
 		for (int i = 0; i < k; i++) {
+			int64_t d = lower_axis(dst[i], r);
 			src[i] = lower_axis(src[i], r);
-			p[lower_axis(dst[i], r)] = src[i];
+			if (src[i] < 0 || src[i] >= r || d < 0 || d >= r || taken[src[i]] || p[d] >= 0)
+				return lower_fail(c, n, "'source' and 'destination' are not distinct dims");
+			p[d] = src[i];
 			taken[src[i]] = 1;
 		}
 		for (int i = 0, next = 0; i < r; i++) {
@@ -164,6 +170,8 @@ view_perm(LowerCtx *c, const Node *n, int r, int64_t *perm)
 		int sw = lower_arg(n, "axis0") != NULL;
 		int64_t a = lower_axis(lower_int(c, n, sw ? "axis0" : "dim0", 0), r);
 		int64_t b = lower_axis(lower_int(c, n, sw ? "axis1" : "dim1", 0), r);
+		if (a < 0 || a >= r || b < 0 || b >= r)
+			return lower_fail(c, n, "dims out of range");
 		perm[a] = b;
 		perm[b] = a;
 	} else if (r == 2) {                                /* t */
