@@ -71,12 +71,13 @@ $(B)/test/%: test/unit/%.c $(B)/libyobx.a test/unit/testutil.h test/unit/minigra
 # stop at the first that fails as before. Check's default timeout of 4 s is
 # raised to the 60 s most test cases set themselves: test_arena's first case
 # takes 2-3 s of CPU under ASan, and a loaded machine made it time out.
-check: $(B)/yobx-export $(UNIT_BIN)
+check: $(B)/yobx-export $(UNIT_BIN) $(B)/fuzz/graph_driver
 	@rm -f $(UNIT_BIN:=.rc)
 	@printf '%s\n' $(UNIT_BIN) | CK_DEFAULT_TIMEOUT=$${CK_DEFAULT_TIMEOUT:-60} \
 		xargs -n 1 -P 2 sh -c '"$$0" >"$$0.log" 2>&1; echo $$? >"$$0.rc"'
 	@ok=1; for t in $(UNIT_BIN); do echo "== $$t"; cat $$t.log; read rc <$$t.rc && [ "$$rc" = 0 ] || { echo "FAIL: $$t"; ok=0; }; done; [ $$ok = 1 ]
 	@node test/ort/golden.mjs $(B)/test/irtext test/lower/*.txt
+	@$(B)/fuzz/graph_driver -seed=1 -runs=1000 -dir=$(B)
 	@sh test/models/size.sh
 	@sh test/layers/run.sh $(B)
 	@sh test/run-ort.sh $(B)/yobx-export >$(B)/run-ort.log 2>&1 & ort=$$!; \
@@ -97,6 +98,16 @@ FUZZ_LIB = core/die core/arena core/diag core/dtype core/strmap core/tensor read
 $(B)/fuzz/%: test/fuzz/%.c $(FUZZ_LIB:%=$(B)/lib/%.o)
 	@mkdir -p $(B)/fuzz
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lz -lm
+
+# fuzz_graph mutates whole programs and converts them: it links everything.
+# graph_driver is the same file with its own main (a seeded PRNG for the
+# decisions), for the ASan+UBSan tree: make check runs a short fixed run.
+$(B)/fuzz/fuzz_graph: test/fuzz/fuzz_graph.c $(B)/libyobx.a
+	@mkdir -p $(B)/fuzz
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+$(B)/fuzz/graph_driver: test/fuzz/fuzz_graph.c $(B)/libyobx.a
+	@mkdir -p $(B)/fuzz
+	$(CC) $(CFLAGS) -DGRAPH_DRIVER $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 fuzz:
 	$(MAKE) B=build-fuzz SAN=fuzz CC=clang OPT=-O1 $(FUZZ_SRC:test/fuzz/%.c=build-fuzz/fuzz/%)

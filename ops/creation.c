@@ -36,7 +36,8 @@ fill(LowerCtx *c, const Node *n, double v)
 		shape = NULL;
 	if (!shape)
 		return lower_fail(c, n, "no size");
-	lower_encode(cdt, v, b);
+	if (lower_encode(cdt, v, b))
+		return lower_fail(c, n, "no constant of dtype %s", dtype_name(cdt));
 	onnx_attr_tensor(c->a, lower_result(c, n, "ConstantOfShape", cdt, 1, shape), "value",
 	                 onnx_tensor(c->a, "", dtype_onnx(cdt), 1, (int64_t[]){1},
 	                             arena_dup(c->a, b, sizeof b), (size_t)dtype_size(cdt)));
@@ -102,7 +103,7 @@ lower_new_full(LowerCtx *c, const Node *n, const OpRow *row)
 int
 lower_fill_(LowerCtx *c, const Node *n, const OpRow *row)
 {
-	const Value *sv = lower_arg_value(n, "self");
+	const Value *sv = lower_tensor_arg(c, n, "self");
 	DType cdt = lower_compute(sv->dtype);     /* Expand has no bfloat16 kernel in onnxruntime */
 	const char *v = lower_arg(n, "value") ? lower_operand(c, n, "value", cdt) : lower_scalar(c, cdt, 0);
 
@@ -149,7 +150,8 @@ lower_linspace(LowerCtx *c, const Node *n, const OpRow *row)
 	data = ARENA_ARRAY(c->a, uint8_t, (size_t)(steps * sz) + 1);
 	for (int64_t i = 0; i < steps; i++) {
 		double v = i < steps / 2 ? a + step * (double)i : b - step * (double)(steps - 1 - i);
-		lower_encode(ov->dtype, v, data + i * sz);
+		if (lower_encode(ov->dtype, v, data + i * sz))
+			return lower_fail(c, n, "no constant of dtype %s", dtype_name(ov->dtype));
 	}
 	lower_bind(c, n, 0, lower_const(c, ov->dtype, 1, &steps, data));
 	return 0;

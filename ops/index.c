@@ -426,7 +426,8 @@ filled_like(LowerCtx *c, const char *x, DType t, double v)
 {
 	uint8_t b[16];
 
-	lower_encode(t, v, b);
+	if (lower_encode(t, v, b))
+		lower_fail(c, c->node, "no constant of dtype %s", dtype_name(t));
 	lower_op(c, "ConstantOfShape", NULL, 1, lower_op(c, "Shape", NULL, 1, x));
 	onnx_attr_tensor(c->a, c->last, "value", onnx_tensor(c->a, "", dtype_onnx(t), 1, (int64_t[]){1},
 	                 arena_dup(c->a, b, sizeof b), (size_t)dtype_size(t)));
@@ -581,7 +582,7 @@ lower_index_add(LowerCtx *c, const Node *n, const OpRow *row)
 int
 lower_one_hot(LowerCtx *c, const Node *n, const OpRow *row)
 {
-	const Value *sv = lower_arg_value(n, "self");
+	const Value *sv = lower_tensor_arg(c, n, "self");
 	int64_t k = lower_int(c, n, "num_classes", -1), minus1 = -1, *cls;
 	const char *x;
 

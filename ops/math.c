@@ -32,7 +32,7 @@ lower_cumsum(LowerCtx *c, const Node *n, const OpRow *row)
 int
 lower_cumprod(LowerCtx *c, const Node *n, const OpRow *row)
 {
-	const Value *sv = lower_arg_value(n, "self");
+	const Value *sv = lower_tensor_arg(c, n, "self");
 	DType cdt = lower_opmath(out_dtype(n));
 	int64_t dim = lower_axis(lower_int(c, n, "dim", 0), sv->rank), len;
 	const char *x = lower_operand(c, n, "self", cdt), **part, *out;
@@ -107,7 +107,7 @@ lower_topk(LowerCtx *c, const Node *n, const OpRow *row)
 int
 lower_diff(LowerCtx *c, const Node *n, const OpRow *row)
 {
-	const Value *sv = lower_arg_value(n, "self");
+	const Value *sv = lower_tensor_arg(c, n, "self");
 	DType t = out_dtype(n);
 	DType cdt = t == DT_BOOL ? DT_BOOL : lower_opmath(t);
 	int64_t dim = lower_axis(lower_int(c, n, "dim", -1), sv->rank), times = lower_int(c, n, "n", 1);

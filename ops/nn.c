@@ -48,11 +48,20 @@ nn_fill(LowerCtx *c, DType t, int rank, const int64_t *dims, double v)
 	int64_t numel = 1;
 	uint8_t *b;
 
-	for (int i = 0; i < rank; i++)
+	for (int i = 0; i < rank; i++) {
+		if (dims[i] < 0 || (dims[i] && numel > (INT64_C(1) << 24) / dims[i])) {
+			/* a size from the graph: negative or absurd in a bad file */
+			lower_fail(c, c->node, "a constant of shape %lld... is too large or negative", (long long)dims[i]);
+			return lower_scalar(c, t, v);
+		}
 		numel *= dims[i];
+	}
 	b = arena_alloc(c->a, (size_t)numel * 8 + 8);
 	for (int64_t i = 0; i < numel; i++)
-		lower_encode(t, v, b + i * dtype_size(t));
+		if (lower_encode(t, v, b + i * dtype_size(t))) {
+			lower_fail(c, c->node, "no constant of dtype %s", dtype_name(t));
+			break;
+		}
 	return lower_const(c, t, rank, dims, b);
 }
 
@@ -175,7 +184,8 @@ lower_sdpa(LowerCtx *c, const Node *n, const OpRow *row)
 			shape = lower_op(c, "Concat", NULL, 2, sq, sk);
 			onnx_attr_int(c->a, c->last, "axis", 0);
 		}
-		lower_encode(cdt, -INFINITY, b);
+		if (lower_encode(cdt, -INFINITY, b))
+			return lower_fail(c, n, "no constant of dtype %s", dtype_name(cdt));
 		minf = lower_op(c, "ConstantOfShape", NULL, 1, shape);
 		onnx_attr_tensor(c->a, c->last, "value", onnx_tensor(c->a, "", dtype_onnx(cdt), 1, (int64_t[]){1},
 		                                                      arena_dup(c->a, b, 8), (size_t)dtype_size(cdt)));

@@ -36,7 +36,7 @@ running_update(LowerCtx *c, const Node *n, DType cdt, const char *mean, const ch
 static int
 batch_norm_train(LowerCtx *c, const Node *n, DType cdt, int64_t ch, double eps)
 {
-	const Value *xv = lower_arg_value(n, "input");
+	const Value *xv = lower_tensor_arg(c, n, "input");
 	const Value *rmv = lower_arg_value(n, "running_mean"), *rvv = lower_arg_value(n, "running_var");
 	int r = xv->rank, nout = lower_nout(n), dyn = 0;
 	int functional = nout > 3 && (lower_out_used(c, n, 3) || lower_out_used(c, n, 4));

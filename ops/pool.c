@@ -139,7 +139,7 @@ lower_avg_pool(LowerCtx *c, const Node *n, const OpRow *row)
 		return DIAG_CONVERT;
 	if (div) {
 		const Dim *d = spatial_dims(n, sp);
-		const Value *ov = lower_out_value(n, 0);
+		const Value *ov = lower_out_tensor(c, n, 0);
 		double size = 1;
 		for (int i = 0; i < sp; i++) {
 			const Dim *o = &ov->dims[ov->rank - sp + i];

@@ -156,7 +156,7 @@ lower_arg_reduce(LowerCtx *c, const Node *n, const OpRow *row)
 int
 lower_logsumexp(LowerCtx *c, const Node *n, const OpRow *row)
 {
-	const Value *sv = lower_arg_value(n, "self");
+	const Value *sv = lower_tensor_arg(c, n, "self");
 	DType cdt = lower_compute(out_dtype(n, 0));
 	int64_t axes[MAXR];
 	int k = reduced_axes(c, n, sv->rank, axes), keep = (int)lower_int(c, n, "keepdim", 0);
@@ -178,7 +178,7 @@ lower_logsumexp(LowerCtx *c, const Node *n, const OpRow *row)
 int
 lower_vector_norm(LowerCtx *c, const Node *n, const OpRow *row)
 {
-	const Value *sv = lower_arg_value(n, "self");
+	const Value *sv = lower_tensor_arg(c, n, "self");
 	DType cdt = lower_compute(out_dtype(n, 0));
 	int64_t axes[MAXR];
 	int k = reduced_axes(c, n, sv->rank, axes), keep = (int)lower_int(c, n, "keepdim", 0);
@@ -212,7 +212,7 @@ lower_vector_norm(LowerCtx *c, const Node *n, const OpRow *row)
 int
 lower_nansum(LowerCtx *c, const Node *n, const OpRow *row)
 {
-	const Value *sv = lower_arg_value(n, "self");
+	const Value *sv = lower_tensor_arg(c, n, "self");
 	DType cdt = lower_opmath(out_dtype(n, 0));
 	int64_t axes[MAXR];
 	int k = reduced_axes(c, n, sv->rank, axes);
@@ -228,7 +228,7 @@ lower_nansum(LowerCtx *c, const Node *n, const OpRow *row)
 int
 lower_count_nonzero(LowerCtx *c, const Node *n, const OpRow *row)
 {
-	const Value *sv = lower_arg_value(n, "self");
+	const Value *sv = lower_tensor_arg(c, n, "self");
 	DType cdt = lower_opmath(sv->dtype);
 	int64_t axes[MAXR];
 	int k = reduced_axes(c, n, sv->rank, axes);

@@ -104,7 +104,7 @@ lower_reshape(LowerCtx *c, const Node *n, const OpRow *row)
 int
 lower_flatten(LowerCtx *c, const Node *n, const OpRow *row)
 {
-	const Value *sv = lower_arg_value(n, "self"), *ov = lower_out_value(n, 0);
+	const Value *sv = lower_tensor_arg(c, n, "self"), *ov = lower_out_value(n, 0);
 	int64_t start = lower_int(c, n, "start_dim", 0), end = lower_int(c, n, "end_dim", -1);
 	int64_t shape[MAXR];
 	const char *s;
@@ -134,13 +134,16 @@ view_perm(LowerCtx *c, const Node *n, int r, int64_t *perm)
 	int64_t src[MAXR], dst[MAXR];
 	int taken[MAXR] = {0}, k;
 
+	if (r > MAXR)
+		return lower_fail(c, n, "more than %d dims", MAXR);
 	for (int i = 0; i < r; i++)
 		perm[i] = i;
 	if (lower_arg(n, "dims")) {                         /* permute */
 		if (lower_ints(c, n, "dims", perm, MAXR) != r)
 			return lower_fail(c, n, "'dims' does not list every dim");
 		for (int i = 0; i < r; i++)
-			perm[i] = lower_axis(perm[i], r);
+			if ((perm[i] = lower_axis(perm[i], r)) < 0 || perm[i] >= r)
+				return lower_fail(c, n, "dim %lld out of range", (long long)perm[i]);
 	} else if (lower_arg(n, "source")) {                /* movedim: dst[i] takes src[i] */
 		int64_t *p = perm;
 		k = lower_ints(c, n, "source", src, MAXR);
@@ -149,8 +152,11 @@ view_perm(LowerCtx *c, const Node *n, int r, int64_t *perm)
 		for (int i = 0; i < r; i++)
 			p[i] = -1;
 		for (int i = 0; i < k; i++) {
+			int64_t d = lower_axis(dst[i], r);
 			src[i] = lower_axis(src[i], r);
-			p[lower_axis(dst[i], r)] = src[i];
+			if (src[i] < 0 || src[i] >= r || d < 0 || d >= r || taken[src[i]] || p[d] >= 0)
+				return lower_fail(c, n, "'source' and 'destination' are not distinct dims");
+			p[d] = src[i];
 			taken[src[i]] = 1;
 		}
 		for (int i = 0, next = 0; i < r; i++) {
@@ -164,6 +170,8 @@ view_perm(LowerCtx *c, const Node *n, int r, int64_t *perm)
 		int sw = lower_arg(n, "axis0") != NULL;
 		int64_t a = lower_axis(lower_int(c, n, sw ? "axis0" : "dim0", 0), r);
 		int64_t b = lower_axis(lower_int(c, n, sw ? "axis1" : "dim1", 0), r);
+		if (a < 0 || a >= r || b < 0 || b >= r)
+			return lower_fail(c, n, "dims out of range");
 		perm[a] = b;
 		perm[b] = a;
 	} else if (r == 2) {                                /* t */
@@ -178,7 +186,7 @@ view_perm(LowerCtx *c, const Node *n, int r, int64_t *perm)
 int
 lower_transpose(LowerCtx *c, const Node *n, const OpRow *row)
 {
-	const Value *sv = lower_arg_value(n, "self");
+	const Value *sv = lower_tensor_arg(c, n, "self");
 	int r = sv->rank;
 	int64_t perm[MAXR], inv[MAXR];
 
@@ -197,7 +205,7 @@ lower_transpose(LowerCtx *c, const Node *n, const OpRow *row)
 int
 lower_unsqueeze_op(LowerCtx *c, const Node *n, const OpRow *row)
 {
-	const Value *sv = lower_arg_value(n, "self");
+	const Value *sv = lower_tensor_arg(c, n, "self");
 	int64_t dim = lower_axis(lower_int(c, n, "dim", 0), sv->rank + 1);
 
 	if (c->update)
@@ -212,7 +220,7 @@ lower_unsqueeze_op(LowerCtx *c, const Node *n, const OpRow *row)
 int
 lower_squeeze_op(LowerCtx *c, const Node *n, const OpRow *row)
 {
-	const Value *sv = lower_arg_value(n, "self");
+	const Value *sv = lower_tensor_arg(c, n, "self");
 	int64_t want[MAXR], axes[MAXR];
 	int k = lower_ints(c, n, "dim", want, MAXR), na = 0;
 
@@ -270,7 +278,7 @@ narrow_end(LowerCtx *c, const Node *n, const Value *sv, int64_t dim, const char 
 int
 lower_slice(LowerCtx *c, const Node *n, const OpRow *row)
 {
-	const Value *sv = lower_arg_value(n, "self"), *ov = lower_out_value(n, 0);
+	const Value *sv = lower_tensor_arg(c, n, "self"), *ov = lower_out_tensor(c, n, 0);
 	int64_t dim = lower_axis(lower_int(c, n, "dim", 0), sv->rank), step = lower_int(c, n, "step", 1);
 	int64_t start, len, size, vdims[MAXR], *pos;
 
@@ -322,7 +330,7 @@ sym_index(LowerCtx *c, const Node *n, const Value *sv, int64_t dim)
 int
 lower_select(LowerCtx *c, const Node *n, const OpRow *row)
 {
-	const Value *sv = lower_arg_value(n, "self");
+	const Value *sv = lower_tensor_arg(c, n, "self");
 	const Arg *ia = lower_arg(n, "index");
 	int64_t dim = lower_axis(lower_int(c, n, "dim", 0), sv->rank), index;
 	int64_t vdims[MAXR];
@@ -380,7 +388,7 @@ expand_size(LowerCtx *c, const Node *n)
 int
 lower_expand(LowerCtx *c, const Node *n, const OpRow *row)
 {
-	const Value *ov = lower_out_value(n, 0), *sv = lower_arg_value(n, "self");
+	const Value *ov = lower_out_tensor(c, n, 0), *sv = lower_tensor_arg(c, n, "self");
 	int64_t sz[MAXR];
 	const char *shape, *x;
 
@@ -425,7 +433,7 @@ lower_identity(LowerCtx *c, const Node *n, const OpRow *row)
 int
 lower_copy(LowerCtx *c, const Node *n, const OpRow *row)
 {
-	const Value *sv = lower_arg_value(n, "self"), *src = lower_arg_value(n, "src");
+	const Value *sv = lower_tensor_arg(c, n, "self"), *src = lower_arg_value(n, "src");
 	const char *x = lower_operand(c, n, "src", sv->dtype);
 
 	if (!x)
@@ -474,7 +482,7 @@ lower_cat(LowerCtx *c, const Node *n, const OpRow *row)
 int
 lower_split(LowerCtx *c, const Node *n, const OpRow *row)
 {
-	const Value *sv = lower_arg_value(n, "self");
+	const Value *sv = lower_tensor_arg(c, n, "self");
 	int64_t dim = lower_axis(lower_int(c, n, "dim", 0), sv->rank), sizes[256], size;
 	int k = lower_nout(n), equal = 1, unbind = row->variant == OPV_UNBIND;
 	const char **outs = ARENA_ARRAY(c->a, const char *, k + 1);
@@ -550,7 +558,7 @@ slice1(LowerCtx *c, const char *x, int64_t axis, int64_t b, int64_t e)
 int
 lower_unflatten(LowerCtx *c, const Node *n, const OpRow *row)
 {
-	const Value *sv = lower_arg_value(n, "self"), *ov = lower_out_value(n, 0);
+	const Value *sv = lower_tensor_arg(c, n, "self"), *ov = lower_out_value(n, 0);
 	int64_t dim = lower_axis(lower_int(c, n, "dim", 0), sv->rank);
 	const char *shape, *sh;
 
@@ -575,7 +583,7 @@ lower_unflatten(LowerCtx *c, const Node *n, const OpRow *row)
 int
 lower_repeat(LowerCtx *c, const Node *n, const OpRow *row)
 {
-	const Value *sv = lower_arg_value(n, "self");
+	const Value *sv = lower_tensor_arg(c, n, "self");
 	const char *name = lower_arg(n, "repeats") ? "repeats" : "dims", *x = self_name(c, n), *reps;
 	const Arg *g = lower_arg(n, name);
 	int64_t r[MAXR], lead[MAXR];
@@ -661,7 +669,7 @@ lower_repeat_interleave(LowerCtx *c, const Node *n, const OpRow *row)
 int
 lower_flip(LowerCtx *c, const Node *n, const OpRow *row)
 {
-	const Value *sv = lower_arg_value(n, "self");
+	const Value *sv = lower_tensor_arg(c, n, "self");
 	int64_t dims[MAXR], st[MAXR], en[MAXR], step[MAXR];
 	int k = lower_ints(c, n, "dims", dims, MAXR);
 
@@ -685,7 +693,7 @@ lower_flip(LowerCtx *c, const Node *n, const OpRow *row)
 int
 lower_roll(LowerCtx *c, const Node *n, const OpRow *row)
 {
-	const Value *sv = lower_arg_value(n, "self");
+	const Value *sv = lower_tensor_arg(c, n, "self");
 	int64_t shifts[MAXR], dims[MAXR], minus1 = -1, numel = 1;
 	int k = lower_ints(c, n, "shifts", shifts, MAXR), nd = lower_ints(c, n, "dims", dims, MAXR), flat = nd <= 0;
 	const char *x = self_name(c, n);
@@ -702,7 +710,10 @@ lower_roll(LowerCtx *c, const Node *n, const OpRow *row)
 	if (nd != k)
 		return lower_fail(c, n, "'shifts' and 'dims' differ in length");
 	for (int i = 0; i < k; i++) {
-		int64_t d = flat ? 0 : lower_axis(dims[i], sv->rank), size = flat ? numel : sv->dims[d].v, sh;
+		int64_t d = flat ? 0 : lower_axis(dims[i], sv->rank), size, sh;
+		if (!flat && (d < 0 || d >= sv->rank))
+			return lower_fail(c, n, "dim %lld out of range", (long long)dims[i]);
+		size = flat ? numel : sv->dims[d].v;
 		if (!flat && sv->dims[d].e)
 			return lower_fail(c, n, "rolling a dynamic dim is not supported");
 		if (size == 0 || !(sh = ((shifts[i] % size) + size) % size))
@@ -725,7 +736,7 @@ lower_roll(LowerCtx *c, const Node *n, const OpRow *row)
 int
 lower_pad(LowerCtx *c, const Node *n, const OpRow *row)
 {
-	const Value *sv = lower_arg_value(n, "self");
+	const Value *sv = lower_tensor_arg(c, n, "self");
 	int64_t p[2 * MAXR], pads[2 * MAXR] = {0};
 	int k = lower_ints(c, n, "pad", p, 2 * MAXR), r = sv->rank;
 	const char *mode = lower_str(c, n, "mode", "constant"), *x = self_name(c, n);
@@ -772,7 +783,7 @@ lower_pad(LowerCtx *c, const Node *n, const OpRow *row)
 static int
 diagonal(LowerCtx *c, const Node *n, const OpRow *row, const char *upd)
 {
-	const Value *sv = lower_arg_value(n, "self");
+	const Value *sv = lower_tensor_arg(c, n, "self");
 	int r = sv->rank;
 	int64_t off = lower_int(c, n, "offset", 0), d1 = lower_axis(lower_int(c, n, "dim1", 0), r);
 	int64_t d2 = lower_axis(lower_int(c, n, "dim2", 1), r), perm[MAXR], shape[MAXR], *idx, a, b, len;
@@ -911,7 +922,7 @@ lower_as_strided(LowerCtx *c, const Node *n, const OpRow *row)
 int
 lower_as_strided_scatter(LowerCtx *c, const Node *n, const OpRow *row)
 {
-	const Value *sv = lower_arg_value(n, "self");
+	const Value *sv = lower_tensor_arg(c, n, "self");
 
 	(void)row;
 	if (!lower_static(sv))
@@ -924,7 +935,7 @@ lower_as_strided_scatter(LowerCtx *c, const Node *n, const OpRow *row)
 int
 lower_slice_scatter(LowerCtx *c, const Node *n, const OpRow *row)
 {
-	const Value *sv = lower_arg_value(n, "self"), *src = lower_arg_value(n, "src");
+	const Value *sv = lower_tensor_arg(c, n, "self"), *src = lower_arg_value(n, "src");
 	int64_t dim = lower_axis(lower_int(c, n, "dim", 0), sv->rank), step = lower_int(c, n, "step", 1);
 	int64_t start = lower_int(c, n, "start", 0), vdims[MAXR], *pos, size, len;
 
@@ -958,7 +969,7 @@ lower_nothing(LowerCtx *c, const Node *n, const OpRow *row)
 int
 lower_sym_size(LowerCtx *c, const Node *n, const OpRow *row)
 {
-	const Value *sv = lower_arg_value(n, "self");
+	const Value *sv = lower_tensor_arg(c, n, "self");
 	int64_t dim = lower_axis(lower_int(c, n, "dim", 0), sv->rank), zero = 0;
 
 	if (dim < 0 || dim >= sv->rank)

@@ -210,7 +210,11 @@ diag_format(const DiagItem *it, char *buf, size_t size)
 	if (size)
 		buf[0] = 0;
 	if (at->node) {
-		/* ir_where()'s form; a frame is shown up to its first line end */
+		/* a reader's finding names the file and entry first; a lowering's
+		 * names the node alone (the file is the one being converted) */
+		if (at->file && at->entry)
+			put(buf, size, &len, "%s:%s: ", at->file, at->entry);
+		/* then the node, and its frame up to the frame's first line end */
 		put(buf, size, &len, "node '%s' (%s)", at->node, at->target ? at->target : "");
 		if (at->frame)
 			put(buf, size, &len, " at %.*s", (int)strcspn(at->frame, "\n"), at->frame);

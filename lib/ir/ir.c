@@ -46,12 +46,14 @@ ir_op(const Node *n)
 	return n->op;
 }
 
-char *
-ir_where(Arena *a, const Node *n)
+const char *
+ir_graph_path(Arena *a, const Graph *g)
 {
-	if (n->frame)
-		return arena_printf(a, "node '%s' (%s) at %s", n->name, n->op, n->frame);
-	return arena_printf(a, "node '%s' (%s)", n->name, n->op);
+	if (!g)
+		return NULL;
+	if (!g->parent)
+		return "main_graph";
+	return arena_printf(a, "%s/%s", ir_graph_path(a, g->parent), g->name);
 }
 
 Value *

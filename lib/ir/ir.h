@@ -195,8 +195,15 @@ const Arg *ir_arg(const Node *n, const char *name);
 const char *ir_meta(const Node *n, const char *key);
 /* Returns n's ATen target for messages: "aten.addmm.default". */
 const char *ir_op(const Node *n);
-/* Writes "node 'addmm_3' (aten.addmm.default)" plus " at FILE:LINE ..." when known. */
-char *ir_where(Arena *a, const Node *n);
+/* "main_graph", or "main_graph/true_graph_0" for a subgraph: the graphs
+ * holding g, outermost first (arena); NULL for NULL. */
+const char *ir_graph_path(Arena *a, const Graph *g);
+/* The structural checks a Program passes before anything lowers it
+ * (validate.c): values defined once, before every read, by a node of their
+ * own graph; no node reads its own output.  Messages name the file and the
+ * graph's entry (p->path, p->json_entry).  Returns 0 or DIAG_INPUT (YE0317
+ * graph-invalid) naming the node. */
+int ir_validate(const Program *p, Diag *d);
 /* Appends a new value to g (name must be unique in g). */
 Value *ir_new_value(Arena *a, Graph *g, const char *name, ValueKind kind);
 

@@ -243,7 +243,7 @@ lower_op(LowerCtx *c, const char *op, const char *out, int nin, ...)
 
 /* ---- constants ---- */
 
-void
+int
 lower_encode(DType t, double v, void *out)
 {
 	switch (t) {
@@ -260,8 +260,11 @@ lower_encode(DType t, double v, void *out)
 	case DT_UINT32: { uint32_t x = (uint32_t)(int64_t)v; memcpy(out, &x, 4); break; }
 	case DT_INT64: { int64_t x = isinf(v) ? (v > 0 ? INT64_MAX : INT64_MIN) : (int64_t)v; memcpy(out, &x, 8); break; }
 	case DT_UINT64: { uint64_t x = (uint64_t)v; memcpy(out, &x, 8); break; }
-	default: die("lower_encode: no scalar encoding for %s", dtype_name(t));
+	default:
+		memset(out, 0, (size_t)dtype_size(t));
+		return -1;
 	}
+	return 0;
 }
 
 const char *
@@ -313,7 +316,8 @@ lower_scalar(LowerCtx *c, DType t, double v)
 {
 	uint8_t b[16];
 
-	lower_encode(t, v, b);
+	if (lower_encode(t, v, b) && c->node)   /* the node fails: lower_node() sees the message */
+		lower_fail(c, c->node, "no constant of dtype %s", dtype_name(t));
 	return lower_const(c, t, 0, NULL, b);
 }
 

@@ -99,7 +99,10 @@ lower_node(LowerCtx *c, const Node *n)
 	if ((row->flags & (OPF_VIEW | OPF_INPLACE)) &&
 	    (!self || self->graph != c->ir || !c->alias[self->id]))
 		return lower_fail(c, n, "a view or in-place op needs a tensor 'self' of this graph");
-	if ((rc = row->fn(c, n, row)))
+	rc = row->fn(c, n, row);
+	if (c->d->code == DIAG_INPUT && c->d->n != reported)
+		return DIAG_INPUT;              /* lower_tensor_arg() & co: a graph torch would not write */
+	if (rc)
 		return rc;
 	if (c->bad_arg)
 		return lower_fail(c, n, "argument '%s' must be a constant here", c->bad_arg);

@@ -96,12 +96,29 @@ lower_alias_write(LowerCtx *c, Alias *al, const char *name)
 	return 0;
 }
 
+/* A value read but never bound.  ir_validate() rejects reads before the
+ * definition, so this is an output the producing lowering left unnamed
+ * because its own graph does not read it, read by a subgraph (an outer
+ * read torch did not lift).  The node fails; the name is never written. */
+static const char *
+unbound(LowerCtx *c, const Value *v)
+{
+	if (c->node)
+		lower_fail(c, c->node, "value '%s' has no ONNX value here (its producer did not compute it)", v->name);
+	else
+		diag_report(c->d, YE_LOWERING_FAILED, &(DiagAt){.file = c->prog->path},
+		            "value '%s' has no ONNX value", v->name);
+	return v->name;
+}
+
 const char *
 lower_value(LowerCtx *c, const Value *v)
 {
 	Alias *al = NULL;
 	const char *name;
 
+	if (!v->graph)                  /* lower_tensor_arg()'s stand-in: the node fails */
+		return v->name;
 	if (v->graph != c->ir) {
 		/* a value of an enclosing graph, read by name (ONNX outer scope);
 		 * torch lifts what a subgraph reads into operands, so this is rare */
@@ -109,11 +126,11 @@ lower_value(LowerCtx *c, const Value *v)
 			if (k->ir == v->graph)
 				al = k->alias[v->id];
 		if (!al)
-			die("value '%s' is read before it is defined", v->name);
+			return unbound(c, v);
 		return al->name;
 	}
 	if (!(al = c->alias[v->id]))
-		die("value '%s' is read before it is defined", v->name);
+		return unbound(c, v);
 	name = alias_read(c, al);
 	return name ? name : al->name;
 }

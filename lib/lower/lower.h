@@ -119,6 +119,12 @@ const char *lower_name(LowerCtx *c, const char *base);
 const Value *lower_arg_value(const Node *n, const char *name);
 /* Its current ONNX name, or NULL. */
 const char *lower_input(LowerCtx *c, const Node *n, const char *name);
+/* For a lowering that needs the tensor argument `name` (or output k): the
+ * Value; when the node has none there, a DIAG_INPUT message naming the node
+ * and a stand-in (rank 0, float32, named "", of no graph) so the lowering
+ * can finish before the node fails. */
+const Value *lower_tensor_arg(LowerCtx *c, const Node *n, const char *name);
+const Value *lower_out_tensor(LowerCtx *c, const Node *n, int k);
 /* The current ONNX name of v. */
 const char *lower_value(LowerCtx *c, const Value *v);
 /* Makes contents (already in the argument's dtype) the new value of the
@@ -148,8 +154,10 @@ const char *lower_const(LowerCtx *c, DType t, int rank, const int64_t *dims, con
 const char *lower_i64s(LowerCtx *c, int k, const int64_t *v);       /* 1-D int64 */
 const char *lower_i64(LowerCtx *c, int64_t v);                       /* 0-d int64 */
 const char *lower_scalar(LowerCtx *c, DType t, double v);            /* 0-d of t */
-/* One element of t holding v, in bytes (2 for float16: rounded to nearest even). */
-void lower_encode(DType t, double v, void *out);
+/* One element of t holding v, in bytes (2 for float16: rounded to nearest
+ * even).  Returns 0, or -1 for a dtype without scalar constants (complex,
+ * float8, quantized, unknown: a graph can name those), writing zeros. */
+int lower_encode(DType t, double v, void *out);
 
 /* x cast from one dtype to another (x itself when equal). */
 const char *lower_cast(LowerCtx *c, const char *x, DType from, DType to);

@@ -10,23 +10,15 @@
 
 #include "core/core.h"
 
-/* "main_graph" or "main_graph/true_graph_0": the graphs holding g, outermost first. */
-static const char *
-graph_path(Arena *a, const Graph *g)
-{
-	if (!g)
-		return NULL;
-	if (!g->parent)
-		return "main_graph";
-	return arena_printf(a, "%s/%s", graph_path(a, g->parent), g->name);
-}
-
 static int
 vfail(LowerCtx *c, const Node *n, DiagCode code, const char *fmt, va_list ap)
 {
-	char *what = arena_vprintf(c->a, fmt, ap);
+	char *what;
 
-	return diag_report(c->d, code, &(DiagAt){.file = c->prog->path, .graph = graph_path(c->a, n->graph),
+	if (c->d->code == DIAG_INPUT)   /* after bad_node(): the stand-in's consequences */
+		return DIAG_CONVERT;
+	what = arena_vprintf(c->a, fmt, ap);
+	return diag_report(c->d, code, &(DiagAt){.file = c->prog->path, .graph = ir_graph_path(c->a, n->graph),
 	                                         .node = n->name, .target = n->op, .frame = n->frame},
 	                   "%s", what);
 }
@@ -107,4 +99,39 @@ lower_arg_value(const Node *n, const char *name)
 	            g->kind == ARG_SYM_BOOL || g->kind == ARG_SYM_FLOAT))
 		return NULL;
 	return g->u.v;
+}
+
+static const Value missing = {.name = "", .kind = VAL_TENSOR, .dtype = DT_FLOAT32};
+
+/* A graph torch would not write (a mutated or hand-edited file): the node
+ * lacks a tensor where its op has one; DIAG_INPUT. */
+static void
+bad_node(LowerCtx *c, const Node *n, const char *what, const char *name)
+{
+	diag_report(c->d, YE_GRAPH_INVALID, &(DiagAt){.file = c->prog->path, .entry = c->prog->json_entry,
+	                                              .graph = ir_graph_path(c->a, n->graph), .node = n->name,
+	                                              .target = n->op, .frame = n->frame},
+	            "%s %s is not a tensor", what, name);
+}
+
+const Value *
+lower_tensor_arg(LowerCtx *c, const Node *n, const char *name)
+{
+	const Value *v = lower_arg_value(n, name);
+
+	if (v)
+		return v;
+	bad_node(c, n, "argument", arena_printf(c->a, "'%s'", name));
+	return &missing;
+}
+
+const Value *
+lower_out_tensor(LowerCtx *c, const Node *n, int k)
+{
+	const Value *v = lower_out_value(n, k);
+
+	if (v)
+		return v;
+	bad_node(c, n, "output", arena_printf(c->a, "%d", k));
+	return &missing;
 }

@@ -349,7 +349,8 @@ pat_expand_broadcast(Opt *o, int r)
 				return OPT_NOMATCH;
 			if (rank < 0) {
 				rank = opt_rank(o, in);
-				memcpy(d, opt_val(o, in)->dims, sizeof *d * (size_t)rank);
+				if (rank)       /* a rank-0 value has no dims array */
+					memcpy(d, opt_val(o, in)->dims, sizeof *d * (size_t)rank);
 				continue;
 			}
 			memcpy(t, d, sizeof t);

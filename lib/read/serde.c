@@ -898,5 +898,5 @@ serde_program(Program *p, const Json *root, const char *label, Diag *d)
 	if (parse_ranges(&c, p, json_get(root, "range_constraints")))
 		return DIAG_INPUT;
 	parse_forward_args(&c, p, json_get(gm, "module_call_graph"));
-	return 0;
+	return ir_validate(p, d) ? DIAG_INPUT : 0;
 }

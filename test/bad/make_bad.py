@@ -75,6 +75,46 @@ def main(out):
         return buf.getvalue()
     rewrite(OLD, p("corrupt_pickle"), corrupt_pickle)
 
+    # Graphs torch would not write (ir_validate, lower_tensor_arg): each a
+    # structural mutation test/fuzz/fuzz_graph.c makes at random.
+    COND = os.path.join(MODELS, "torch-2.14", "cond.pt2")
+
+    def graph(doc):
+        return doc["graph_module"]["graph"]
+
+    def node(g, name):
+        return next(n for n in g["nodes"] if n["name"] == name)
+
+    def arg(n, name):
+        return next(a for a in n["inputs"] if a["name"] == name)
+
+    def graph_case(name, src, fn):
+        rewrite(src, p(name), lambda n, d: edit_json(n, d, lambda doc: fn(graph(doc))))
+
+    def swap_nodes(g):          # relu now reads linear before linear runs
+        g["nodes"][0], g["nodes"][1] = g["nodes"][1], g["nodes"][0]
+    graph_case("read_before_def", NEW, swap_nodes)
+    graph_case("never_defined", NEW, lambda g: g["nodes"].pop(0))
+    graph_case("own_output", NEW, lambda g: arg(node(g, "relu"), "self")["arg"].update(as_tensor={"name": "relu"}))
+    graph_case("defines_input", NEW, lambda g: node(g, "linear")["outputs"].append({"as_tensor": {"name": "x"}}))
+    graph_case("defined_twice", NEW, lambda g: node(g, "relu")["outputs"].append({"as_tensor": {"name": "linear"}}))
+    graph_case("output_undefined", NEW, lambda g: g["outputs"][0]["as_tensor"].update(name="relu_unknown") or
+               g["tensor_values"].update(relu_unknown=g["tensor_values"]["relu"]))
+    SYM = os.path.join(MODELS, "torch-2.14", "nonzero.pt2")    # sym_size.int(self, dim) reads self's shape
+    graph_case("arg_kind", SYM, lambda g: arg(node(g, "sym_size_int_1"), "self").update(arg={"as_int": 3}))
+    graph_case("arg_missing", SYM, lambda g: node(g, "sym_size_int_1")["inputs"].pop(0))
+
+    def branch(g):
+        return next(a["arg"]["as_graph"]["graph"] for a in node(g, "cond")["inputs"] if "as_graph" in a["arg"])
+
+    def sub_reads_later(g):     # a branch reads the cond's own result
+        arg(node(branch(g), "mul"), "other")["arg"] = {"as_tensor": {"name": "getitem"}}
+    graph_case("subgraph_reads_later", COND, sub_reads_later)
+
+    def sub_outer_input(g):     # a branch placeholder bound to an outer value
+        branch(g)["inputs"][0] = {"as_tensor": {"name": "sum_1"}}
+    graph_case("subgraph_outer_input", COND, sub_outer_input)
+
     # An entry whose size in the central directory runs past the end of the file.
     data = bytearray(open(p("notzip"), "rb").read() if False else raw)
     cd = data.rfind(b"PK\x01\x02")

@@ -1,12 +1,14 @@
 #!/bin/sh
 # run.sh [SECONDS] [TARGET...]: build the libFuzzer targets (make fuzz) and run
 # each for SECONDS (default 600) on a scratch copy of its committed seed
-# corpus, two at a time.  Crashes land in build-fuzz/crash-*; the log of each
+# corpus, two at a time.  graph (fuzz_graph.c) mutates the fixtures' graphs
+# and converts them; its input is the decision stream, its corpus a few
+# random streams, and it needs the repository root as working directory.  Crashes land in build-fuzz/crash-*; the log of each
 # run is build-fuzz/<target>.log.  Exits non-zero if any target crashed.
 set -u
 cd "$(dirname "$0")/../.."
 secs=${1:-600}; [ $# -gt 0 ] && shift
-targets=${*:-"zip json pickle sym torchsave"}
+targets=${*:-"zip json pickle sym torchsave graph"}
 make -s fuzz || exit 2
 status=0
 run() {
