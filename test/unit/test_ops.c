@@ -272,18 +272,7 @@ END_TEST
 
 START_TEST(test_docs_up_to_date)
 {
-	char *want = NULL, *have;
-	size_t wlen = 0, hlen = 0;
-	FILE *f = open_memstream(&want, &wlen);
-
-	ops_write_doc(f);
-	fclose(f);
-	have = test_slurp("docs/ops.md", &hlen);
-	ck_assert_msg(have != NULL, "docs/ops.md is missing (run make docs)");
-	ck_assert_msg(hlen == wlen && memcmp(have, want, wlen) == 0,
-	              "docs/ops.md is stale: run make docs");
-	free(want);
-	free(have);
+	free(test_doc_current(ops_write_doc, "docs/ops.md"));
 }
 END_TEST
 

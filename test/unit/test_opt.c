@@ -754,20 +754,7 @@ END_TEST
 
 START_TEST(test_docs_up_to_date)
 {
-	char *want = NULL, *have;
-	size_t wlen = 0, hlen;
-	FILE *f = open_memstream(&want, &wlen);
-
-	opt_write_doc(f);
-	fclose(f);
-	f = fopen("docs/patterns.md", "rb");
-	ck_assert_msg(f != NULL, "docs/patterns.md is missing (run make docs)");
-	have = malloc(wlen + 2);
-	hlen = fread(have, 1, wlen + 1, f);
-	fclose(f);
-	ck_assert_msg(hlen == wlen && memcmp(have, want, wlen) == 0, "docs/patterns.md is stale: run make docs");
-	free(have);
-	free(want);
+	free(test_doc_current(opt_write_doc, "docs/patterns.md"));
 }
 END_TEST
 

@@ -136,24 +136,7 @@ END_TEST
 
 START_TEST(test_docs_up_to_date)
 {
-	char *want = NULL, *have;
-	size_t wlen = 0, hlen;
-	FILE *f = open_memstream(&want, &wlen);
-	long n;
-
-	options_write_doc(f);
-	fclose(f);
-	f = fopen("docs/options.md", "rb");
-	ck_assert_msg(f != NULL, "docs/options.md is missing (run make docs)");
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	have = malloc((size_t)n + 1);
-	hlen = fread(have, 1, (size_t)n, f);
-	fclose(f);
-	ck_assert_msg(hlen == wlen && memcmp(have, want, wlen) == 0, "docs/options.md is stale: run make docs");
-	free(want);
-	free(have);
+	free(test_doc_current(options_write_doc, "docs/options.md"));
 }
 END_TEST
 

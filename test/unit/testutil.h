@@ -6,6 +6,7 @@
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static Suite *make_suite(void);
 
@@ -41,6 +42,24 @@ test_slurp(const char *path, size_t *len)
 	buf[*len] = 0;
 	fclose(f);
 	return buf;
+}
+
+/* The generated doc at path is what write() gives now; returns that text
+ * (malloc'd) for more checks.  Fails with "run make docs" otherwise. */
+static inline char *
+test_doc_current(void (*write)(FILE *), const char *path)
+{
+	char *want = NULL, *have;
+	size_t wlen = 0, hlen = 0;
+	FILE *f = open_memstream(&want, &wlen);
+
+	write(f);
+	fclose(f);
+	have = test_slurp(path, &hlen);
+	ck_assert_msg(have != NULL, "%s is missing (run make docs)", path);
+	ck_assert_msg(hlen == wlen && memcmp(have, want, wlen) == 0, "%s is stale: run make docs", path);
+	free(have);
+	return want;
 }
 
 /* Path of a file under test/, from the repo root (tests run from there). */
