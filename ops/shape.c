@@ -104,7 +104,7 @@ lower_reshape(LowerCtx *c, const Node *n, const OpRow *row)
 int
 lower_flatten(LowerCtx *c, const Node *n, const OpRow *row)
 {
-	const Value *sv = lower_tensor_arg(c, n, "self"), *ov = lower_out_value(n, 0);
+	const Value *sv = lower_tensor_arg(c, n, "self"), *ov = lower_out_tensor(c, n, 0);
 	int64_t start = lower_int(c, n, "start_dim", 0), end = lower_int(c, n, "end_dim", -1);
 	int64_t shape[MAXR];
 	const char *s;
@@ -558,7 +558,7 @@ slice1(LowerCtx *c, const char *x, int64_t axis, int64_t b, int64_t e)
 int
 lower_unflatten(LowerCtx *c, const Node *n, const OpRow *row)
 {
-	const Value *sv = lower_tensor_arg(c, n, "self"), *ov = lower_out_value(n, 0);
+	const Value *sv = lower_tensor_arg(c, n, "self"), *ov = lower_out_tensor(c, n, 0);
 	int64_t dim = lower_axis(lower_int(c, n, "dim", 0), sv->rank);
 	const char *shape, *sh;
 
