@@ -92,7 +92,7 @@ opt_infer(Opt *o, int n)
 		if (v < 0)
 			continue;
 		y = opt_val(o, v);
-		if ((r = y->rank) > 0 && y->dims) {
+		if ((r = y->rank) >= 0 && (r == 0 || y->dims)) {  /* rank 0: an empty, non-NULL list */
 			d = used + r <= 64 ? d_buf + used : ARENA_ARRAY(o->a, OnnxSize, r);
 			used += used + r <= 64 ? r : 0;
 			for (int i = 0; i < r; i++)
