@@ -1117,7 +1117,7 @@ static const struct FoldRow {
 	int (*fn)(Ctx *c);
 	int min_in;             /* inputs that must be present */
 } fold_rows[ONNXOP_COUNT] = {
-#define OP(id, name, dom, lo, hi, infer, fold, fold_in, fl, fl_k, fl_shape) [ONNXOP_##id] = {fold, fold_in},
+#define OP(id, name, dom, lo, hi, infer, models, fold, fold_in, fl, fl_k) [ONNXOP_##id] = {fold, fold_in},
 #include "onnx/onnxops.def"
 #undef OP
 };

@@ -26,6 +26,7 @@
 #include <stdio.h>
 
 #include "core/core.h"
+#include "sym/sym.h"
 #include "onnx.pb-c.h"
 
 typedef Onnx__NodeProto OnnxNode;
@@ -133,7 +134,7 @@ void onnx_print(FILE *f, const Onnx__ModelProto *m, const char *dir);
  * inference, folding, FLOPs) is indexed by the same enum. */
 
 enum {
-#define OP(id, name, dom, lo, hi, infer, fold, fold_in, fl, fl_k, fl_shape) ONNXOP_##id,
+#define OP(id, name, dom, lo, hi, infer, models, fold, fold_in, fl, fl_k) ONNXOP_##id,
 #include "onnx/onnxops.def"
 #undef OP
 	ONNXOP_COUNT
@@ -156,53 +157,95 @@ int onnx_op_of(const OnnxNode *n);
 
 /* ==== infer ==== */
 
-/* Element types and shapes of a node's outputs from its inputs.
+/* Element types and shapes of a node's outputs from its inputs: one rule
+ * per ONNX op (the infer column of onnxops.def), for two consumers.
  *
  * The type model is small and independent of who holds the values: an
- * element type (ONNX_*, 0 unknown), a rank (-1 unknown) and dims, each a
- * static size or a symbol (a dim_param; equal names are equal dims).  A
- * caller (the optimizer, lib/opt/infer.c) gathers its values' types into an
- * OnnxInfer, calls onnx_infer(), and receives every inferred output through
- * put(); constant inputs (a Reshape's shape, Unsqueeze's axes) are read
- * through const_ints(). */
+ * element type (ONNX_*, 0 unknown), a rank (-1 unknown), dims, and for a
+ * small int tensor (a shape being computed) its contents.  It comes in two
+ * models, chosen by the caller:
+ *   - names (OnnxInfer.a NULL, the optimizer): a dim is a static size or a
+ *     symbol (a dim_param; equal names are equal dims), arithmetic on a
+ *     symbol gives an unknown dim, and constant inputs (a Reshape's shape,
+ *     Unsqueeze's axes) are read as static ints through const_ints();
+ *   - expressions (OnnxInfer.a set, the FLOPs count): a dim is a canonical
+ *     SymExpr ("s0+s1", "2*seq"), and contents are followed as lists of
+ *     such dims (Shape -> Gather -> Concat -> Reshape), given with each
+ *     input type and received through put_vals().
+ * A row serves one model or both (the models column); a rule writes its
+ * dims through helpers that compute in the caller's model.  The caller
+ * gathers its values' types into an OnnxInfer, calls onnx_infer(), and
+ * receives every inferred output through put(). */
 
 #define ONNX_MAX_RANK 8
 
-/* One dimension: v >= 0 is static; otherwise sym names it (a dim_param
- * such as "s77", equal dims have equal names) or, when NULL, it is unknown. */
+/* One dimension of the names model (the optimizer's OptDim): v >= 0 is
+ * static; otherwise sym names it (a dim_param such as "s77", equal dims
+ * have equal names) or, when NULL, it is unknown. */
 typedef struct OnnxDim {
 	int64_t v;
 	const char *sym;
 } OnnxDim;
 
+/* One dimension as the rules see it, in either model.  Names model: v and
+ * sym as in OnnxDim, e NULL.  Expressions model: e is the canonical
+ * expression (NULL: unknown), v its value when it is a number >= 0 (else
+ * -1), sym NULL. */
+typedef struct OnnxSize {
+	int64_t v;
+	const char *sym;
+	SymExpr *e;
+} OnnxSize;
+
+/* The contents of a small int tensor (expressions model): n elements, each
+ * a number or an expression, as dims are. */
+typedef struct OnnxVals {
+	int n;
+	int scalar;             /* 0-d (n == 1) */
+	const OnnxSize *v;      /* n entries; e NULL for an unknown element */
+} OnnxVals;
+
 typedef struct OnnxType {
 	int elem;               /* ONNX element type; 0 when unknown */
 	int rank;               /* -1 when unknown */
-	const OnnxDim *dims;    /* rank entries */
+	const OnnxSize *dims;   /* rank entries */
+	const OnnxVals *vals;   /* contents (expressions model); NULL when not known */
 } OnnxType;
+
+/* The models a rule serves (onnx_infer_known). */
+enum { ONNX_MODEL_NAMES = 1, ONNX_MODEL_EXPRS = 2 };
 
 typedef struct OnnxInfer {
 	const OnnxNode *n;      /* the node: attributes */
 	int op;                 /* its ONNXOP_* row */
 	int nin, nout;          /* its input and output slots (omitted ones included) */
 	const OnnxType *const *in;  /* nin entries; NULL for an omitted input */
-	void *ctx;              /* the caller's, passed back to the two functions */
-	/* Input k as a constant int list (int64/int32, rank <= 1): count (at
-	 * most max stored), or -1 when it is not one. */
+	Arena *a;               /* NULL: the names model; else the expressions model, built here */
+	void *ctx;              /* the caller's, passed back to the functions */
+	/* Names model: input k as a constant int list (int64/int32, rank <= 1):
+	 * count (at most max stored), or -1 when it is not one. */
 	int (*const_ints)(void *ctx, int k, int64_t *buf, int max);
 	/* Output k has element type elem (0: not known) and rank (< 0: not
 	 * known) with dims (NULL: only the rank is known). */
-	void (*put)(void *ctx, int k, int elem, int rank, const OnnxDim *dims);
+	void (*put)(void *ctx, int k, int elem, int rank, const OnnxSize *dims);
+	/* Expressions model: output k holds contents v (v->v on the stack). */
+	void (*put_vals)(void *ctx, int k, const OnnxVals *v);
 } OnnxInfer;
 
-/* Runs the rule of row inf->op (nothing when it has none). */
+/* Runs the rule of row inf->op in the model inf->a asks for (nothing when
+ * the row has none for that model). */
 void onnx_infer(const OnnxInfer *inf);
-/* 1 when the row has a rule. */
-int onnx_infer_known(int op);
+/* 1 when the row has a rule for model (ONNX_MODEL_*). */
+int onnx_infer_known(int op, int model);
 /* 1 when the dims are equal: both static and equal, or the same symbol. */
 int onnx_dim_eq(OnnxDim a, OnnxDim b);
-/* The numpy broadcast of shapes a and b into out; rank, or -1 when unknown. */
+/* The numpy broadcast of shapes a and b into out, names model; rank, or -1
+ * when unknown. */
 int onnx_broadcast(int ra, const OnnxDim *a, int rb, const OnnxDim *b, OnnxDim *out);
+/* A tensor's type in the expressions model: its dims as numbers, and its
+ * contents when it is a small int32/int64 tensor (rank <= 1, at most 64
+ * elements; else vals NULL). */
+OnnxType onnx_tensor_type(Arena *a, const OnnxTensor *t);
 
 /* ==== fold ==== */
 

@@ -9,7 +9,7 @@
 #include <string.h>
 
 const OnnxOp onnx_ops[ONNXOP_COUNT] = {
-#define OP(id, name, dom, lo, hi, infer, fold, fold_in, fl, fl_k, fl_shape) [ONNXOP_##id] = {name, dom, lo, hi},
+#define OP(id, name, dom, lo, hi, infer, models, fold, fold_in, fl, fl_k) [ONNXOP_##id] = {name, dom, lo, hi},
 #include "onnx/onnxops.def"
 #undef OP
 };

@@ -1,14 +1,14 @@
 /* flops.c: FLOPs of ONNX nodes as polynomials in the dimension names.
  *
- * Two parts.  Shapes: every value's dims as canonical SymExprs (NULL:
- * unknown), from the graph's declarations first, then from a forward
- * inference for what is left; small int64 tensors (Shape, Concat,
- * constants) are tracked as lists of dims too, so a Reshape or
- * ConstantOfShape fed by them gets its shape.  The table: the flops
- * columns of lib/onnx/onnxops.def, one row per ONNX op, with its count
- * function (a Poly, see poly.h), a constant the function reads, and its
- * shape inference (NULL: the op's outputs get no inferred shape).  Counts
- * never fail the conversion: anything not known is "unknown". */
+ * Two parts.  The walk: every value's dims as canonical SymExprs (NULL:
+ * unknown) and the contents of small int tensors, from the graph's
+ * declarations first, then from lib/onnx's inference rules in their
+ * expressions model (onnx.h, "infer"), which this file feeds node by node:
+ * a Reshape or ConstantOfShape fed by Shape -> Concat gets its shape from
+ * the contents followed.  The table: the flops columns of
+ * lib/onnx/onnxops.def, one row per ONNX op, with its count function (a
+ * Poly, see poly.h) and a constant the function reads.  Counts never fail
+ * the conversion: anything not known is "unknown". */
 #include "report/report.h"
 
 #include <stdlib.h>
@@ -17,19 +17,15 @@
 #include "sym/sym.h"
 #include "core/core.h"
 
-/* ---- shapes and tracked values -------------------------------------------- */
+/* ---- shapes and contents ------------------------------------------------- */
 
 typedef struct Shape {
 	int rank;
-	SymExpr **d;            /* rank dims, canonical; NULL: unknown dim */
+	OnnxSize *d;             /* rank dims; d[i].e canonical, NULL: unknown dim */
 } Shape;
 
 /* A small integer tensor's contents (a shape being computed). */
-typedef struct Vals {
-	int n;
-	int scalar;             /* 0-d (n == 1) */
-	SymExpr **v;            /* n entries; NULL: unknown element */
-} Vals;
+typedef OnnxVals Vals;
 
 /* Values of one graph; a subgraph's scope sees its parents'. */
 typedef struct Scope {
@@ -63,19 +59,19 @@ shape_new(Arena *a, int rank)
 	Shape *s = ARENA_NEW(a, Shape);
 
 	s->rank = rank;
-	s->d = ARENA_ARRAY(a, SymExpr *, rank + 1);
+	s->d = ARENA_ARRAY(a, OnnxSize, rank + 1);
+	for (int i = 0; i < rank; i++)
+		s->d[i] = (OnnxSize){-1, NULL, NULL};
 	return s;
 }
 
-static Vals *
-vals_new(Arena *a, int n, int scalar)
+/* Expression e as a dim of the expressions model. */
+static OnnxSize
+dim_of(SymExpr *e)
 {
-	Vals *v = ARENA_NEW(a, Vals);
+	int64_t v;
 
-	v->n = n;
-	v->scalar = scalar;
-	v->v = ARENA_ARRAY(a, SymExpr *, n + 1);
-	return v;
+	return (OnnxSize){poly_is_num(e, &v) && v >= 0 ? v : -1, NULL, e};
 }
 
 static const char *
@@ -132,15 +128,15 @@ put_shape(Flops *f, const char *name, Shape *s)
 	}
 	if (old->rank == s->rank)
 		for (int i = 0; i < s->rank; i++)
-			if (!old->d[i])
+			if (!old->d[i].e)
 				old->d[i] = s->d[i];
 }
 
 static void
-put_vals(Flops *f, const char *name, Vals *v)
+put_vals(Flops *f, const char *name, const Vals *v)
 {
 	if (name && v)
-		strmap_put(f->sc->vals, name, v);
+		strmap_put(f->sc->vals, name, (void *)v);
 }
 
 /* A dim_param read back into a canonical expression (cached by text). */
@@ -173,60 +169,24 @@ shape_of_type(Flops *f, const Onnx__ValueInfoProto *vi)
 	for (size_t i = 0; i < ts->n_dim; i++) {
 		const Onnx__TensorShapeProto__Dimension *d = ts->dim[i];
 		if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE)
-			s->d[i] = poly_num(f->a, d->dim_value);
+			s->d[i] = dim_of(poly_num(f->a, d->dim_value));
 		else if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM && d->dim_param)
-			s->d[i] = param_expr(f, d->dim_param);
+			s->d[i] = dim_of(param_expr(f, d->dim_param));
 	}
 	return s;
 }
 
-/* The integers a small int32/int64 tensor holds, or NULL. */
-static Vals *
-tensor_vals(Arena *a, const OnnxTensor *t)
+/* A tensor's shape, and its contents when it is a small int list. */
+static void
+put_tensor(Flops *f, const char *name, const OnnxTensor *t)
 {
-	int64_t n = 1;
-	size_t es;
-	Vals *v;
+	OnnxType ty = onnx_tensor_type(f->a, t);
+	Shape *s = ARENA_NEW(f->a, Shape);
 
-	if (!t || t->n_dims > 1 || (t->data_type != ONNX_INT64 &&
-	                            t->data_type != ONNX_INT32))
-		return NULL;
-	if (t->n_dims)
-		n = t->dims[0];
-	if (n < 0 || n > 64)
-		return NULL;
-	es = t->data_type == ONNX_INT64 ? 8 : 4;
-	v = vals_new(a, (int)n, t->n_dims == 0);
-	for (int64_t i = 0; i < n; i++) {
-		int64_t x;
-		if (t->raw_data.data && t->raw_data.len == (size_t)n * es) {
-			if (es == 8) {
-				memcpy(&x, t->raw_data.data + i * 8, 8);
-			} else {
-				int32_t y;
-				memcpy(&y, t->raw_data.data + i * 4, 4);
-				x = y;
-			}
-		} else if (es == 8 && t->n_int64_data == (size_t)n) {
-			x = t->int64_data[i];
-		} else if (es == 4 && t->n_int32_data == (size_t)n) {
-			x = t->int32_data[i];
-		} else {
-			return NULL;
-		}
-		v->v[i] = poly_num(a, x);
-	}
-	return v;
-}
-
-static Shape *
-tensor_shape(Arena *a, const OnnxTensor *t)
-{
-	Shape *s = shape_new(a, (int)t->n_dims);
-
-	for (size_t i = 0; i < t->n_dims; i++)
-		s->d[i] = poly_num(a, t->dims[i]);
-	return s;
+	s->rank = ty.rank;
+	s->d = (OnnxSize *)ty.dims;
+	put_shape(f, name, s);
+	put_vals(f, name, ty.vals);
 }
 
 /* Declares what g states about its values, in a new scope. */
@@ -242,10 +202,8 @@ scope_push(Flops *f, const Onnx__GraphProto *g)
 	f->sc = s;
 	for (size_t i = 0; i < g->n_input; i++)
 		put_shape(f, g->input[i]->name, shape_of_type(f, g->input[i]));
-	for (size_t i = 0; i < g->n_initializer; i++) {
-		put_shape(f, g->initializer[i]->name, tensor_shape(f->a, g->initializer[i]));
-		put_vals(f, g->initializer[i]->name, tensor_vals(f->a, g->initializer[i]));
-	}
+	for (size_t i = 0; i < g->n_initializer; i++)
+		put_tensor(f, g->initializer[i]->name, g->initializer[i]);
 	for (size_t i = 0; i < g->n_value_info; i++)
 		put_shape(f, g->value_info[i]->name, shape_of_type(f, g->value_info[i]));
 	for (size_t i = 0; i < g->n_output; i++)
@@ -261,7 +219,7 @@ dims_prod(Arena *a, const Shape *s, int from, int to)
 	if (!s)
 		return NULL;
 	for (int i = from; i < to && p; i++)
-		p = poly_mul(a, p, poly_sym(a, s->d[i]));
+		p = poly_mul(a, p, poly_sym(a, s->d[i].e));
 	return p;
 }
 
@@ -276,7 +234,7 @@ dim(Arena *a, const Shape *s, int i)
 {
 	if (!s || i < 0 || i >= s->rank)
 		return NULL;
-	return poly_sym(a, s->d[i]);
+	return poly_sym(a, s->d[i].e);
 }
 
 /* ---- attributes ----------------------------------------------------------- */
@@ -337,194 +295,6 @@ attr_graph(const OnnxNode *n, const char *name)
 	return at && at->type == ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__GRAPH ? at->g : NULL;
 }
 
-/* An int list given as the attribute `name` (older opsets) or as the
- * constant input `input`; *k = -1 when neither says, -2 when not constant. */
-static int64_t *
-int_list(const Flops *f, const OnnxNode *n, const char *name, int input, int *k)
-{
-	const int64_t *at = attr_ints(n, name, k);
-	const Vals *v;
-	int64_t *out;
-
-	if (*k >= 0)
-		return arena_dup(f->a, at, sizeof *at * (size_t)*k);
-	if (!in_name(n, input))
-		return NULL;
-	if (!(v = ivals(f, n, input))) {
-		*k = -2;
-		return NULL;
-	}
-	out = ARENA_ARRAY(f->a, int64_t, v->n + 1);
-	for (int i = 0; i < v->n; i++)
-		if (!poly_is_num(v->v[i], &out[i])) {
-			*k = -2;
-			return NULL;
-		}
-	*k = v->n;
-	return out;
-}
-
-/* ---- shape inference ------------------------------------------------------ */
-
-typedef void (*ShapeFn)(Flops *f, const OnnxNode *n);
-
-static void
-in_same(Flops *f, const OnnxNode *n)
-{
-	put_shape(f, out_name(n, 0), ishape(f, n, 0));
-}
-
-/* Cast, Identity: the contents pass through as well. */
-static void
-in_copy(Flops *f, const OnnxNode *n)
-{
-	in_same(f, n);
-	put_vals(f, out_name(n, 0), ivals(f, n, 0));
-}
-
-/* numpy broadcasting of one dim pair: a static 1 yields to the other; a
- * static size > 1 wins over a name (the name must then equal it). */
-static SymExpr *
-bcast_dim(SymExpr *x, SymExpr *y)
-{
-	int64_t a, b;
-	int xs = poly_is_num(x, &a), ys = poly_is_num(y, &b);
-
-	if (xs && a == 1)
-		return y;
-	if (ys && b == 1)
-		return x;
-	if (xs && ys)
-		return a == b ? x : NULL;
-	if (xs || ys)
-		return xs ? x : y;
-	return x && y && sym_equal(x, y) ? x : NULL;
-}
-
-static Shape *
-bcast(Arena *a, const Shape *x, const Shape *y)
-{
-	Shape *s;
-
-	if (!x || !y)
-		return NULL;
-	s = shape_new(a, x->rank > y->rank ? x->rank : y->rank);
-	for (int i = 1; i <= s->rank; i++) {
-		SymExpr *dx = i <= x->rank ? x->d[x->rank - i] : poly_num(a, 1);
-		SymExpr *dy = i <= y->rank ? y->d[y->rank - i] : poly_num(a, 1);
-		s->d[s->rank - i] = bcast_dim(dx, dy);
-	}
-	return s;
-}
-
-static void
-in_bcast(Flops *f, const OnnxNode *n)
-{
-	Shape *s = NULL;
-
-	for (int i = 0; i < (int)n->n_input; i++) {
-		Shape *x = ishape(f, n, i);
-		if (!in_name(n, i))
-			continue;
-		if (!x)
-			return;
-		s = s ? bcast(f->a, s, x) : x;
-	}
-	put_shape(f, out_name(n, 0), s);
-}
-
-/* Add, Sub, Mul, Div: also on tracked contents (sizes computed in the graph). */
-static void
-in_arith(Flops *f, const OnnxNode *n)
-{
-	const Vals *x = ivals(f, n, 0), *y = ivals(f, n, 1);
-	char op = n->op_type[0];
-	Vals *r;
-
-	in_bcast(f, n);
-	if (!x || !y || (x->n != y->n && x->n != 1 && y->n != 1))
-		return;
-	r = vals_new(f->a, x->n > y->n ? x->n : y->n, x->scalar && y->scalar);
-	for (int i = 0; i < r->n; i++) {
-		SymExpr *a = x->v[x->n == 1 ? 0 : i], *b = y->v[y->n == 1 ? 0 : i], **ab;
-		Poly *pa = poly_sym(f->a, a), *pb = poly_sym(f->a, b);
-		int64_t ia, ib;
-		if (!a || !b)
-			continue;
-		if (op == 'A')
-			r->v[i] = poly_expr(f->a, poly_add(f->a, pa, pb));
-		else if (op == 'S')
-			r->v[i] = poly_expr(f->a, poly_add(f->a, pa, poly_scale(f->a, pb, -1)));
-		else if (op == 'M')
-			r->v[i] = poly_expr(f->a, poly_mul(f->a, pa, pb));
-		else if (poly_is_num(a, &ia) && poly_is_num(b, &ib))
-			r->v[i] = ib && !(ia == INT64_MIN && ib == -1) ? poly_num(f->a, ia / ib) : NULL;
-		else {
-			ab = ARENA_ARRAY(f->a, SymExpr *, 2);
-			ab[0] = a;
-			ab[1] = b;
-			r->v[i] = poly_call(f->a, SYM_FLOORDIV, 2, ab);
-		}
-	}
-	put_vals(f, out_name(n, 0), r);
-}
-
-static void
-in_transpose(Flops *f, const OnnxNode *n)
-{
-	Shape *x = ishape(f, n, 0), *s;
-	int k;
-	const int64_t *perm = attr_ints(n, "perm", &k);
-
-	if (!x || (perm && k != x->rank))
-		return;
-	s = shape_new(f->a, x->rank);
-	for (int i = 0; i < x->rank; i++) {
-		int64_t p = perm ? perm[i] : x->rank - 1 - i;
-		if (p < 0 || p >= x->rank)
-			return;
-		s->d[i] = x->d[p];
-	}
-	put_shape(f, out_name(n, 0), s);
-}
-
-/* MatMul (and FusedMatMul's transA/transB): numpy matmul shapes. */
-static void
-in_matmul(Flops *f, const OnnxNode *n)
-{
-	Shape *a = ishape(f, n, 0), *b = ishape(f, n, 1), *ba, *bb, *batch, *s;
-	int ta = (int)attr_int(n, "transA", 0), tb = (int)attr_int(n, "transB", 0), k = 0;
-
-	if (!a || !b || a->rank < 1 || b->rank < 1)
-		return;
-	ba = shape_new(f->a, a->rank > 2 ? a->rank - 2 : 0);
-	bb = shape_new(f->a, b->rank > 2 ? b->rank - 2 : 0);
-	memcpy(ba->d, a->d, sizeof *ba->d * (size_t)ba->rank);
-	memcpy(bb->d, b->d, sizeof *bb->d * (size_t)bb->rank);
-	batch = bcast(f->a, ba, bb);
-	s = shape_new(f->a, batch->rank + (a->rank > 1) + (b->rank > 1));
-	memcpy(s->d, batch->d, sizeof *s->d * (size_t)batch->rank);
-	k = batch->rank;
-	if (a->rank > 1)
-		s->d[k++] = a->d[a->rank - (ta ? 1 : 2)];
-	if (b->rank > 1)
-		s->d[k++] = b->d[b->rank - (tb ? 2 : 1)];
-	put_shape(f, out_name(n, 0), s);
-}
-
-static void
-in_gemm(Flops *f, const OnnxNode *n)
-{
-	Shape *a = ishape(f, n, 0), *b = ishape(f, n, 1), *s;
-
-	if (!a || !b || a->rank != 2 || b->rank != 2)
-		return;
-	s = shape_new(f->a, 2);
-	s->d[0] = a->d[attr_int(n, "transA", 0) ? 1 : 0];
-	s->d[1] = b->d[attr_int(n, "transB", 0) ? 0 : 1];
-	put_shape(f, out_name(n, 0), s);
-}
-
 /* Normalizes axis for rank r; -1 when out of range. */
 static int
 norm_axis(int64_t axis, int r)
@@ -534,455 +304,59 @@ norm_axis(int64_t axis, int r)
 	return axis >= 0 && axis < r ? (int)axis : -1;
 }
 
+/* ---- inference: lib/onnx's rules, expressions model ----------------------- */
+
+typedef struct InferCtx {
+	Flops *f;
+	const OnnxNode *n;
+} InferCtx;
+
+/* Output k's shape; only a shape with dims is one the counts can use. */
 static void
-in_shape(Flops *f, const OnnxNode *n)
+infer_put(void *ctx, int k, int elem, int rank, const OnnxSize *dims)
 {
-	Shape *x = ishape(f, n, 0), *s;
-	int64_t start, end;
-	Vals *v;
-
-	if (!x)
-		return;
-	start = attr_int(n, "start", 0);
-	end = attr_int(n, "end", x->rank);
-	start = start < 0 ? start + x->rank : start;
-	end = end < 0 ? end + x->rank : end;
-	start = start < 0 ? 0 : start > x->rank ? x->rank : start;
-	end = end < start ? start : end > x->rank ? x->rank : end;
-	s = shape_new(f->a, 1);
-	s->d[0] = poly_num(f->a, end - start);
-	v = vals_new(f->a, (int)(end - start), 0);
-	memcpy(v->v, x->d + start, sizeof *v->v * (size_t)(end - start));
-	put_shape(f, out_name(n, 0), s);
-	put_vals(f, out_name(n, 0), v);
-}
-
-static void
-in_concat(Flops *f, const OnnxNode *n)
-{
-	Shape *x = ishape(f, n, 0), *s;
-	Poly *sum;
-	int ax, total = 0, ok = 1;
-	Vals *v;
-
-	if (!x || (ax = norm_axis(attr_int(n, "axis", 0), x->rank)) < 0)
-		return;
-	s = shape_new(f->a, x->rank);
-	memcpy(s->d, x->d, sizeof *s->d * (size_t)x->rank);
-	sum = poly_int(f->a, 0);
-	for (int i = 0; i < (int)n->n_input; i++) {
-		Shape *y = ishape(f, n, i);
-		const Vals *w = ivals(f, n, i);
-		if (!y || y->rank != x->rank)
-			return;
-		sum = poly_add(f->a, sum, dim(f->a, y, ax));
-		ok &= w && !w->scalar;
-		total += w ? w->n : 0;
-	}
-	s->d[ax] = poly_expr(f->a, sum);
-	put_shape(f, out_name(n, 0), s);
-	if (!ok || x->rank != 1)
-		return;
-	v = vals_new(f->a, total, 0);
-	total = 0;
-	for (int i = 0; i < (int)n->n_input; i++) {
-		const Vals *w = ivals(f, n, i);
-		memcpy(v->v + total, w->v, sizeof *v->v * (size_t)w->n);
-		total += w->n;
-	}
-	put_vals(f, out_name(n, 0), v);
-}
-
-/* Unsqueeze/Squeeze: axes from the attribute (opset < 13) or input 1. */
-static void
-in_unsqueeze(Flops *f, const OnnxNode *n)
-{
-	Shape *x = ishape(f, n, 0), *s;
-	const Vals *xv = ivals(f, n, 0);
-	int k, r;
-	int64_t *axes = int_list(f, n, "axes", 1, &k);
-	char *mark;
-
-	if (!x || k < 0)
-		return;
-	r = x->rank + k;
-	s = shape_new(f->a, r);
-	mark = arena_alloc(f->a, (size_t)r + 1);
-	for (int i = 0; i < k; i++) {
-		int ax = norm_axis(axes[i], r);
-		if (ax < 0 || mark[ax])
-			return;
-		mark[ax] = 1;
-	}
-	for (int i = 0, j = 0; i < r; i++)
-		s->d[i] = mark[i] ? poly_num(f->a, 1) : x->d[j++];
-	put_shape(f, out_name(n, 0), s);
-	if (xv && x->rank == 0 && r == 1) {
-		Vals *v = vals_new(f->a, 1, 0);
-		v->v[0] = xv->v[0];
-		put_vals(f, out_name(n, 0), v);
-	}
-}
-
-static void
-in_squeeze(Flops *f, const OnnxNode *n)
-{
-	Shape *x = ishape(f, n, 0), *s;
-	const Vals *xv = ivals(f, n, 0);
-	int k, r = 0;
-	int64_t *axes = int_list(f, n, "axes", 1, &k), one;
-	char *drop;
-
-	if (!x || k == -2)
-		return;
-	drop = arena_alloc(f->a, (size_t)x->rank + 1);
-	for (int i = 0; i < x->rank; i++) {
-		if (k < 0 && !poly_is_num(x->d[i], NULL))
-			return;     /* which dims are 1 is not known */
-		drop[i] = k < 0 && poly_is_num(x->d[i], &one) && one == 1;
-	}
-	for (int i = 0; i < k; i++) {
-		int ax = norm_axis(axes[i], x->rank);
-		if (ax < 0)
-			return;
-		drop[ax] = 1;
-	}
-	s = shape_new(f->a, x->rank);
-	for (int i = 0; i < x->rank; i++)
-		if (!drop[i])
-			s->d[r++] = x->d[i];
-	s->rank = r;
-	put_shape(f, out_name(n, 0), s);
-	if (xv && r == 0 && xv->n == 1) {
-		Vals *v = vals_new(f->a, 1, 1);
-		v->v[0] = xv->v[0];
-		put_vals(f, out_name(n, 0), v);
-	}
-}
-
-static void
-in_reshape(Flops *f, const OnnxNode *n)
-{
-	Shape *x = ishape(f, n, 0), *s;
-	const Vals *t = ivals(f, n, 1), *xv = ivals(f, n, 0);
-	int infer = -1, allowzero = (int)attr_int(n, "allowzero", 0);
-	Poly *known;
-
-	if (!t || t->scalar)
-		return;
-	s = shape_new(f->a, t->n);
-	known = poly_int(f->a, 1);
-	for (int i = 0; i < t->n; i++) {
-		int64_t v;
-		if (poly_is_num(t->v[i], &v) && v == -1)
-			infer = i;
-		else if (poly_is_num(t->v[i], &v) && v == 0 && !allowzero)
-			s->d[i] = x && i < x->rank ? x->d[i] : NULL;
-		else
-			s->d[i] = t->v[i];
-		if (i != infer)
-			known = poly_mul(f->a, known, poly_sym(f->a, s->d[i]));
-	}
-	if (infer >= 0)
-		s->d[infer] = poly_expr(f->a, poly_div_term(f->a, numel(f->a, x), known));
-	put_shape(f, out_name(n, 0), s);
-	if (xv && t->n <= 1) {
-		Vals *v = vals_new(f->a, xv->n, t->n == 0);
-		memcpy(v->v, xv->v, sizeof *v->v * (size_t)xv->n);
-		put_vals(f, out_name(n, 0), v);
-	}
-}
-
-static Shape *
-shape_of_vals(Arena *a, const Vals *v)
-{
+	InferCtx *c = ctx;
 	Shape *s;
 
-	if (!v || v->scalar)
-		return NULL;
-	s = shape_new(a, v->n);
-	memcpy(s->d, v->v, sizeof *s->d * (size_t)v->n);
-	return s;
+	(void)elem;
+	if (rank < 0 || !dims)
+		return;
+	s = shape_new(c->f->a, rank);
+	memcpy(s->d, dims, sizeof *s->d * (size_t)rank);
+	put_shape(c->f, out_name(c->n, k), s);
 }
 
 static void
-in_constant_of_shape(Flops *f, const OnnxNode *n)
+infer_put_vals(void *ctx, int k, const OnnxVals *v)
 {
-	put_shape(f, out_name(n, 0), shape_of_vals(f->a, ivals(f, n, 0)));
+	InferCtx *c = ctx;
+	Vals *w = ARENA_NEW(c->f->a, Vals);
+	OnnxSize *d = ARENA_ARRAY(c->f->a, OnnxSize, v->n + 1);
+
+	memcpy(d, v->v, sizeof *d * (size_t)v->n);
+	*w = (Vals){v->n, v->scalar, d};
+	put_vals(c->f, out_name(c->n, k), w);
 }
 
+/* Infers the shapes (and contents) of n's outputs from what is known of
+ * its inputs. */
 static void
-in_expand(Flops *f, const OnnxNode *n)
+infer_node(Flops *f, const OnnxNode *n, int op)
 {
-	put_shape(f, out_name(n, 0), bcast(f->a, ishape(f, n, 0), shape_of_vals(f->a, ivals(f, n, 1))));
-}
+	int nin = (int)n->n_input;
+	OnnxType *t = ARENA_ARRAY(f->a, OnnxType, nin + 1);
+	const OnnxType **in = ARENA_ARRAY(f->a, const OnnxType *, nin + 1);
+	InferCtx c = {f, n};
 
-static void
-in_constant(Flops *f, const OnnxNode *n)
-{
-	const Onnx__AttributeProto *at = attr(n, "value");
-	int k;
-	const int64_t *ints = attr_ints(n, "value_ints", &k);
-	Vals *v;
-
-	if (at && at->t) {
-		put_shape(f, out_name(n, 0), tensor_shape(f->a, at->t));
-		put_vals(f, out_name(n, 0), tensor_vals(f->a, at->t));
-	} else if ((at = attr(n, "value_int"))) {
-		v = vals_new(f->a, 1, 1);
-		v->v[0] = poly_num(f->a, at->i);
-		put_shape(f, out_name(n, 0), shape_new(f->a, 0));
-		put_vals(f, out_name(n, 0), v);
-	} else if (ints) {
-		Shape *s = shape_new(f->a, 1);
-		s->d[0] = poly_num(f->a, k);
-		v = vals_new(f->a, k, 0);
-		for (int i = 0; i < k; i++)
-			v->v[i] = poly_num(f->a, ints[i]);
-		put_shape(f, out_name(n, 0), s);
-		put_vals(f, out_name(n, 0), v);
+	for (int k = 0; k < nin; k++) {
+		const Shape *s = ishape(f, n, k);
+		if (!in_name(n, k))
+			continue;
+		t[k] = (OnnxType){0, s ? s->rank : -1, s ? s->d : NULL, ivals(f, n, k)};
+		in[k] = &t[k];
 	}
-}
-
-static void
-in_gather(Flops *f, const OnnxNode *n)
-{
-	Shape *x = ishape(f, n, 0), *q = ishape(f, n, 1), *s;
-	const Vals *xv = ivals(f, n, 0), *iv = ivals(f, n, 1);
-	int ax;
-
-	if (!x || !q || (ax = norm_axis(attr_int(n, "axis", 0), x->rank)) < 0)
-		return;
-	s = shape_new(f->a, x->rank - 1 + q->rank);
-	memcpy(s->d, x->d, sizeof *s->d * (size_t)ax);
-	memcpy(s->d + ax, q->d, sizeof *s->d * (size_t)q->rank);
-	memcpy(s->d + ax + q->rank, x->d + ax + 1, sizeof *s->d * (size_t)(x->rank - ax - 1));
-	put_shape(f, out_name(n, 0), s);
-	if (xv && iv && !xv->scalar && x->rank == 1) {
-		Vals *v = vals_new(f->a, iv->n, iv->scalar);
-		for (int i = 0; i < iv->n; i++) {
-			int64_t k;
-			if (!poly_is_num(iv->v[i], &k) || (k < 0 ? k + xv->n : k) < 0 || (k < 0 ? k + xv->n : k) >= xv->n)
-				return;
-			v->v[i] = xv->v[k < 0 ? k + xv->n : k];
-		}
-		put_vals(f, out_name(n, 0), v);
-	}
-}
-
-/* Reductions: axes from the attribute or input 1; ArgMax/ArgMin: `axis`. */
-static void
-in_reduce(Flops *f, const OnnxNode *n)
-{
-	Shape *x = ishape(f, n, 0), *s;
-	int k, r = 0, keep = (int)attr_int(n, "keepdims", 1);
-	int64_t one_axis, *axes;
-	char *red;
-
-	if (!x)
-		return;
-	if (strncmp(n->op_type, "Arg", 3) == 0) {
-		one_axis = attr_int(n, "axis", 0);
-		axes = &one_axis;
-		k = 1;
-	} else if (!(axes = int_list(f, n, "axes", 1, &k)) && k == -2) {
-		return;
-	}
-	red = arena_alloc(f->a, (size_t)x->rank + 1);
-	if (k <= 0) {
-		if (attr_int(n, "noop_with_empty_axes", 0)) {
-			in_same(f, n);
-			return;
-		}
-		memset(red, 1, (size_t)x->rank);
-	}
-	for (int i = 0; i < k; i++) {
-		int ax = norm_axis(axes[i], x->rank);
-		if (ax < 0)
-			return;
-		red[ax] = 1;
-	}
-	s = shape_new(f->a, x->rank);
-	for (int i = 0; i < x->rank; i++)
-		if (!red[i])
-			s->d[r++] = x->d[i];
-		else if (keep)
-			s->d[r++] = poly_num(f->a, 1);
-	s->rank = r;
-	put_shape(f, out_name(n, 0), s);
-}
-
-static void
-in_flatten(Flops *f, const OnnxNode *n)
-{
-	Shape *x = ishape(f, n, 0), *s;
-	int ax;
-
-	if (!x || (ax = (int)attr_int(n, "axis", 1)) < -x->rank || ax > x->rank)
-		return;
-	ax = ax < 0 ? ax + x->rank : ax;
-	s = shape_new(f->a, 2);
-	s->d[0] = poly_expr(f->a, dims_prod(f->a, x, 0, ax));
-	s->d[1] = poly_expr(f->a, dims_prod(f->a, x, ax, x->rank));
-	put_shape(f, out_name(n, 0), s);
-}
-
-/* Output size of one spatial axis of a convolution or pooling window. */
-static SymExpr *
-window_out(Arena *a, SymExpr *in, int64_t k, int64_t stride, int64_t dil, int64_t pads,
-           int same, int ceil_mode)
-{
-	int64_t i, span = dil * (k - 1) + 1;
-
-	if (stride < 1)
-		return NULL;
-	if (poly_is_num(in, &i)) {
-		if (same)
-			return poly_num(a, (i + stride - 1) / stride);
-		i += pads - span;
-		if (i < 0)
-			return NULL;
-		return poly_num(a, (ceil_mode ? (i + stride - 1) / stride : i / stride) + 1);
-	}
-	if (stride != 1)
-		return NULL;
-	return same ? in : poly_expr(a, poly_add(a, poly_sym(a, in), poly_int(a, pads - span + 1)));
-}
-
-/* Conv and the pools: [N, C_out, spatial...]. */
-static void
-in_window(Flops *f, const OnnxNode *n)
-{
-	Shape *x = ishape(f, n, 0), *w = ishape(f, n, 1), *s;
-	int conv = strcmp(n->op_type, "Conv") == 0, nk, ns, nd, np, sp;
-	const int64_t *kern = attr_ints(n, "kernel_shape", &nk), *st = attr_ints(n, "strides", &ns);
-	const int64_t *dil = attr_ints(n, "dilations", &nd), *pads = attr_ints(n, "pads", &np);
-	int same = attr_is(n, "auto_pad", "SAME_UPPER") || attr_is(n, "auto_pad", "SAME_LOWER");
-	int ceil_mode = (int)attr_int(n, "ceil_mode", 0);
-
-	if (!x || x->rank < 3 || (conv && (!w || w->rank != x->rank)))
-		return;
-	sp = x->rank - 2;
-	if ((nk >= 0 && nk != sp) || (ns >= 0 && ns != sp) || (nd >= 0 && nd != sp) ||
-	    (np >= 0 && np != 2 * sp) || (!kern && !conv))
-		return;
-	s = shape_new(f->a, x->rank);
-	s->d[0] = x->d[0];
-	s->d[1] = conv ? w->d[0] : x->d[1];
-	for (int i = 0; i < sp; i++) {
-		int64_t k;
-		if (kern)
-			k = kern[i];
-		else if (!poly_is_num(w->d[2 + i], &k))
-			return;
-		s->d[2 + i] = window_out(f->a, x->d[2 + i], k, st ? st[i] : 1, dil ? dil[i] : 1,
-		                         pads ? pads[i] + pads[i + sp] : 0, same, ceil_mode);
-	}
-	put_shape(f, out_name(n, 0), s);
-}
-
-static void
-in_global(Flops *f, const OnnxNode *n)
-{
-	Shape *x = ishape(f, n, 0), *s;
-
-	if (!x || x->rank < 2)
-		return;
-	s = shape_new(f->a, x->rank);
-	s->d[0] = x->d[0];
-	s->d[1] = x->d[1];
-	for (int i = 2; i < x->rank; i++)
-		s->d[i] = poly_num(f->a, 1);
-	put_shape(f, out_name(n, 0), s);
-}
-
-/* Elements one axis keeps: ONNX Slice's clamping, static sizes only. */
-static int64_t
-slice_len(int64_t d, int64_t s, int64_t e, int64_t step)
-{
-	if (step > 0) {
-		s = s < 0 ? (s + d < 0 ? 0 : s + d) : (s > d ? d : s);
-		e = e < 0 ? (e + d < 0 ? 0 : e + d) : (e > d ? d : e);
-		return e > s ? (e - s + step - 1) / step : 0;
-	}
-	s = s < 0 ? (s + d < -1 ? -1 : s + d) : (s > d - 1 ? d - 1 : s);
-	e = e < 0 ? (e + d < -1 ? -1 : e + d) : (e > d - 1 ? d - 1 : e);
-	return s > e ? (s - e + (-step) - 1) / (-step) : 0;
-}
-
-static void
-in_slice(Flops *f, const OnnxNode *n)
-{
-	Shape *x = ishape(f, n, 0), *s;
-	const Vals *xv = ivals(f, n, 0);
-	int ns, ne, na, nst;
-	int64_t *st = int_list(f, n, "starts", 1, &ns), *en = int_list(f, n, "ends", 2, &ne);
-	int64_t *ax = int_list(f, n, "axes", 3, &na), *step = int_list(f, n, "steps", 4, &nst);
-
-	if (!x || ns < 0 || ne != ns || na == -2 || nst == -2 || (na >= 0 && na != ns) ||
-	    (nst >= 0 && nst != ns))
-		return;
-	s = shape_new(f->a, x->rank);
-	memcpy(s->d, x->d, sizeof *s->d * (size_t)x->rank);
-	for (int i = 0; i < ns; i++) {
-		int a = norm_axis(ax ? ax[i] : i, x->rank);
-		int64_t d, k = step ? step[i] : 1;
-		if (a < 0 || k == 0)
-			return;
-		if (poly_is_num(x->d[a], &d))
-			s->d[a] = poly_num(f->a, slice_len(d, st[i], en[i], k));
-		else if (!(st[i] == 0 && en[i] >= INT32_MAX && k == 1))
-			s->d[a] = NULL;
-		if (a == 0 && xv && !xv->scalar && x->rank == 1 && poly_is_num(s->d[0], &d)) {
-			Vals *v = vals_new(f->a, (int)d, 0);
-			int64_t from = st[i] < 0 ? st[i] + xv->n : st[i] > xv->n ? xv->n : st[i];
-			for (int j = 0; j < d; j++) {
-				int64_t at = from + j * k;
-				v->v[j] = at >= 0 && at < xv->n ? xv->v[at] : NULL;
-			}
-			put_vals(f, out_name(n, 0), v);
-		}
-	}
-	put_shape(f, out_name(n, 0), s);
-}
-
-/* Attention, 4-D layout: [B, Hq, L, E] -> [B, Hq, L, Ev]. */
-static void
-in_attention(Flops *f, const OnnxNode *n)
-{
-	Shape *q = ishape(f, n, 0), *v = ishape(f, n, 2), *s;
-
-	if (!q || !v || q->rank != 4 || v->rank != 4)
-		return;
-	s = shape_new(f->a, 4);
-	memcpy(s->d, q->d, sizeof *s->d * 3);
-	s->d[3] = v->d[3];
-	put_shape(f, out_name(n, 0), s);
-}
-
-/* RNN, GRU, LSTM: Y is [S, dirs, B, H] ([B, S, dirs, H] with layout 1),
- * Y_h and Y_c are [dirs, B, H] ([B, dirs, H]). */
-static void
-in_rnn(Flops *f, const OnnxNode *n)
-{
-	Shape *x = ishape(f, n, 0), *w = ishape(f, n, 1), *y, *yh;
-	int64_t h = attr_int(n, "hidden_size", 0);
-	int bs = attr_int(n, "layout", 0) ? 1 : 0;
-
-	if (!x || !w || x->rank != 3 || w->rank != 3 || h <= 0)
-		return;
-	y = shape_new(f->a, 4);
-	yh = shape_new(f->a, 3);
-	y->d[bs ? 1 : 0] = x->d[bs];            /* S */
-	y->d[bs ? 2 : 1] = w->d[0];             /* dirs */
-	y->d[bs ? 0 : 2] = x->d[1 - bs];        /* B */
-	y->d[3] = poly_num(f->a, h);
-	yh->d[bs] = w->d[0];
-	yh->d[1 - bs] = x->d[1 - bs];
-	yh->d[2] = y->d[3];
-	put_shape(f, out_name(n, 0), y);
-	put_shape(f, out_name(n, 1), yh);
-	put_shape(f, out_name(n, 2), yh);
+	onnx_infer(&(OnnxInfer){.n = n, .op = op, .nin = nin, .nout = (int)n->n_output, .in = in,
+	                        .a = f->a, .ctx = &c, .put = infer_put, .put_vals = infer_put_vals});
 }
 
 /* ---- counts --------------------------------------------------------------- */
@@ -1141,7 +515,7 @@ fl_rnn(Flops *f, const OnnxNode *n, int k)
 
 	if (!x || !w || x->rank != 3 || w->rank != 3)
 		return NULL;
-	if (h <= 0 && (!poly_is_num(w->d[1], &g) || g % k != 0 || (h = g / k) <= 0))
+	if (h <= 0 && (!poly_is_num(w->d[1].e, &g) || g % k != 0 || (h = g / k) <= 0))
 		return NULL;
 	i = dim(f->a, x, 2);
 	per = poly_scale(f->a, poly_add(f->a, i, poly_int(f->a, h)), 2 * k * h);
@@ -1164,7 +538,7 @@ fl_resize(Flops *f, const OnnxNode *n, int k)
 	if (!x || !o || x->rank != o->rank)
 		return NULL;
 	for (int i = 0; i < x->rank; i++)
-		if (!x->d[i] || !o->d[i] || !sym_equal(x->d[i], o->d[i]))
+		if (!x->d[i].e || !o->d[i].e || !sym_equal(x->d[i].e, o->d[i].e))
 			per *= attr_is(n, "mode", "cubic") ? 4 : 2;
 	return poly_scale(f->a, numel(f->a, o), 2 * per - 1);
 }
@@ -1216,9 +590,9 @@ fl_loop(Flops *f, const OnnxNode *n, int k)
 	const Vals *m = ivals(f, n, 0);
 
 	(void)k;
-	if (!m || m->n != 1 || !m->v[0])
+	if (!m || m->n != 1 || !m->v[0].e)
 		return NULL;
-	return poly_mul(f->a, poly_sym(f->a, m->v[0]), count_graph(f, attr_graph(n, "body")));
+	return poly_mul(f->a, poly_sym(f->a, m->v[0].e), count_graph(f, attr_graph(n, "body")));
 }
 
 /* Scan: the body times the length of the scanned axis of the first scan input. */
@@ -1243,12 +617,11 @@ fl_scan(Flops *f, const OnnxNode *n, int k)
 typedef struct FlopsRow {
 	CountFn count;          /* NULL: the count is unknown */
 	int k;                  /* the constant count reads (per element, or a factor) */
-	ShapeFn shape;          /* infers output 0's shape; NULL: none */
 } FlopsRow;
 
 /* The flops columns of onnxops.def, by row. */
 static const FlopsRow rows[ONNXOP_COUNT] = {
-#define OP(id, name, dom, lo, hi, infer, fold, fold_in, fl, fl_k, fl_shape) [ONNXOP_##id] = {fl, fl_k, fl_shape},
+#define OP(id, name, dom, lo, hi, infer, models, fold, fold_in, fl, fl_k) [ONNXOP_##id] = {fl, fl_k},
 #define ONNX_OP_ROWS
 #include "onnx/onnx.h"
 #undef OP
@@ -1292,8 +665,7 @@ count_node(Flops *f, const OnnxNode *n)
 
 	if (!row || !row->count)
 		return NULL;
-	if (row->shape)
-		row->shape(f, n);
+	infer_node(f, n, op);
 	return row->count(f, n, row->k);
 }
 

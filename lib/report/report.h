@@ -73,10 +73,12 @@ int report_write(const Report *r, const char *path, Diag *d);
  *
  * flops_graph() walks an ONNX graph in order.  It knows the shape of every
  * value it can: the graph's inputs, initializers, value_info and outputs
- * give most of them (a dim_param is read back with sym_parse_infix), and a
- * small forward inference fills in the helper values that lowering leaves
- * without value_info (broadcasting, Transpose, MatMul, Reshape to a shape
- * computed by Shape/Concat/Unsqueeze, reductions, convolutions, ...).
+ * give most of them (a dim_param is read back with sym_parse_infix), and
+ * lib/onnx's inference rules (onnx_infer(), in their expressions model: the
+ * optimizer's rules, dims kept as expressions) fill in the helper values
+ * that lowering leaves without value_info (broadcasting, Transpose, MatMul,
+ * Reshape to a shape computed by Shape/Concat/Unsqueeze, reductions,
+ * convolutions, ...).
  *
  * A node's count is then a polynomial in the dimension names, expanded with
  * its static factors multiplied together ("2*batch*seq*seq*64" reads

@@ -2,8 +2,9 @@
  * graphs: MatMul broadcasting both operands, Gemm with transA/transB,
  * Conv with groups and dilation, pools, Attention, control flow, the
  * symbolic expressions (expanded, printed, read back, evaluated), shapes
- * the inference must recover (Reshape fed by Shape/Concat), unknowns, and
- * the table itself (unique rows, each documented in docs/report.md). */
+ * the inference must recover (Reshape fed by Shape/Concat), unknowns, the
+ * table itself (unique rows, each documented in docs/report.md), and one
+ * inference rule answering both of its models. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -558,6 +559,112 @@ START_TEST(table_rows_are_documented)
 }
 END_TEST
 
+/* ---- one rule, two models (lib/onnx/infer.c) ---- */
+
+typedef struct Got {
+	int elem, rank;
+	OnnxSize d[8];
+	int calls;
+} Got;
+
+static void
+got_put(void *ctx, int k, int elem, int rank, const OnnxSize *dims)
+{
+	Got *g = ctx;
+
+	if (k != 0)
+		return;
+	g->calls++;
+	g->elem = elem;
+	g->rank = rank;
+	for (int i = 0; i < rank && dims && i < 8; i++)
+		g->d[i] = dims[i];
+	if (!dims)
+		g->rank = rank >= 0 ? -2 - rank : rank;   /* a rank without dims: -2 - rank */
+}
+
+static int
+no_ints(void *ctx, int k, int64_t *buf, int max)
+{
+	(void)ctx, (void)k, (void)buf, (void)max;
+	return -1;
+}
+
+/* The same Concat and Conv rules: the names model (the optimizer) keeps
+ * a static size or a name, the expressions model (the FLOPs count) the
+ * sum; the Conv row gives the names model its element type only. */
+START_TEST(one_rule_two_models)
+{
+	Arena a;
+	OnnxNode *cat, *conv;
+	OnnxSize xn[2] = {{-1, "s0", NULL}, {4, NULL, NULL}}, yn[2] = {{-1, "s1", NULL}, {4, NULL, NULL}};
+	OnnxSize xe[2], ye[2], in4[4], w4[4];
+	OnnxType tx, ty, tin, tw;
+	const OnnxType *ins[2];
+	Got g;
+	OnnxInfer f;
+	Diag d = {0};
+	static const char *const in2[] = {"x", "y"}, *const out1[] = {"z"};
+
+	arena_init(&a);
+	cat = onnx_node(&a, "Concat", "cat", 2, in2, 1, out1);
+	onnx_attr_int(&a, cat, "axis", 0);
+	tx = (OnnxType){F32, 2, xn, NULL};
+	ty = (OnnxType){F32, 2, yn, NULL};
+	ins[0] = &tx;
+	ins[1] = &ty;
+	memset(&g, 0, sizeof g);
+	f = (OnnxInfer){.n = cat, .op = ONNXOP_CONCAT, .nin = 2, .nout = 1, .in = ins, .ctx = &g,
+	                .const_ints = no_ints, .put = got_put};
+	onnx_infer(&f);
+	ck_assert_int_eq(g.calls, 1);
+	ck_assert_int_eq(g.rank, 2);
+	ck_assert(g.d[0].v < 0 && g.d[0].sym == NULL);      /* s0 + s1: no name for it */
+	ck_assert_int_eq(g.d[1].v, 4);
+
+	for (int i = 0; i < 2; i++) {
+		xe[i] = (OnnxSize){xn[i].v, NULL, xn[i].sym ? sym_parse_infix(&a, "t", xn[i].sym, 2, &d) : poly_num(&a, 4)};
+		ye[i] = (OnnxSize){yn[i].v, NULL, yn[i].sym ? sym_parse_infix(&a, "t", yn[i].sym, 2, &d) : poly_num(&a, 4)};
+	}
+	tx.dims = xe;
+	ty.dims = ye;
+	memset(&g, 0, sizeof g);
+	f.a = &a;
+	onnx_infer(&f);
+	ck_assert_int_eq(g.rank, 2);
+	ck_assert_str_eq(sym_print(&a, g.d[0].e), "s0 + s1");
+	ck_assert_str_eq(sym_print(&a, g.d[1].e), "4");
+
+	/* Conv [1, 3, H, 8] * [6, 3, 3, 3]: [1, 6, H - 2, 6] for the count */
+	conv = onnx_node(&a, "Conv", "conv", 2, in2, 1, out1);
+	for (int i = 0; i < 4; i++) {
+		static const int64_t x[4] = {1, 3, -1, 8}, w[4] = {6, 3, 3, 3};
+		in4[i] = (OnnxSize){x[i], NULL, x[i] < 0 ? sym_parse_infix(&a, "t", "H", 1, &d) : poly_num(&a, x[i])};
+		w4[i] = (OnnxSize){w[i], NULL, poly_num(&a, w[i])};
+	}
+	tin = (OnnxType){F32, 4, in4, NULL};
+	tw = (OnnxType){F32, 4, w4, NULL};
+	ins[0] = &tin;
+	ins[1] = &tw;
+	memset(&g, 0, sizeof g);
+	f.n = conv;
+	f.op = ONNXOP_CONV;
+	onnx_infer(&f);
+	ck_assert_int_eq(g.rank, 4);
+	ck_assert_str_eq(sym_print(&a, g.d[1].e), "6");
+	ck_assert_str_eq(sym_print(&a, g.d[2].e), "H - 2");
+	ck_assert_str_eq(sym_print(&a, g.d[3].e), "6");
+	memset(&g, 0, sizeof g);
+	f.a = NULL;
+	onnx_infer(&f);
+	ck_assert_int_eq(g.calls, 1);
+	ck_assert_int_eq(g.elem, F32);
+	ck_assert_int_eq(g.rank, -1);
+	diag_free(&d);
+	arena_free(&a);
+}
+END_TEST
+
 static Suite *
 make_suite(void)
 {
@@ -579,6 +686,7 @@ make_suite(void)
 	tcase_add_test(c, if_takes_the_larger_branch);
 	tcase_add_test(c, bind_shape_checks_static_dims);
 	tcase_add_test(c, table_rows_are_documented);
+	tcase_add_test(c, one_rule_two_models);
 	suite_add_tcase(s, c);
 	return s;
 }

@@ -1388,8 +1388,15 @@ START_TEST(test_onnx_ops)
 	ck_assert_int_eq(onnx_op_find("", "NoSuchOp"), -1);
 	ck_assert_int_eq(onnx_op_find("", ""), -1);
 	ck_assert(fold_supported("Add") && fold_supported("Constant") && !fold_supported("Gelu"));
-	ck_assert(onnx_infer_known(ONNXOP_RESHAPE) && onnx_infer_known(ONNXOP_MS_FUSED_MAT_MUL));
-	ck_assert(!onnx_infer_known(ONNXOP_IF) && !onnx_infer_known(-1) && !onnx_infer_known(ONNXOP_COUNT));
+	ck_assert(onnx_infer_known(ONNXOP_RESHAPE, ONNX_MODEL_NAMES) &&
+	          onnx_infer_known(ONNXOP_MS_FUSED_MAT_MUL, ONNX_MODEL_NAMES));
+	ck_assert(!onnx_infer_known(ONNXOP_IF, ONNX_MODEL_NAMES) && !onnx_infer_known(-1, ONNX_MODEL_NAMES) &&
+	          !onnx_infer_known(ONNXOP_COUNT, ONNX_MODEL_NAMES));
+	/* a row serves the models its models column names */
+	ck_assert(onnx_infer_known(ONNXOP_RESHAPE, ONNX_MODEL_EXPRS));
+	ck_assert(onnx_infer_known(ONNXOP_CONSTANT, ONNX_MODEL_EXPRS) &&
+	          !onnx_infer_known(ONNXOP_CONSTANT, ONNX_MODEL_NAMES));
+	ck_assert(onnx_infer_known(ONNXOP_RANGE, ONNX_MODEL_NAMES) && !onnx_infer_known(ONNXOP_RANGE, ONNX_MODEL_EXPRS));
 }
 END_TEST
 
