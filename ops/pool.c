@@ -141,6 +141,8 @@ lower_avg_pool(LowerCtx *c, const Node *n, const OpRow *row)
 		const Dim *d = spatial_dims(n, sp);
 		const Value *ov = lower_out_tensor(c, n, 0);
 		double size = 1;
+		if (ov->rank < sp)
+			return lower_fail(c, n, "its output has fewer than %d dims", sp);
 		for (int i = 0; i < sp; i++) {
 			const Dim *o = &ov->dims[ov->rank - sp + i];
 			if (d[i].e || o->e || (o->v - 1) * st[i] - pads[i] + ks[i] > d[i].v + pads[i])
