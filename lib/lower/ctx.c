@@ -260,8 +260,7 @@ lower_encode(DType t, double v, void *out)
 	case DT_UINT32: { uint32_t x = (uint32_t)(int64_t)v; memcpy(out, &x, 4); break; }
 	case DT_INT64: { int64_t x = isinf(v) ? (v > 0 ? INT64_MAX : INT64_MIN) : (int64_t)v; memcpy(out, &x, 8); break; }
 	case DT_UINT64: { uint64_t x = (uint64_t)v; memcpy(out, &x, 8); break; }
-	default:
-		memset(out, 0, (size_t)dtype_size(t));
+	default:                /* complex, float8, unknown: no scalar form (callers' buffers hold 8 bytes) */
 		return -1;
 	}
 	return 0;

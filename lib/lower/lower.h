@@ -156,7 +156,8 @@ const char *lower_i64(LowerCtx *c, int64_t v);                       /* 0-d int6
 const char *lower_scalar(LowerCtx *c, DType t, double v);            /* 0-d of t */
 /* One element of t holding v, in bytes (2 for float16: rounded to nearest
  * even).  Returns 0, or -1 for a dtype without scalar constants (complex,
- * float8, quantized, unknown: a graph can name those), writing zeros. */
+ * float8, quantized, unknown: a graph can name those), writing nothing;
+ * out holds 8 bytes. */
 int lower_encode(DType t, double v, void *out);
 
 /* x cast from one dtype to another (x itself when equal). */
