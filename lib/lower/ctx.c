@@ -417,6 +417,10 @@ lower_finish(LowerCtx *c, const Node *n, int k, const char *x, DType from)
 	DType to = c->update ? lower_arg_value(n, "self")->dtype : v ? v->dtype : from;
 	const char *out;
 
+	if (!x) {               /* an operand a malformed node lacks (lower_tensor_arg said so) */
+		lower_fail(c, n, "output %d has no value", k);
+		return NULL;
+	}
 	if (from == to) {
 		lower_bind(c, n, k, x);
 		return x;
@@ -614,6 +618,9 @@ lower_finish_typed(LowerCtx *c, const Node *n, int k, const char *x, DType from)
 {
 	const char *r = lower_finish(c, n, k, x, from);
 	const Value *v = c->update ? lower_arg_value(n, "self") : lower_out_value(n, k);
+
+	if (!r)
+		return NULL;
 
 	/* x kept its helper name: give it the output's type, once */
 	if (r == x && v && strmap_get(c->producer, x) && !strmap_get(c->vinfo, x))

@@ -949,10 +949,10 @@ f_range(Ctx *c)
 			setd(&c->out[0], i, s->elem == ONNX_FLOAT ? (double)((float)a + (float)i * (float)d) : a + (double)i * d);
 		return 0;
 	}
-	int64_t a = geti(s, 0), b = geti(l, 0), d = geti(dl, 0);
-	if (d == 0)
-		return -1;
-	n = d > 0 ? (b > a ? (b - a + d - 1) / d : 0) : (a > b ? (a - b - d - 1) / -d : 0);
+	int64_t a = geti(s, 0), b = geti(l, 0), d = geti(dl, 0), span;
+	if (d == 0 || d == INT64_MIN || __builtin_sub_overflow(d > 0 ? b : a, d > 0 ? a : b, &span))
+		return -1;          /* no fold where the count would overflow: the runtime computes it */
+	n = span <= 0 ? 0 : span / (d > 0 ? d : -d) + (span % (d > 0 ? d : -d) != 0);
 	if (alloc_out(c, &c->out[0], s->elem, 1, &n))
 		return -1;
 	for (int64_t i = 0; i < n; i++)
