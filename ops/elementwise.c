@@ -154,8 +154,8 @@ lower_compare(LowerCtx *c, const Node *n, const OpRow *row)
 
 	if (!b)
 		return lower_fail(c, n, "no second operand");
-	if (strcmp(row->onnx, "NotEqual") == 0)
-		lower_result(c, n, "Not", DT_BOOL, 1, lower_op(c, "Equal", NULL, 2, a, b));
+	if (row->variant == OPV_NOT)
+		lower_result(c, n, "Not", DT_BOOL, 1, lower_op(c, row->onnx, NULL, 2, a, b));
 	else
 		lower_result(c, n, row->onnx, DT_BOOL, 2, a, b);
 	return 0;

@@ -85,8 +85,10 @@ enum {
 	OPV_MAX = 17 << 2,            /* lower_arg_reduce: max.dim, argmax; lower_adaptive_pool: max */
 	OPV_UNBIND = 18 << 2,         /* lower_split: unbind, parts of 1 squeezed */
 	OPV_FOR_SIZE = 19 << 2,       /* lower_constrain_range: _for_size, size >= 0 */
-	OPV_FORMULA = 20 << 2,        /* lower_gelu, _mish, _rms_norm: the formula, before
-	                                 the opset of the ONNX operator (the name's next row) */
+	OPV_NOT = 20 << 2,            /* lower_compare, lower_sym_compare: ne, Not of the ONNX op */
+	OPV_FORMULA = 21 << 2,        /* lower_gelu, _mish, _rms_norm: the formula, before
+	                                 the opset of the ONNX operator (the name's next row);
+	                                 the last value (test_ops bounds the column by it) */
 };
 
 struct OpRow {

@@ -154,8 +154,8 @@ lower_sym_compare(LowerCtx *c, const Node *n, const OpRow *row)
 	b = opnd(c, n, 1, t);
 	if (!a || !b)
 		return lower_fail(c, n, "needs two operands");
-	if (strcmp(row->onnx, "NotEqual") == 0)
-		lower_op(c, "Not", lower_out(c, n, 0), 1, lower_op(c, "Equal", NULL, 2, a, b));
+	if (row->variant == OPV_NOT)
+		lower_op(c, "Not", lower_out(c, n, 0), 1, lower_op(c, row->onnx, NULL, 2, a, b));
 	else
 		lower_op(c, row->onnx, lower_out(c, n, 0), 2, a, b);
 	return 0;

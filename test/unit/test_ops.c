@@ -161,6 +161,8 @@ static const struct {
 	{lower_adaptive_pool, OPV_MAX, "max"},
 	{lower_split, OPV_UNBIND, ".unbind."},
 	{lower_constrain_range, OPV_FOR_SIZE, "_for_size"},
+	{lower_compare, OPV_NOT, ".ne."},
+	{lower_sym_compare, OPV_NOT, ".ne"},
 };
 
 /* The lowerings that read the spatial rank (OpRow.sp). */
