@@ -78,6 +78,15 @@ torch-2.14/tiny_llama torch-2.14/hf_qwen2 torch-2.14/hf_mistral torch-2.14/hf_mi
 torch-2.14/hf_phi3 torch-2.14/hf_llama_dyn torch-2.6/hf_llama_dyn torch-2.6/attention_dyn
 "
 
+# Further fixtures that must pass, one list a file (a family's or a feature's;
+# "#" starts a comment): test/ort/expected/*.txt.
+for f in test/ort/expected/*.txt; do
+	[ -f "$f" ] || continue
+	while read -r l; do
+		EXPECTED="$EXPECTED ${l%%#*}"
+	done <"$f"
+done
+
 # One line list of each, to match " ID " against.
 expected_ids=" $(echo $EXPECTED) " opset23_ids=" $(echo $OPSET23) "
 

@@ -1904,6 +1904,35 @@ NEW_FIXTURES.append("tv_resnet18")
 DEFAULT_SET["2.14"].add("tv_resnet18")
 
 
+# --------------------------------------------------------------------------------------
+# Family files: test/models/families/NAME.py, one per op family, each run in this
+# module's namespace (so it uses r, SlimFixture, liven, flat_cat, ... directly) in name
+# order. A family file defines its fx_* builders and registers them with family(); its
+# fixtures are made by a full run for the torch versions it names.
+# --------------------------------------------------------------------------------------
+
+def family(names, versions=("2.14", "2.6"), decomp=True):
+    """Registers fx_NAME for each NAME (and NAME_decomp, its core-ATen twin, when decomp),
+    made by a full run of each torch version in versions."""
+    for n in names:
+        made = [n]
+        FIXTURES[n] = globals()["fx_" + n]
+        if decomp:
+            FIXTURES[n + "_decomp"] = decomposed(globals()[DECOMP_BUILDER.get(n, "fx_" + n)])
+            made.append(n + "_decomp")
+        NEW_FIXTURES.extend(made)
+        for v in versions:
+            DEFAULT_SET[v].update(made)
+
+
+_FAMILY_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "families")
+for _fam in sorted(os.listdir(_FAMILY_DIR)) if os.path.isdir(_FAMILY_DIR) else []:
+    if _fam.endswith(".py"):
+        _path = os.path.join(_FAMILY_DIR, _fam)
+        with open(_path) as _f:
+            exec(compile(_f.read(), _path, "exec"), globals())
+
+
 def default_names():
     """Fixtures a full run makes with the running torch."""
     sel = DEFAULT_SET["2.14" if TV >= (2, 9) else "2.6"]

@@ -77,6 +77,11 @@ expect "value: FAIL output 0 'Y': max abs err 1.0e-03 > atol 0.0001 at [1,2]"
 expect "shape: FAIL output 0 'Y': shape [2,3], expected [3,2]"
 check "tiny_add, --atol 1e-2 accepts the perturbed value" 1 $run "$model" $sd/tiny_add_perturbed --atol 1e-2
 expect "value: ok (max abs err 1.0e-03)"
+check "tiny_add, values beyond 10 (1e-5 of the value)" 1 $run "$model" $sd/tiny_add_big
+expect "near: ok (max abs err"
+expect "far: FAIL output 0 'Y': max abs err 5.0e-02 > atol 0.0001 or 1e-5 of the value at [1,0]"
+check "tiny_add, a manifest's stated tolerance" 0 $run "$model" $sd/tiny_add_tolerance
+expect "value: ok (max abs err 1.0e-03)"
 check "print-io" 0 $run --print-io "$model"
 expect "0 X float32 [2,batch]"
 check "float16/bfloat16/int64/bool (expect pass)" 0 $run $sd/dtypes.onnx $sd/dtypes

@@ -5,6 +5,8 @@
 //   tiny_add/            passes on build/test/tiny_add.onnx (made by
 //                        test/unit/test_onnxproto.c): Y = X + W, W = [[1.5], [-2]]
 //   tiny_add_perturbed/  must fail on it: one value off by 1e-3, one wrong shape
+//   tiny_add_big/        values beyond 10: off by 1e-5 of the value passes, more fails
+//   tiny_add_tolerance/  the perturbed value under a manifest's stated "tolerance"
 //   dtypes.onnx, dtypes/ float16, bfloat16, int64 and bool through onnxruntime
 
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -60,6 +62,32 @@ function addW(x, cols) {
         outputs: [f32('tiny_add_perturbed', 'value/out_0.npy', [2, 3], bad)] },
       { name: 'shape', inputs: [{ file: '../tiny_add/case0/in_0.npy', dtype: 'float32', shape: [2, 3] }],
         outputs: [f32('tiny_add_perturbed', 'shape/out_0.npy', [3, 2], addW(x0, 3))] },
+    ],
+  }));
+
+  // Values beyond 10 may be off by 1e-5 of themselves: 0.005 on 1001.5 passes,
+  // 0.02 fails.
+  const xb = Float32Array.from([1000, 2, 3, -4000, 5, 6]);
+  const near = addW(xb, 3), far = addW(xb, 3);
+  near[0] += 5e-3;
+  far[3] += 0.05;
+  write('tiny_add_big/manifest.json', json({
+    torch: 'none (hand-made for test/ort/selftest.sh; case near passes, case far fails)',
+    cases: [
+      { name: 'near', inputs: [f32('tiny_add_big', 'in_0.npy', [2, 3], xb)],
+        outputs: [f32('tiny_add_big', 'near/out_0.npy', [2, 3], near)] },
+      { name: 'far', inputs: [{ file: 'in_0.npy', dtype: 'float32', shape: [2, 3] }],
+        outputs: [f32('tiny_add_big', 'far/out_0.npy', [2, 3], far)] },
+    ],
+  }));
+
+  // A fixture's own stated bound: the perturbed value passes at atol 1e-2.
+  write('tiny_add_tolerance/manifest.json', json({
+    torch: 'none (hand-made for test/ort/selftest.sh)',
+    tolerance: { atol: 1e-2, why: 'selftest of a stated per-fixture bound' },
+    cases: [
+      { name: 'value', inputs: [{ file: '../tiny_add/case0/in_0.npy', dtype: 'float32', shape: [2, 3] }],
+        outputs: [{ file: '../tiny_add_perturbed/value/out_0.npy', dtype: 'float32', shape: [2, 3] }] },
     ],
   }));
 }
