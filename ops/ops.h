@@ -19,8 +19,9 @@
  *            names.
  * OPSET_MIN  the lowest target opset at which every ONNX operator the
  *            lowering can emit there exists with the semantics it uses
- * OPSET_MAX  the highest target opset the row is valid for (23, the newest
- *            opset we write, unless a later row of the same name takes over)
+ * OPSET_MAX  the highest target opset the row is valid for: NEWEST (the
+ *            newest opset we write, ONNX_OPSET_NEWEST) unless a later row of
+ *            the same name takes over
  * FLAGS      OPF_VIEW: the result aliases `self` (a view); the lowering must
  *            also handle LowerCtx.update (write a new view content back into
  *            `self`).  OPF_INPLACE: the result is written back into `self`

@@ -99,6 +99,10 @@ Onnx__ValueInfoProto *onnx_value_info(Arena *a, const char *name, int elem, int 
 /* Turns the collected lists into a GraphProto. */
 Onnx__GraphProto *onnx_graph_finish(OnnxGraph *g);
 
+/* The newest ai.onnx opset the converter writes: the top of the `opset`
+ * option's range and of every op row that no later row replaces. */
+#define ONNX_OPSET_NEWEST 23
+
 /* The IR version that goes with an ai.onnx opset (8 for 17-18 ... 11 for 23). */
 int onnx_ir_version(int opset);
 Onnx__ModelProto *onnx_model(Arena *a, Onnx__GraphProto *g, int opset, const char *producer_version);

@@ -30,7 +30,7 @@
  * line and column of the offending node) and are DIAG_INPUT. */
 
 #define OPTIONS_OPSET_MIN 17
-#define OPTIONS_OPSET_MAX 23
+#define OPTIONS_OPSET_MAX ONNX_OPSET_NEWEST
 
 typedef struct Options {
 	int opset;                      /* target ai.onnx opset, 17..23 */
