@@ -126,16 +126,27 @@ rm -f "$@"
 # Conversions, 8 fixtures a shell and $jobs shells at a time: MODEL.log gets
 # the converter's messages, MODEL.conv 0 when every conversion of the fixture
 # succeeded, else 1.
+# A fixture whose IODIR holds options.yaml (its own options, e.g. custom_ops:
+# or functions:; it must not set patterns, report or opset) is converted with
+# them each time: alone, then with the lines of none.yaml / o23.yaml added
+# (MODEL.yaml, MODEL-none.yaml, MODEL-o23.yaml).
 while read -r id f io model none o23; do
-	echo "$f $model $none $o23"
-done <"$list" | xargs -n 32 -P "$jobs" sh -c '
+	echo "$f $io $model $none $o23"
+done <"$list" | xargs -n 40 -P "$jobs" sh -c '
 	bin=$0 out=$1
 	shift
-	while [ $# -ge 4 ]; do
-		f=$1 model=$2 none=$3 o23=$4
-		shift 4
-		if "$bin" "$f" -o "$model" >"$model.log" 2>&1 && "$bin" "$f" -c "$out/none.yaml" -o "$none" >>"$model.log" 2>&1 &&
-			{ [ "$o23" = - ] || "$bin" "$f" -c "$out/o23.yaml" -o "$o23" >>"$model.log" 2>&1; }; then
+	while [ $# -ge 5 ]; do
+		f=$1 io=$2 model=$3 none=$4 o23=$5
+		shift 5
+		c= cnone=$out/none.yaml co23=$out/o23.yaml
+		if [ -f "$io/options.yaml" ]; then
+			c=${model%.onnx}.yaml cnone=${none%.onnx}.yaml co23=${model%.onnx}-o23.yaml
+			cp "$io/options.yaml" "$c"
+			cat "$io/options.yaml" "$out/none.yaml" >"$cnone"
+			cat "$io/options.yaml" "$out/o23.yaml" >"$co23"
+		fi
+		if "$bin" "$f" ${c:+-c "$c"} -o "$model" >"$model.log" 2>&1 && "$bin" "$f" -c "$cnone" -o "$none" >>"$model.log" 2>&1 &&
+			{ [ "$o23" = - ] || "$bin" "$f" -c "$co23" -o "$o23" >>"$model.log" 2>&1; }; then
 			echo 0 >"$model.conv"
 		else
 			echo 1 >"$model.conv"
