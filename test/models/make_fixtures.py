@@ -2157,6 +2157,14 @@ def generate_one(name, outdir):
             for k, v in ep.range_constraints.items()}
     if fx.notes:
         manifest["notes"] = fx.notes
+    # A builder may set fx.tolerance ({"atol": X, "why": "..."}: the ONNX op is itself
+    # approximate, test/ort/run.mjs) and fx.options (the text of NAME.io/options.yaml,
+    # the fixture's own conversion options, test/run-ort.sh).
+    if getattr(fx, "tolerance", None):
+        manifest["tolerance"] = fx.tolerance
+    if getattr(fx, "options", None):
+        with open(os.path.join(io_dir, "options.yaml"), "w") as f:
+            f.write(fx.options)
     for k, (desc, args) in enumerate(cases):
         case = "case%d" % k
         os.makedirs(os.path.join(io_dir, case))
