@@ -195,9 +195,15 @@ print_summary(FILE *f, const Pipeline *pl, int failed)
 	ReportStat top[3];
 	int ntop = pipeline_top_patterns(pl, top, 3);
 
-	if (failed)
+	int bundle = pl->kind == INPUT_BUNDLE;
+
+	if (failed && bundle)
+		fprintf(f, "yobx-export: %s: not converted (no capture converts)\n", pl->input);
+	else if (failed)
 		fprintf(f, "yobx-export: %s: not converted (%lld node%s could not be)\n", pl->input,
 		        (long long)pl->unsupported, pl->unsupported == 1 ? "" : "s");
+	else if (bundle)
+		fprintf(f, "yobx-export: %s (capture %s) -> %s\n", pl->input, pl->strategy, pl->out);
 	else
 		fprintf(f, "yobx-export: %s -> %s\n", pl->input, pl->out);
 	for (int i = 0; i < PHASE_COUNT; i++) {
@@ -208,7 +214,10 @@ print_summary(FILE *f, const Pipeline *pl, int failed)
 	}
 	fprintf(f, "  %-9s %10.6f s\n", "total", total);
 	if (failed) {
-		fprintf(f, "  nodes     %lld ATen\n", (long long)pl->aten_nodes);
+		if (!bundle)
+			fprintf(f, "  nodes     %lld ATen\n", (long long)pl->aten_nodes);
+	} else if (pl->kind == INPUT_ONNX) {
+		fprintf(f, "  nodes     %lld ONNX (opset %d)\n", (long long)pl->onnx_nodes, pl->opt.opset);
 	} else {
 		fprintf(f, "  nodes     %lld ATen -> %lld ONNX (opset %d)\n", (long long)pl->aten_nodes,
 		        (long long)pl->onnx_nodes, pl->opt.opset);
@@ -226,7 +235,8 @@ print_summary(FILE *f, const Pipeline *pl, int failed)
 		fprintf(f, "    %-36s -%s +%s\n", top[i].pattern, grouped(b1, sizeof b1, (double)top[i].removed),
 		        grouped(b2, sizeof b2, (double)top[i].added));
 	if (pl->report_path)
-		fprintf(f, "  report    %s%s\n", pl->report_path, failed ? " (sheet 'unsupported')" : "");
+		fprintf(f, "  report    %s%s\n", pl->report_path,
+		        !failed ? "" : bundle ? " (sheet 'captures')" : " (sheet 'unsupported')");
 }
 
 typedef struct Out {

@@ -115,6 +115,37 @@ typedef struct OnnxSource {
 	size_t len;
 } OnnxSource;
 
+/* ==== reading ONNX (load.c) ==== */
+
+/* An ONNX model given as input.  Its external data files stay mapped (and
+ * open) until onnx_input_close(); source is the first of them, for
+ * onnx_write() (fd -1 when the model has none). */
+typedef struct OnnxDataFile {
+	const char *location;   /* as the tensors name it, relative to the model's folder */
+	int fd;
+	const uint8_t *base;
+	size_t len;
+} OnnxDataFile;
+
+typedef struct OnnxInput {
+	Onnx__ModelProto *model;    /* in the arena */
+	OnnxSource source;
+	int nfile;
+	OnnxDataFile *files;
+	const uint8_t *map;         /* the .onnx file itself, when onnx_read_file() mapped it */
+	size_t map_len;
+} OnnxInput;
+
+/* Unpacks the ModelProto in buf[0..len) into the arena and points every
+ * external tensor at its bytes in dir/location, which then read as raw
+ * data (dir NULL: external data is an error, the model came from memory).  label names the model in messages.  Returns 0, or
+ * DIAG_INPUT (YE_ONNX_INPUT) with what is wrong. */
+int onnx_read(OnnxInput *in, Arena *a, const char *label, const uint8_t *buf, size_t len,
+              const char *dir, Diag *d);
+/* The same for the file at path (external data beside it). */
+int onnx_read_file(OnnxInput *in, Arena *a, const char *path, Diag *d);
+void onnx_input_close(OnnxInput *in);
+
 /* Writes m to path through path.tmp.<pid> (and path.data when some
  * initializer of at least ext_threshold bytes exists; ext_threshold < 0
  * disables external data unless the file would pass 2 GB; src may be NULL).  Marks those

@@ -238,6 +238,49 @@ opt_patterns(OptCtx *c, yaml_node_t *v)
 	return 0;
 }
 
+/* strategy: auto or one strategy name (strategy.def). */
+static int
+opt_strategy(OptCtx *c, yaml_node_t *v)
+{
+	const char *s = scalar(v);
+
+	if (s && strcmp(s, "auto") == 0)
+		return c->o->strategy = NULL, 0;
+	if (!s || pipeline_strategy_find(s) < 0)
+		return opt_err(c, v, arena_printf(c->a, "'strategy' needs auto or a strategy name (%s)%s%s%s",
+		                                  pipeline_strategy_names(c->a), s ? ", got '" : "",
+		                                  s ? s : "", s ? "'" : ""));
+	c->o->strategy = arena_strdup(c->a, s);
+	return 0;
+}
+
+/* fallback: a list of strategy names, each once. */
+static int
+opt_fallback(OptCtx *c, yaml_node_t *v)
+{
+	int n, k = 0;
+
+	if (v->type != YAML_SEQUENCE_NODE)
+		return opt_err(c, v, "'fallback' needs a list of strategy names");
+	n = (int)(v->data.sequence.items.top - v->data.sequence.items.start);
+	c->o->fallback = ARENA_ARRAY(c->a, const char *, n + 1);
+	for (yaml_node_item_t *it = v->data.sequence.items.start; it < v->data.sequence.items.top; it++) {
+		yaml_node_t *item = yaml_document_get_node(c->doc, *it);
+		const char *s = item ? scalar(item) : NULL;
+		if (!s || pipeline_strategy_find(s) < 0)
+			return opt_err(c, item ? item : v,
+			               arena_printf(c->a, "'fallback': unknown strategy '%s' (known: %s)",
+			                            s ? s : "", pipeline_strategy_names(c->a)));
+		for (int j = 0; j < k; j++)
+			if (strcmp(c->o->fallback[j], s) == 0)
+				return opt_err(c, item, arena_printf(c->a, "'fallback': '%s' is listed twice", s));
+		c->o->fallback[k++] = arena_strdup(c->a, s);
+	}
+	c->o->nfallback = k;
+	c->o->has_fallback = 1;
+	return 0;
+}
+
 static const struct OptKey {
 	const char *key;
 	OptFn fn;

@@ -8,10 +8,13 @@
 #include "pipeline/pipeline.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
+#include "pipeline/internal.h"
 #include "report/report.h"
 #include "lower/lower.h"
 #include "opt/opt.h"
@@ -24,8 +27,8 @@ const char *const phase_name[PHASE_COUNT] = {
 #undef X
 };
 
-static double
-now(void)
+double
+pipeline_now(void)
 {
 	struct timespec t;
 
@@ -47,12 +50,18 @@ pipeline_init(Pipeline *pl, Arena *a)
 	options_default(&pl->opt);
 	report_init(&pl->report, a);
 	pl->flops = -1;
+	pl->strategy = "torch.export (pt2)";
+	pl->bundle.zip.fd = -1;
+	pl->onnx.source.fd = -1;
 }
 
 void
 pipeline_close(Pipeline *pl)
 {
 	pt2_close(&pl->prog);
+	if (pl->kind == INPUT_BUNDLE)
+		zip_close(&pl->bundle.zip);
+	onnx_input_close(&pl->onnx);
 }
 
 char *
@@ -67,17 +76,67 @@ pipeline_report_path(Arena *a, const char *out)
 	return arena_printf(a, "%.*s.xlsx", (int)(dot - out), out);
 }
 
+/* 1 when path looks like an ONNX model: named .onnx, or starting with
+ * ModelProto's first field (ir_version, tag 0x08) where a zip has "PK". */
+static int
+onnx_sniff(const char *path)
+{
+	size_t n = strlen(path);
+	unsigned char c = 0;
+	int fd;
+
+	if (n > 5 && strcmp(path + n - 5, ".onnx") == 0)
+		return 1;
+	if ((fd = open(path, O_RDONLY)) < 0)
+		return 0;
+	if (read(fd, &c, 1) != 1)
+		c = 0;
+	close(fd);
+	return c == 0x08;
+}
+
+/* A text graph, an ONNX model, a capture bundle or a .pt2, told apart by
+ * content (a bundle is a zip holding capture.json). */
+static int
+read_input(Pipeline *pl, Diag *d)
+{
+	Diag quiet = {0};
+
+	if (irtext_sniff(pl->input)) {
+		pl->kind = INPUT_TEXT;
+		return irtext_load(&pl->prog, pl->input, d);
+	}
+	if (onnx_sniff(pl->input)) {
+		int rc;
+		pl->kind = INPUT_ONNX;
+		pl->strategy = "onnx";
+		rc = onnx_read_file(&pl->onnx, pl->a, pl->input, d);
+		pl->model = rc ? NULL : pl->onnx.model;
+		return rc;
+	}
+	if (zip_open(&pl->bundle.zip, pl->input, pl->a, &quiet) == 0) {
+		if (bundle_sniff(&pl->bundle.zip)) {
+			pl->kind = INPUT_BUNDLE;
+			diag_input(d, pl->input);
+			return bundle_read(&pl->bundle, pl->a, d);
+		}
+		zip_close(&pl->bundle.zip);
+	}
+	diag_free(&quiet);   /* pt2_load() says it again, with its context */
+	pl->kind = INPUT_PT2;
+	return pt2_load(&pl->prog, pl->input, d);
+}
+
 int
 pipeline_read(Pipeline *pl, Diag *d)
 {
-	double t = now();
+	double t = pipeline_now();
 	int rc = pl->options ? options_load(&pl->opt, pl->a, pl->options, d) : 0;
 
-	/* a text graph (docs/text-graph.md) or a .pt2, told apart by content */
 	if (!rc)
-		rc = irtext_sniff(pl->input) ? irtext_load(&pl->prog, pl->input, d) : pt2_load(&pl->prog, pl->input, d);
+		rc = read_input(pl, d);
 	pl->ran[PHASE_READ] = 1;
-	pl->seconds[PHASE_READ] = now() - t;
+	pl->seconds[PHASE_READ] = pipeline_now() - t;
 	return rc;
 }
 
@@ -197,6 +256,10 @@ count_flops(Pipeline *pl)
 	ReportNodeStat *ns = ARENA_ARRAY(pl->a, ReportNodeStat, g->n_node + 1);
 	int nns = 0;
 
+	/* a bundle's example inputs first: an ONNX capture has no samples */
+	if (pl->kind == INPUT_BUNDLE && pl->bundle.ninput == (int)g->n_input)
+		for (size_t i = 0; i < g->n_input; i++)
+			flops_bind_shape(f, g->input[i], pl->bundle.inputs[i].rank, pl->bundle.inputs[i].shape);
 	bind_samples(f, &pl->prog, g);
 	fn = flops_graph(f, g);
 	pl->flops = 0;
@@ -307,20 +370,43 @@ fill_extra(Pipeline *pl, double report_start)
 	report_text(r, "result", pl->model ? "converted"
 	            : arena_printf(a, "failed: %lld node%s not converted", (long long)pl->unsupported,
 	                           pl->unsupported == 1 ? "" : "s"));
-	report_text(r, "container", p->container);
-	report_text(r, "torch_version", p->torch_version);
-	report_text(r, "schema_version", arena_printf(a, "%d.%d", p->schema_major, p->schema_minor));
-	for (int i = 0; i < p->nverifier; i++)
-		ver = arena_printf(a, "%s%s%s (%s)", ver, i ? ", " : "", p->verifiers[i],
-		                   strcmp(p->verifiers[i], "ATEN") == 0 ? "core ATen"
-		                   : strcmp(p->verifiers[i], "TRAINING") == 0 ? "training IR" : "other");
-	report_text(r, "verifiers", p->nverifier ? ver : "none recorded");
-	if (p->aten_opset)
-		report_num(r, "aten_opset", p->aten_opset);
-	report_text(r, "capture_strategy", "torch.export (pt2)");
+	if (pl->kind == INPUT_BUNDLE) {
+		const Bundle *b = &pl->bundle;
+		report_text(r, "bundle_format_version", arena_printf(a, "%d", b->version));
+		report_text(r, "bundle_torch_version", b->torch_version ? b->torch_version : "not recorded");
+		report_text(r, "bundle_transformers_version",
+		            b->transformers_version ? b->transformers_version : "not recorded");
+		report_text(r, "bundle_model_class", b->model_class ? b->model_class : "not recorded");
+	}
+	if (p->graph) {
+		report_text(r, "container", p->container);
+		report_text(r, "torch_version", p->torch_version);
+		report_text(r, "schema_version", arena_printf(a, "%d.%d", p->schema_major, p->schema_minor));
+		for (int i = 0; i < p->nverifier; i++)
+			ver = arena_printf(a, "%s%s%s (%s)", ver, i ? ", " : "", p->verifiers[i],
+			                   strcmp(p->verifiers[i], "ATEN") == 0 ? "core ATen"
+			                   : strcmp(p->verifiers[i], "TRAINING") == 0 ? "training IR" : "other");
+		report_text(r, "verifiers", p->nverifier ? ver : "none recorded");
+		if (p->aten_opset)
+			report_num(r, "aten_opset", p->aten_opset);
+	} else if (pl->model) {
+		const Onnx__ModelProto *m = pl->model;
+		report_text(r, "container", arena_printf(a, "ONNX model (IR version %lld)", (long long)m->ir_version));
+		report_text(r, "producer", arena_printf(a, "%s %s", m->producer_name ? m->producer_name : "",
+		                                        m->producer_version ? m->producer_version : ""));
+	}
+	report_text(r, "capture_strategy", pl->strategy);
+	if (pl->winner) {
+		const PipelineStrategy *w = pl->winner;
+		report_num(r, "onnx_export_options_strict", w->strict);
+		report_text(r, "onnx_export_options_decomp", w->decomp);
+		report_num(r, "onnx_export_options_tracing", w->tracing);
+		report_num(r, "onnx_export_options_jit", w->jit);
+		report_num(r, "onnx_export_options_dynamo", w->dynamo);
+	}
 	for (int i = 0; i < options_count(); i++)
 		put_value(r, arena_printf(a, "option:%s", options_key(i)), options_value(&pl->opt, i));
-	pl->seconds[PHASE_REPORT] += now() - report_start;
+	pl->seconds[PHASE_REPORT] += pipeline_now() - report_start;
 	for (int i = 0; i < PHASE_COUNT; i++) {
 		double s = pl->opt.report_timings ? pl->seconds[i] : 0;
 		report_num(r, arena_printf(a, "time_%s_seconds", phase_name[i]), s);
@@ -364,54 +450,118 @@ count_ir_nodes(const Graph *g)
 /* ---- the phases in order ---- */
 
 int
-pipeline_run(Pipeline *pl, Diag *d)
+pipeline_convert(Pipeline *pl, Diag *d)
 {
-	double t, report_start = 0;
-	int rc = 0, rrc;
+	double t;
+	int rc = 0;
 
-	if (!pl->ran[PHASE_READ] && (rc = pipeline_read(pl, d)))
-		return rc;
-	pl->aten_nodes = pl->prog.graph ? count_ir_nodes(pl->prog.graph) : 0;
-
-	t = now();
-	rc = phase_lower(pl, d);
-	pl->ran[PHASE_LOWER] = 1;
-	pl->seconds[PHASE_LOWER] = now() - t;
-
+	if (pl->kind != INPUT_ONNX && !(pl->kind == INPUT_BUNDLE && pl->model)) {
+		pl->aten_nodes = pl->prog.graph ? count_ir_nodes(pl->prog.graph) : 0;
+		t = pipeline_now();
+		rc = phase_lower(pl, d);
+		pl->ran[PHASE_LOWER] = 1;
+		pl->seconds[PHASE_LOWER] = pipeline_now() - t;
+	}
 	if (!rc) {
-		t = now();
+		t = pipeline_now();
 		rc = phase_optimize(pl, d);
 		pl->ran[PHASE_OPTIMIZE] = 1;
-		pl->seconds[PHASE_OPTIMIZE] = now() - t;
+		pl->seconds[PHASE_OPTIMIZE] = pipeline_now() - t;
 		if (!pl->opt.report_timings)
 			for (int i = 0; i < pl->report.nstat; i++)
 				pl->report.stat[i].time_in = 0;
 	}
+	return rc;
+}
+
+/* An ONNX input keeps its own opset: an `opset` option that asks for
+ * another is an error, not a silent conversion between versions. */
+static int
+check_onnx_opset(Pipeline *pl, Diag *d)
+{
+	int own = 0;
+
+	for (size_t i = 0; i < pl->model->n_opset_import; i++)
+		if (!pl->model->opset_import[i]->domain || !*pl->model->opset_import[i]->domain)
+			own = (int)pl->model->opset_import[i]->version;
+	for (int i = 0; i < options_count(); i++)
+		if (strcmp(options_key(i), "opset") == 0 && pl->opt.given && pl->opt.given[i] && own &&
+		    pl->opt.opset != own)
+			return diag_report(d, YE_OPTIONS_VALUE, &(DiagAt){.file = pl->opt.label},
+			                   "'opset' is %d but the ONNX input %s is written for opset %d: an ONNX "
+			                   "input is optimized at its own opset (drop `opset:`)",
+			                   pl->opt.opset, pl->input, own);
+	if (own)
+		pl->opt.opset = own;
+	return 0;
+}
+
+/* The one row of the captures sheet of an input that is a single capture. */
+static void
+single_capture(Pipeline *pl, int rc, const Diag *d, int from, double seconds)
+{
+	const char *converted = "yes";
+
+	for (int i = from; rc && i < d->n; i++)
+		if (diag_info(d->items[i].code)->severity == DIAG_SEV_ERROR) {
+			size_t n = diag_format(&d->items[i], NULL, 0);
+			char *text = arena_alloc(pl->a, n + 1);
+			diag_format(&d->items[i], text, n + 1);
+			converted = text;
+			break;
+		}
+	report_capture(&pl->report, &(ReportCapture){pl->strategy, "yes", converted,
+	               rc ? -1 : (int64_t)pl->model->graph->n_node, -1,
+	               pl->opt.report_timings ? seconds : 0});
+}
+
+int
+pipeline_run(Pipeline *pl, Diag *d)
+{
+	double t, report_start = 0;
+	int rc = 0, rrc, from;
+
+	if (!pl->ran[PHASE_READ] && (rc = pipeline_read(pl, d)))
+		return rc;
+	from = d->n;
+	t = pipeline_now();
+	if (pl->kind == INPUT_BUNDLE) {
+		rc = pipeline_convert_bundle(pl, d);
+	} else {
+		if (pl->kind == INPUT_ONNX)
+			rc = check_onnx_opset(pl, d);
+		if (!rc)
+			rc = pipeline_convert(pl, d);
+		single_capture(pl, rc, d, from, pipeline_now() - t);
+	}
+
 	if (!rc) {
+		const Zip *z = pl->kind == INPUT_BUNDLE ? &pl->bundle.zip : pl->prog.zip;
+		const OnnxSource *src = pl->onnx.source.fd >= 0 && pl->model == pl->onnx.model
+		                        ? &pl->onnx.source
+		                        : z ? &(OnnxSource){z->fd, z->base, z->len} : NULL;
 		count_model(pl);
-		report_start = now();
+		report_start = pipeline_now();
 		if (pl->opt.report)
 			count_flops(pl);
-		pl->seconds[PHASE_REPORT] = now() - report_start;
+		pl->seconds[PHASE_REPORT] = pipeline_now() - report_start;
 
-		t = now();
-		rc = onnx_write(pl->a, pl->model, pl->out, pl->opt.external_data_threshold,
-		                pl->prog.zip ? &(OnnxSource){pl->prog.zip->fd, pl->prog.zip->base,
-		                                             pl->prog.zip->len} : NULL, d);
+		t = pipeline_now();
+		rc = onnx_write(pl->a, pl->model, pl->out, pl->opt.external_data_threshold, src, d);
 		pl->ran[PHASE_WRITE] = 1;
-		pl->seconds[PHASE_WRITE] = now() - t;
+		pl->seconds[PHASE_WRITE] = pipeline_now() - t;
 	}
 	if ((rc && rc != DIAG_CONVERT) || !pl->opt.report)
 		return rc;
 
-	report_start = now();
+	report_start = pipeline_now();
 	pl->ran[PHASE_REPORT] = 1;
 	fill_extra(pl, report_start);
-	t = now();
+	t = pipeline_now();
 	pl->report_path = pipeline_report_path(pl->a, pl->out);
 	if ((rrc = report_write(&pl->report, pl->report_path, d)))
 		pl->report_path = NULL;
-	pl->seconds[PHASE_REPORT] += now() - t;
+	pl->seconds[PHASE_REPORT] += pipeline_now() - t;
 	return rrc > rc ? rrc : rc;
 }
 

@@ -19,6 +19,7 @@
 #include "ir/ir.h"
 #include "onnx/onnx.h"
 #include "lower/lower.h"
+#include "read/read.h"
 #include "report/report.h"
 
 /* ==== options ==== */
@@ -45,6 +46,9 @@ typedef struct Options {
 	int report_timings;             /* 1: the report holds measured times; 0: zeros */
 	const char **given;             /* by key index: the value as the file wrote it, or NULL (arena) */
 	struct OptSelect *patterns;     /* optimizer rows to run (lib/opt/opt.h); NULL: the default set */
+	const char *strategy;           /* a bundle's capture to try first; NULL: auto */
+	int nfallback, has_fallback;    /* has_fallback: `fallback` was given */
+	const char **fallback;          /* strategy names, in order (arena) */
 } Options;
 
 /* The defaults: opset 18, no renames, 1 MiB threshold, no dim names,
@@ -66,6 +70,24 @@ const char *options_value(const Options *o, int i);
 /* Writes docs/options.md from the key table. */
 void options_write_doc(FILE *f);
 
+/* ==== capture strategies (capture.c) ==== */
+
+/* A capture strategy of the bundle format, a row of strategy.def. */
+typedef struct PipelineStrategy {
+	const char *name;
+	int strict;
+	const char *decomp;         /* "none", "default" or "empty" */
+	int tracing, jit, dynamo;
+	const char *what;
+} PipelineStrategy;
+
+extern const PipelineStrategy pipeline_strategies[];
+int pipeline_strategy_count(void);
+/* The row of name, or -1. */
+int pipeline_strategy_find(const char *name);
+/* "nostrict, strict, ..." (arena), for messages. */
+const char *pipeline_strategy_names(Arena *a);
+
 /* ==== pipeline ==== */
 
 /* X(ENUM, name): the phases in the order they run. */
@@ -85,9 +107,17 @@ typedef enum Phase {
 
 extern const char *const phase_name[PHASE_COUNT];
 
+/* What the input file is, told apart by content (pipeline_read). */
+typedef enum InputFile {
+	INPUT_PT2,                  /* torch.export.save's zip */
+	INPUT_TEXT,                 /* a text graph (docs/text-graph.md) */
+	INPUT_BUNDLE,               /* a capture bundle (docs/capture.md) */
+	INPUT_ONNX,                 /* an ONNX model: optimized and reported, not lowered */
+} InputFile;
+
 typedef struct Pipeline {
 	/* set by the caller */
-	const char *input;          /* the .pt2 file */
+	const char *input;          /* the .pt2, .yxc, .onnx or text graph file */
 	const char *options;        /* the options file, or NULL */
 	const char *out;            /* the ONNX file to write */
 	/* filled by pipeline_read() and pipeline_run() */
@@ -104,6 +134,11 @@ typedef struct Pipeline {
 	int64_t unsupported;        /* rows of the unsupported sheet */
 	double flops;               /* all nodes at the sample sizes; -1 when some is unknown */
 	int64_t flops_unknown;      /* nodes whose count is unknown */
+	InputFile kind;
+	Bundle bundle;              /* INPUT_BUNDLE */
+	OnnxInput onnx;             /* INPUT_ONNX, or a bundle's ONNX capture */
+	const char *strategy;       /* the capture written (the report's capture_strategy) */
+	const PipelineStrategy *winner;  /* a bundle's capture that converted, else NULL */
 } Pipeline;
 
 /* Zeroes pl (keeping input, options and out) and gives it the arena. */

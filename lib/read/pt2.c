@@ -323,6 +323,22 @@ pt2_load(Program *p, const char *path, Diag *d)
 	return read_program(&l) ? DIAG_INPUT : 0;
 }
 
+int
+pt2_load_mem(Program *p, const char *label, const uint8_t *buf, size_t len, int fd, Diag *d)
+{
+	Loader l = {.p = p, .a = p->arena, .d = d};
+
+	p->path = label;
+	p->zip = l.zip = ARENA_NEW(p->arena, Zip);
+	if (zip_open_mem(l.zip, label, buf, len, p->arena, d)) {
+		p->zip = NULL;
+		return DIAG_INPUT;
+	}
+	l.zip->fd = fd;
+	l.tensors = strmap_new(p->arena, 64);
+	return read_program(&l) ? DIAG_INPUT : 0;
+}
+
 void
 pt2_close(Program *p)
 {

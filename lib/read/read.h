@@ -199,7 +199,54 @@ int serde_tensor_meta(Arena *a, const char *label, const char *what, const Json 
  * messages naming the file, the entry and what is wrong.  pt2_close()
  * releases the mapping whatever the result. */
 int pt2_load(Program *p, const char *path, Diag *d);
+/* The same over a .pt2 already in memory (a stored entry of a capture
+ * bundle); label names it ("m.yxc:captures/nostrict.pt2") and fd is the
+ * file the bytes lie in (Zip.fd; -1 if none).  Nothing is unmapped. */
+int pt2_load_mem(Program *p, const char *label, const uint8_t *buf, size_t len, int fd, Diag *d);
 void pt2_close(Program *p);
+
+/* ==== bundle ==== */
+
+/* Capture bundles: the zip cmd/yobx_capture.py writes (docs/capture.md).
+ * capture.json lists every capture attempt (a strategy, ok or the error
+ * torch raised) and the example inputs and eager outputs; each successful
+ * capture is a stored entry (.pt2, .pt or .onnx), read in place. */
+
+typedef struct BundleTensor {
+	const char *file;       /* the entry */
+	DType dtype;
+	int rank;
+	int64_t *shape;
+	const uint8_t *data;    /* its bytes in the mapped bundle */
+} BundleTensor;
+
+typedef struct BundleAttempt {
+	const char *strategy;   /* "nostrict", "strict", ... */
+	int ok;                 /* 1: captured, file holds it */
+	const char *file;       /* "captures/nostrict.pt2" */
+	const uint8_t *data;    /* the capture's bytes in the mapped bundle */
+	size_t size;
+	const char *error_type, *error_message;   /* !ok: what torch raised */
+	double seconds;         /* the capture's time */
+} BundleAttempt;
+
+typedef struct Bundle {
+	Zip zip;                /* the bundle, mapped (opened by the caller) */
+	int version;
+	const char *torch_version, *transformers_version, *model_class;   /* NULL when absent */
+	int nattempt;
+	BundleAttempt *attempts;    /* in the order captured */
+	int ninput, noutput;
+	BundleTensor *inputs, *outputs;
+} Bundle;
+
+/* 1 when the open zip z is a capture bundle (it holds capture.json). */
+int bundle_sniff(const Zip *z);
+/* Reads capture.json of b->zip (already open) and checks every file it
+ * names.  Returns 0, or DIAG_INPUT with "m.yxc:capture.json:LINE:COL: what". */
+int bundle_read(Bundle *b, Arena *a, Diag *d);
+/* The attempt of strategy, or NULL when the bundle has none. */
+const BundleAttempt *bundle_attempt(const Bundle *b, const char *strategy);
 
 /* ==== irtext ==== */
 

@@ -184,6 +184,12 @@ report_unsupported(Report *r, const ReportUnsupported *u)
 	*REPORT_PUSH(r, unsupported, nunsupported, cap_unsupported) = *u;
 }
 
+void
+report_capture(Report *r, const ReportCapture *c)
+{
+	*REPORT_PUSH(r, capture, ncapture, cap_capture) = *c;
+}
+
 /* ---- text that Excel accepts -------------------------------------------- */
 
 /* Returns the length of the well-formed UTF-8 sequence at s that XML 1.0
@@ -428,6 +434,7 @@ write_extra(Writer *w, const Report *r)
 	note_cut(w, &s, "node_stats", r->nnode_stat);
 	note_cut(w, &s, "symbolic_flops", r->nflops);
 	note_cut(w, &s, "unsupported", r->nunsupported);
+	note_cut(w, &s, "captures", r->ncapture);
 	for (int i = 0; i < r->nkv && (int)s.row < REPORT_MAXROWS; i++) {
 		const ReportKV *kv = &r->kv[i];
 		s.row++;
@@ -625,6 +632,33 @@ write_symbolic_flops(Writer *w, const Report *r)
 	sheet_end(w, &s);
 }
 
+/* What was tried: one row per capture, in the order tried; a time or a
+ * node count that is not known is an empty cell. */
+static void
+write_captures(Writer *w, const Report *r)
+{
+	static const char *const head[] = {"strategy", "captured", "converted", "nodes",
+	                                   "capture_seconds", "convert_seconds"};
+	Sheet s;
+
+	if (!r->ncapture || sheet_begin(w, &s, "captures", head, 6) < 0)
+		return;
+	for (int i = 0; i < shown(r->ncapture); i++) {
+		const ReportCapture *c = &r->capture[i];
+		s.row = (lxw_row_t)i + 1;
+		put_text(w, &s, 0, c->strategy, NULL);
+		put_text(w, &s, 1, c->captured, NULL);
+		put_text(w, &s, 2, c->converted, NULL);
+		if (c->nodes >= 0)
+			put_num(w, &s, 3, (double)c->nodes, NUM_INT);
+		if (c->capture_seconds >= 0)
+			put_num(w, &s, 4, c->capture_seconds, NUM_SECONDS);
+		if (c->convert_seconds >= 0)
+			put_num(w, &s, 5, c->convert_seconds, NUM_SECONDS);
+	}
+	sheet_end(w, &s);
+}
+
 /* Only when the conversion failed; the workbook then opens on this sheet. */
 static void
 write_unsupported(Writer *w, const Report *r)
@@ -686,6 +720,7 @@ fill(lxw_workbook *wb, const Report *r)
 	write_stats_agg(&w, r);
 	write_node_stats(&w, r);
 	write_symbolic_flops(&w, r);
+	write_captures(&w, r);
 	write_unsupported(&w, r);
 	return w.err;
 }

@@ -3,8 +3,9 @@
  * The pipeline fills a Report as it runs; report_write() turns it into a
  * workbook with the sheets users read: extra (key/value facts), stats (one
  * row per optimizer event), stats_agg (stats summed per pattern), node_stats
- * (per ONNX op type), symbolic_flops (per node), and unsupported when the
- * conversion failed.  Rows keep insertion order except where a sheet is
+ * (per ONNX op type), symbolic_flops (per node), captures (what was
+ * tried: a bundle's strategies, or the one capture of a .pt2), and
+ * unsupported when the conversion failed.  Rows keep insertion order except where a sheet is
  * documented as sorted; the file is deterministic (fixed creation time). */
 #ifndef REPORT_H
 #define REPORT_H
@@ -41,15 +42,26 @@ typedef struct ReportUnsupported {
 	const char *reason;
 } ReportUnsupported;
 
+/* A captures row: one capture of the input (a bundle's strategy, or the
+ * one capture a .pt2 or .onnx file is). */
+typedef struct ReportCapture {
+	const char *strategy;
+	const char *captured;   /* "yes", or the capture's error */
+	const char *converted;  /* "yes", the first diagnostic, or "not tried" */
+	int64_t nodes;          /* ONNX nodes written, -1 when it did not convert */
+	double capture_seconds, convert_seconds;   /* -1: not known */
+} ReportCapture;
+
 typedef struct Report {
 	Arena *a;
-	int nkv, nstat, nnode_stat, nflops, nunsupported;
+	int nkv, nstat, nnode_stat, nflops, nunsupported, ncapture;
 	ReportKV *kv;
 	ReportStat *stat;
 	ReportNodeStat *node_stat;
 	ReportFlops *flops;
 	ReportUnsupported *unsupported;
-	int cap_kv, cap_stat, cap_node_stat, cap_flops, cap_unsupported;
+	ReportCapture *capture;
+	int cap_kv, cap_stat, cap_node_stat, cap_flops, cap_unsupported, cap_capture;
 } Report;
 
 void report_init(Report *r, Arena *a);
@@ -62,6 +74,7 @@ void report_opt_stat(void *ctx, const OptStat *s);
 void report_node_stat(Report *r, const ReportNodeStat *s);
 void report_flops(Report *r, const ReportFlops *f);
 void report_unsupported(Report *r, const ReportUnsupported *u);
+void report_capture(Report *r, const ReportCapture *c);
 
 /* Writes path (through a temporary file renamed into place).  Returns 0 or
  * DIAG_INPUT naming the file. */
