@@ -19,40 +19,6 @@
 #include "sym/sym.h"
 #include "core/core.h"
 
-const PipelineStrategy pipeline_strategies[] = {
-#define STRATEGY(name, strict, decomp, tracing, jit, dynamo, what) \
-	{name, strict, decomp, tracing, jit, dynamo, what},
-#include "strategy.def"
-#undef STRATEGY
-};
-
-enum { NSTRATEGY = sizeof pipeline_strategies / sizeof pipeline_strategies[0] };
-
-int
-pipeline_strategy_count(void)
-{
-	return NSTRATEGY;
-}
-
-int
-pipeline_strategy_find(const char *name)
-{
-	for (int i = 0; i < NSTRATEGY; i++)
-		if (strcmp(pipeline_strategies[i].name, name) == 0)
-			return i;
-	return -1;
-}
-
-const char *
-pipeline_strategy_names(Arena *a)
-{
-	const char *s = "";
-
-	for (int i = 0; i < NSTRATEGY; i++)
-		s = arena_printf(a, "%s%s%s", s, i ? ", " : "", pipeline_strategies[i].name);
-	return s;
-}
-
 /* The strategies to try, in order: the named strategy (if any), then the
  * fallback list (given, or the default order under auto); each once. */
 static int
@@ -67,7 +33,7 @@ order(const Options *o, const char **out)
 			if (!o->strategy || strcmp(o->fallback[i], o->strategy) != 0)
 				out[n++] = o->fallback[i];
 	} else if (!o->strategy) {
-		for (int i = 0; i < NSTRATEGY; i++)
+		for (int i = 0; i < pipeline_strategy_count(); i++)
 			out[n++] = pipeline_strategies[i].name;
 	}
 	return n;
@@ -249,7 +215,7 @@ int
 pipeline_convert_bundle(Pipeline *pl, Diag *d)
 {
 	const Bundle *bd = &pl->bundle;
-	const char **names = ARENA_ARRAY(pl->a, const char *, NSTRATEGY + 1);
+	const char **names = ARENA_ARRAY(pl->a, const char *, pipeline_strategy_count() + 1);
 	ReportCapture *rows;
 	const char **why;
 	int n = order(&pl->opt, names), won = -1;

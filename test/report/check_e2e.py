@@ -36,6 +36,8 @@ SHEETS = OrderedDict([
     ("stats_agg", ["pattern", "removed", "added", "time_in", "instances", "events"]),
     ("node_stats", ["op_type", "count", "flops"]),
     ("symbolic_flops", ["op_type", "node_name", "symbolic_flops", "flops"]),
+    ("captures", ["strategy", "captured", "converted", "nodes", "capture_seconds",
+                  "convert_seconds"]),
 ])
 UNSUPPORTED = ["node", "target", "frame", "reason"]
 PHASES = ["read", "lower", "optimize", "write", "report"]
@@ -209,6 +211,7 @@ def check_ok(onnx_path, xlsx_path, io_dir, mode):
     check(kv.get("output") == onnx_path, "output names the ONNX file", kv.get("output"))
     check_times(kv, mode, ["read", "lower", "write", "report"])
     check(kv.get("onnx_nodes") == len(g.nodes), "onnx_nodes", (kv.get("onnx_nodes"), len(g.nodes)))
+    check_captures(wb, kv, True)
     check(kv.get("onnx_initializers") == len(g.inits), "onnx_initializers")
     check(kv.get("onnx_initializer_bytes") == sum(t.nbytes for t in g.inits.values()),
           "onnx_initializer_bytes", (kv.get("onnx_initializer_bytes"), sum(t.nbytes for t in g.inits.values())))
@@ -273,6 +276,22 @@ def check_ok(onnx_path, xlsx_path, io_dir, mode):
           "flops_total", (kv.get("flops_total"), sum(r["flops"] for r in sf)))
 
 
+def check_captures(wb, kv, ok):
+    """A .pt2 is a bundle of one: one captures row, the capture written (or not)."""
+    cap = rows(wb["captures"])
+    check(len(cap) == 1 and cap[0]["strategy"] == "torch.export (pt2)" and cap[0]["captured"] == "yes",
+          "captures: one row, the .pt2 itself", cap)
+    if not cap:
+        return
+    if ok:
+        check(cap[0]["converted"] == "yes" and cap[0]["nodes"] == kv.get("onnx_nodes"),
+              "captures: converted, with the written node count", cap[0])
+    else:
+        check(isinstance(cap[0]["converted"], str) and "no ONNX lowering" in cap[0]["converted"]
+              and cap[0]["nodes"] is None, "captures: not converted, the first diagnostic", cap[0])
+    check(cap[0]["capture_seconds"] is None, "captures: a .pt2 records no capture time", cap[0])
+
+
 def check_failed(xlsx_path, want):
     wb = openpyxl.load_workbook(xlsx_path)
     sheets = OrderedDict(SHEETS)
@@ -295,6 +314,7 @@ def check_failed(xlsx_path, want):
     check(all(r["reason"] == "no ONNX lowering" for r in un), "unsupported reasons",
           [r["reason"] for r in un])
     check(not rows(wb["node_stats"]) and not rows(wb["symbolic_flops"]), "no node_stats, no symbolic_flops")
+    check_captures(wb, kv, False)
 
 
 def jobs(argv):

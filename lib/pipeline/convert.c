@@ -1,0 +1,119 @@
+/* convert.c: one capture's conversion, lowering then optimizing, timed,
+ * shared by the single-capture path (pipeline.c) and the bundle path
+ * (capture.c).  When lowering fails, the diagnostics that name a node
+ * become the report's unsupported rows. */
+#include "pipeline/pipeline.h"
+
+#include <string.h>
+#include <time.h>
+
+#include "pipeline/internal.h"
+#include "lower/lower.h"
+#include "opt/opt.h"
+#include "core/core.h"
+
+double
+pipeline_now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* ---- lower: and, when it fails, the unsupported rows ---- */
+
+static const char *
+keep(Arena *a, const char *s)
+{
+	return s ? arena_strdup(a, s) : NULL;
+}
+
+/* One row per diagnostic that names a node (its name, target, frame and
+ * reason); when none does (an input of a type ONNX lacks, an output kind),
+ * one row per diagnostic, with no node and its text as the reason. */
+static void
+collect_unsupported(Pipeline *pl, const Diag *d, int from)
+{
+	int named = 0;
+
+	for (int i = from; i < d->n; i++) {
+		const DiagItem *it = &d->items[i];
+		if (!it->at.node)
+			continue;
+		report_unsupported(&pl->report, &(ReportUnsupported){keep(pl->a, it->at.node),
+		                   keep(pl->a, it->at.target ? it->at.target : ""), keep(pl->a, it->at.frame),
+		                   keep(pl->a, it->message)});
+		pl->unsupported++;
+		named++;
+	}
+	for (int i = from; i < d->n && !named; i++) {
+		size_t n = diag_format(&d->items[i], NULL, 0);
+		char *text = arena_alloc(pl->a, n + 1);
+		diag_format(&d->items[i], text, n + 1);
+		report_unsupported(&pl->report, &(ReportUnsupported){"", "", NULL, text});
+		pl->unsupported++;
+	}
+}
+
+static int
+phase_lower(Pipeline *pl, Diag *d)
+{
+	int from = d->n;
+	int rc = lower_program(&pl->prog, options_lower(&pl->opt, &(LowerOptions){0}), pl->a, &pl->model, d);
+
+	if (rc) {
+		pl->model = NULL;
+		if (rc == DIAG_CONVERT)
+			collect_unsupported(pl, d, from);
+	}
+	return rc;
+}
+
+/* ---- optimize ----
+ * The optimizer (lib/opt/opt.h) rewrites pl->model in place with the rows the
+ * `patterns` option selects and adds one ReportStat per event.
+ * pipeline_run() times this phase, zeroes the events' time_in when
+ * report_timings is false, and counts the nodes after it. */
+static int
+phase_optimize(Pipeline *pl, Diag *d)
+{
+	return opt_model(pl->model, pl->a, pl->opt.patterns, &(OptLog){report_opt_stat, &pl->report}, NULL, d);
+}
+
+static int64_t
+count_ir_nodes(const Graph *g)
+{
+	int64_t n = g->nnode;
+
+	for (int i = 0; i < g->nnode; i++)
+		for (int j = 0; j < g->nodes[i]->nin; j++)
+			if (g->nodes[i]->in[j].arg.kind == ARG_GRAPH && g->nodes[i]->in[j].arg.u.g)
+				n += count_ir_nodes(g->nodes[i]->in[j].arg.u.g);
+	return n;
+}
+
+int
+pipeline_convert(Pipeline *pl, Diag *d)
+{
+	double t;
+	int rc = 0;
+
+	if (pl->kind != INPUT_ONNX && !(pl->kind == INPUT_BUNDLE && pl->model)) {
+		pl->aten_nodes = pl->prog.graph ? count_ir_nodes(pl->prog.graph) : 0;
+		t = pipeline_now();
+		rc = phase_lower(pl, d);
+		pl->ran[PHASE_LOWER] = 1;
+		pl->seconds[PHASE_LOWER] = pipeline_now() - t;
+	}
+	if (!rc) {
+		t = pipeline_now();
+		rc = phase_optimize(pl, d);
+		pl->ran[PHASE_OPTIMIZE] = 1;
+		pl->seconds[PHASE_OPTIMIZE] = pipeline_now() - t;
+		if (!pl->opt.report_timings)
+			for (int i = 0; i < pl->report.nstat; i++)
+				pl->report.stat[i].time_in = 0;
+	}
+	return rc;
+}
