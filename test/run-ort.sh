@@ -11,6 +11,9 @@
 # Each fixture is also converted with `patterns: none` (VER-NAME-none.onnx)
 # and run on the same cases: the lowering alone must match torch too, so an
 # optimizer rewrite can never hide a lowering bug (nor cause a regression).
+# Each default conversion is then read back as an ONNX input and optimized
+# again (re/VER-NAME.onnx, the `.onnx` input path): it must not be larger
+# (with its .data) and must match torch on the same cases.
 # The fixtures in OPSET23 are converted at `opset: 23` too (VER-NAME-o23.onnx,
 # same cases, same node process): the patterns that need it (Attention with
 # is_causal and grouped-query heads, RMSNormalization) must match torch.
@@ -104,6 +107,8 @@ fi
 mkdir -p "$out"
 printf 'patterns: none\nreport: false\n' >"$out/none.yaml"
 printf 'opset: 23\nreport: false\n' >"$out/o23.yaml"
+printf 'report: false\n' >"$out/re.yaml"
+mkdir -p "$out/re"
 
 # The fixtures, one a line: ID PT2 IODIR MODEL NONE O23 (O23 is - when the
 # fixture is not in OPSET23), in glob order; what an earlier run left of
@@ -119,7 +124,7 @@ for f in test/models/torch-*/*.pt2; do
 	stem=$out/$ver-$name
 	case $opset23_ids in *" $ver/$name "*) o23=$stem-o23.onnx ;; *) o23=- ;; esac
 	echo "$ver/$name $f $io $stem.onnx $stem-none.onnx $o23"
-	set -- "$@" "$stem".* "$stem"-none.* "$stem"-o23.*
+	set -- "$@" "$stem".* "$stem"-none.* "$stem"-o23.* "$out/re/${stem##*/}".*
 done >"$list"
 rm -f "$@"
 
@@ -145,8 +150,13 @@ done <"$list" | xargs -n 40 -P "$jobs" sh -c '
 			cat "$io/options.yaml" "$out/none.yaml" >"$cnone"
 			cat "$io/options.yaml" "$out/o23.yaml" >"$co23"
 		fi
+		re=$out/re/${model##*/}   # the same base name: the same .data location in it
 		if "$bin" "$f" ${c:+-c "$c"} -o "$model" >"$model.log" 2>&1 && "$bin" "$f" -c "$cnone" -o "$none" >>"$model.log" 2>&1 &&
-			{ [ "$o23" = - ] || "$bin" "$f" -c "$co23" -o "$o23" >>"$model.log" 2>&1; }; then
+			{ [ "$o23" = - ] || "$bin" "$f" -c "$co23" -o "$o23" >>"$model.log" 2>&1; } &&
+			"$bin" "$model" -c "$out/re.yaml" -o "$re" >>"$model.log" 2>&1 &&
+			{ size() { s=0; for x in "$@"; do [ -f "$x" ] && s=$((s + $(wc -c <"$x"))); done; echo $s; }
+			  [ "$(size "$re" "$re.data")" -le "$(size "$model" "$model.data")" ] ||
+			  { echo "$re: optimized again, larger than $model" >>"$model.log"; false; }; }; then
 			echo 0 >"$model.conv"
 		else
 			echo 1 >"$model.conv"
@@ -158,7 +168,9 @@ tab=$(printf '\t')
 while read -r id f io model none o23; do
 	first_line "$model.conv"
 	[ "$line" = 0 ] || continue
-	if [ "$o23" = - ]; then models=$model$tab$none; else models=$model$tab$none$tab$o23; fi
+	models=$model$tab$none
+	[ "$o23" = - ] || models=$models$tab$o23
+	models=$models$tab$out/re/${model##*/}
 	echo "$model.ort$tab$models$tab$io"
 done <"$list" >"$out/ort.jobs"
 i=0 pids=
