@@ -1,7 +1,8 @@
 # mk/install.mk: the man page and `make install` / `make uninstall`.
 # Included from the Makefile, after its rules.
 #
-#   make install   PREFIX=/usr/local DESTDIR=   the binary, the man page, the docs
+#   make install   PREFIX=/usr/local DESTDIR=   the binary, yobx-capture (cmd/yobx_capture.py,
+#                                               the capture helper), the man page, the docs
 #   make uninstall PREFIX=/usr/local DESTDIR=   removes exactly those files
 #
 # PREFIX is where the files are to live; DESTDIR, when set, is prepended to
@@ -41,6 +42,7 @@ man: $(B)/yobx-export.1
 install: $(B)/yobx-export $(B)/yobx-export.1
 	$(INSTALL) -d "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(MANDIR)/man1" "$(DESTDIR)$(DOCDIR)/docs"
 	$(INSTALL) -m 755 $(B)/yobx-export "$(DESTDIR)$(BINDIR)/yobx-export"
+	$(INSTALL) -m 755 cmd/yobx_capture.py "$(DESTDIR)$(BINDIR)/yobx-capture"
 	$(INSTALL) -m 644 $(B)/yobx-export.1 "$(DESTDIR)$(MANDIR)/man1/yobx-export.1"
 	for f in $(DOC_FILES); do $(INSTALL) -m 644 $$f "$(DESTDIR)$(DOCDIR)/$$f" || exit 1; done
 
@@ -49,7 +51,7 @@ install: $(B)/yobx-export $(B)/yobx-export.1
 # shared with other programs and stay.  rmdir, not rm -r: a file someone
 # else put in share/doc/yobx-export stays, and rmdir says so and fails.
 uninstall:
-	rm -f "$(DESTDIR)$(BINDIR)/yobx-export" "$(DESTDIR)$(MANDIR)/man1/yobx-export.1"
+	rm -f "$(DESTDIR)$(BINDIR)/yobx-export" "$(DESTDIR)$(BINDIR)/yobx-capture" "$(DESTDIR)$(MANDIR)/man1/yobx-export.1"
 	for f in $(DOC_FILES); do rm -f "$(DESTDIR)$(DOCDIR)/$$f"; done
 	[ ! -d "$(DESTDIR)$(DOCDIR)/docs" ] || rmdir "$(DESTDIR)$(DOCDIR)/docs"
 	[ ! -d "$(DESTDIR)$(DOCDIR)" ] || rmdir "$(DESTDIR)$(DOCDIR)"

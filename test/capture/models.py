@@ -52,6 +52,13 @@ def only_decomposed():
     return _seeded(LossModel()), (_x(3, 4), _x(3, 4, seed=2))
 
 
+def _exporting():
+    """torch.compiler.is_exporting() (torch 2.7+); is_compiling() before, which
+    torch.export also sets while it traces."""
+    f = getattr(torch.compiler, "is_exporting", None)
+    return f() if f else torch.compiler.is_compiling()
+
+
 class RefusesExport(nn.Module):
     """Raises under torch.export; torch.fx tracing evaluates that Python check once, at
     tracing time, so the traced module exports: only `tracing` captures."""
@@ -60,7 +67,7 @@ class RefusesExport(nn.Module):
         self.fc = nn.Linear(4, 2)
 
     def forward(self, x):
-        if torch.compiler.is_exporting():
+        if _exporting():
             raise RuntimeError("this model refuses torch.export")
         return torch.tanh(self.fc(x))
 

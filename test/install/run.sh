@@ -4,7 +4,7 @@
 # Installs into a temporary DESTDIR (with a space in it, for the quoting)
 # under PREFIX=/opt/yobx, beside two files that belong to other programs,
 # and checks
-#  - exactly the expected files are there: bin/yobx-export,
+#  - exactly the expected files are there: bin/yobx-export, bin/yobx-capture,
 #    share/man/man1/yobx-export.1, share/doc/yobx-export/README.md and
 #    docs/*.md, the docs the same bytes as the sources;
 #  - the installed binary runs and says the version of configure.ac's AC_INIT;
@@ -42,6 +42,7 @@ fi
 {
 	echo "$root/bin/other-tool"
 	echo "$root/share/man/man1/other-tool.1"
+	echo "$root/bin/yobx-capture"
 	echo "$root/bin/yobx-export"
 	echo "$root/share/man/man1/yobx-export.1"
 	echo "$root/share/doc/yobx-export/README.md"
@@ -53,6 +54,9 @@ for f in README.md docs/*.md; do
 	cmp -s "$f" "$root/share/doc/yobx-export/$f" && ok || ko "installed $f differs from the source"
 done
 [ -x "$root/bin/yobx-export" ] && ok || ko "bin/yobx-export is not executable"
+[ -x "$root/bin/yobx-capture" ] && ok || ko "bin/yobx-capture is not executable"
+cmp -s cmd/yobx_capture.py "$root/bin/yobx-capture" && ok || ko "bin/yobx-capture differs from cmd/yobx_capture.py"
+head -n 1 "$root/bin/yobx-capture" | grep -q '^#!/usr/bin/env python3$' && ok || ko "bin/yobx-capture has no python3 #! line"
 
 got=$("$root/bin/yobx-export" --version 2>&1)
 [ "$got" = "yobx-export $version" ] && ok || ko "installed --version says '$got', want 'yobx-export $version'"
