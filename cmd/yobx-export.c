@@ -216,7 +216,7 @@ print_summary(FILE *f, const Pipeline *pl, int failed)
 	if (failed) {
 		if (!bundle)
 			fprintf(f, "  nodes     %lld ATen\n", (long long)pl->aten_nodes);
-	} else if (pl->kind == INPUT_ONNX) {
+	} else if (pl->kind == INPUT_ONNX || !pl->prog.graph) {
 		fprintf(f, "  nodes     %lld ONNX (opset %d)\n", (long long)pl->onnx_nodes, pl->opt.opset);
 	} else {
 		fprintf(f, "  nodes     %lld ATen -> %lld ONNX (opset %d)\n", (long long)pl->aten_nodes,
@@ -294,7 +294,7 @@ main(int argc, char **argv)
 	pipeline_init(&pl, &arena);
 	if (cli.print) {
 		if (!(rc = pipeline_read(&pl, &d)))
-			ir_print(stdout, &pl.prog);
+			rc = pipeline_print(&pl, stdout, &d);
 	} else {
 		/* read, lower, optimize, write, report: the optimizer's call goes in
 		 * phase_optimize() in lib/pipeline/pipeline.c (marked OPTIMIZER). */

@@ -10,6 +10,7 @@
  * one note per try says why and an error closes the list. */
 #include "pipeline/pipeline.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "pipeline/internal.h"
@@ -201,6 +202,8 @@ try_capture(Pipeline *pl, const BundleAttempt *at, Diag *sub)
 		if ((rc = onnx_read(&pl->onnx, pl->a, label, at->data, at->size, NULL, sub)))
 			return rc;
 		pl->model = pl->onnx.model;
+		if ((rc = pipeline_onnx_opset(pl, sub)))
+			return rc;
 		return pipeline_convert(pl, sub);
 	}
 	if (strcmp(e, ".pt") == 0)
@@ -218,7 +221,7 @@ pipeline_convert_bundle(Pipeline *pl, Diag *d)
 	const char **names = ARENA_ARRAY(pl->a, const char *, pipeline_strategy_count() + 1);
 	ReportCapture *rows;
 	const char **why;
-	int n = order(&pl->opt, names), won = -1;
+	int n = order(&pl->opt, names), won = -1, opset = pl->opt.opset;
 
 	rows = ARENA_ARRAY(pl->a, ReportCapture, n + 1);
 	why = ARENA_ARRAY(pl->a, const char *, n + 1);
@@ -243,6 +246,7 @@ pipeline_convert_bundle(Pipeline *pl, Diag *d)
 			continue;
 		}
 		t = pipeline_now();
+		pl->opt.opset = opset;   /* an ONNX capture set its own */
 		if (try_capture(pl, at, &sub) || errors(&sub, 0))
 			r->converted = errors(&sub, 0) > 1
 			               ? arena_printf(pl->a, "%s (and %d more)", first_error(pl->a, &sub, 0),
@@ -282,5 +286,53 @@ pipeline_convert_bundle(Pipeline *pl, Diag *d)
 		                   "none of the %d captures tried converts (the notes above say why)", n);
 	pl->strategy = names[won];
 	pl->winner = &pipeline_strategies[pipeline_strategy_find(names[won])];
+	return 0;
+}
+
+int
+pipeline_print(Pipeline *pl, FILE *f, Diag *d)
+{
+	const char **names;
+	int n;
+
+	if (pl->kind == INPUT_ONNX) {
+		const char *slash = strrchr(pl->input, '/');
+		onnx_print(f, pl->model, slash ? arena_printf(pl->a, "%.*s", (int)(slash - pl->input), pl->input) : ".");
+		return 0;
+	}
+	if (pl->kind != INPUT_BUNDLE) {
+		ir_print(f, &pl->prog);
+		return 0;
+	}
+	fprintf(f, "bundle %s: format %d, torch %s, model %s\n", pl->input, pl->bundle.version,
+	        pl->bundle.torch_version ? pl->bundle.torch_version : "(not recorded)",
+	        pl->bundle.model_class ? pl->bundle.model_class : "(not recorded)");
+	for (int i = 0; i < pl->bundle.nattempt; i++) {
+		const BundleAttempt *at = &pl->bundle.attempts[i];
+		fprintf(f, "  %-16s %s%s%s\n", at->strategy, at->ok ? at->file : at->error_type,
+		        at->ok ? "" : ": ", at->ok ? "" : at->error_message);
+	}
+	names = ARENA_ARRAY(pl->a, const char *, pipeline_strategy_count() + 1);
+	n = order(&pl->opt, names);
+	for (int i = 0; i < n; i++) {
+		const BundleAttempt *at = bundle_attempt(&pl->bundle, names[i]);
+		const char *label;
+		if (!at || !at->ok || (strcmp(ext(at->file), ".pt2") && strcmp(ext(at->file), ".onnx")))
+			continue;
+		label = arena_printf(pl->a, "%s:%s", pl->input, at->file);
+		fprintf(f, "capture %s (%s), the first in the `fallback` order that reads:\n", at->strategy, at->file);
+		if (strcmp(ext(at->file), ".onnx") == 0) {
+			int rc = onnx_read(&pl->onnx, pl->a, label, at->data, at->size, NULL, d);
+			if (!rc)
+				onnx_print(f, pl->onnx.model, NULL);
+			return rc;
+		}
+		diag_input(d, pl->input);
+		if (pt2_load_mem(&pl->prog, label, at->data, at->size, pl->bundle.zip.fd, d))
+			return d->code;
+		ir_print(f, &pl->prog);
+		return 0;
+	}
+	fprintf(f, "no capture in the `fallback` order is a .pt2 or .onnx file\n");
 	return 0;
 }

@@ -117,3 +117,25 @@ pipeline_convert(Pipeline *pl, Diag *d)
 	}
 	return rc;
 }
+
+/* An ONNX input keeps its own opset: an `opset` option that asks for
+ * another is an error, not a silent conversion between versions. */
+int
+pipeline_onnx_opset(Pipeline *pl, Diag *d)
+{
+	int own = 0;
+
+	for (size_t i = 0; i < pl->model->n_opset_import; i++)
+		if (!pl->model->opset_import[i]->domain || !*pl->model->opset_import[i]->domain)
+			own = (int)pl->model->opset_import[i]->version;
+	for (int i = 0; i < options_count(); i++)
+		if (strcmp(options_key(i), "opset") == 0 && pl->opt.given && pl->opt.given[i] && own &&
+		    pl->opt.opset != own)
+			return diag_report(d, YE_OPTIONS_VALUE, &(DiagAt){.file = pl->opt.label},
+			                   "'opset' is %d but the ONNX input %s is written for opset %d: an ONNX "
+			                   "input is optimized at its own opset (drop `opset:`)",
+			                   pl->opt.opset, pl->input, own);
+	if (own)
+		pl->opt.opset = own;
+	return 0;
+}

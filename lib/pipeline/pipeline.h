@@ -148,6 +148,11 @@ int pipeline_read(Pipeline *pl, Diag *d);
 /* Every phase (reading first unless pipeline_read() already ran).  Returns
  * 0, DIAG_CONVERT or DIAG_INPUT, with the messages in d. */
 int pipeline_run(Pipeline *pl, Diag *d);
+/* --print, after pipeline_read(): the IR of a .pt2 or text graph; an ONNX
+ * input as onnx_print() renders it; for a bundle, its attempts and then
+ * the first capture in the options' order that reads.  Returns 0 or the
+ * Diag's code. */
+int pipeline_print(Pipeline *pl, FILE *f, Diag *d);
 /* Releases the mapped input (the arena is the caller's). */
 void pipeline_close(Pipeline *pl);
 

@@ -66,5 +66,20 @@ only_tracing||0|tracing
 only_tracing|fallback: [nostrict, strict, nostrict-dec]\n|1|-
 output_mismatch||1|-
 LIST
+# --print: a bundle's attempts and the first capture that reads; an ONNX input.
+p=$out/print.txt
+if "$bin" test/models/bundles/only_tracing.yxc --print >"$p" 2>&1 &&
+	grep -q "^  nostrict         RuntimeError: this model refuses torch.export$" "$p" &&
+	grep -q "^capture tracing (captures/tracing.pt2)" "$p" && grep -q "^graph " "$p"; then
+	ok
+else
+	bad "--print of a bundle:"; sed 's/^/  /' "$p"
+fi
+if "$bin" "$out/every_strategy-0.onnx" --print >"$p" 2>&1 && grep -q "^ir_version .*opsets ai.onnx:18" "$p"; then
+	ok
+else
+	bad "--print of an ONNX input:"; sed 's/^/  /' "$p"
+fi
+
 echo "capture: $pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -205,6 +205,25 @@ START_TEST(output_check_rejects_a_mismatch)
 }
 END_TEST
 
+/* An ONNX capture is optimized at its own opset; a .pt2 capture tried after
+ * it is lowered at the options' opset, not the ONNX capture's. */
+START_TEST(onnx_capture_opset_does_not_leak)
+{
+	Run r;
+
+	run(&r, BUNDLE("every_strategy"), "strategy: onnxscript\nfallback: [nostrict]\nopset: 17\n");
+	ck_assert_int_eq(r.rc, 0);
+	ck_assert_str_eq(r.pl.strategy, "nostrict");
+	ck_assert_int_eq(r.pl.opt.opset, 17);
+	ck_assert(strstr(test_diag_text(&r.d), "is written for opset 20"));
+	done(&r);
+	run(&r, BUNDLE("every_strategy"), "strategy: onnxscript\n");
+	ck_assert_int_eq(r.rc, 0);
+	ck_assert_int_eq(r.pl.opt.opset, 20);
+	done(&r);
+}
+END_TEST
+
 /* The onnxscript capture, optimized, has no more nodes than the .pt2 path. */
 START_TEST(onnxscript_converges)
 {
@@ -388,6 +407,7 @@ make_suite(void)
 	tcase_add_test(c, all_fail_lists_every_strategy);
 	tcase_add_test(c, output_check_rejects_a_mismatch);
 	tcase_add_test(c, onnxscript_converges);
+	tcase_add_test(c, onnx_capture_opset_does_not_leak);
 	tcase_add_test(c, helper_lists_the_same_strategies);
 	tcase_add_test(c, options_check_strategy_names);
 	tcase_add_test(c, malformed_bundles);
