@@ -99,11 +99,15 @@ $(B)/fuzz/%: test/fuzz/%.c $(FUZZ_LIB:%=$(B)/lib/%.o)
 	@mkdir -p $(B)/fuzz
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lz -lm
 
-# fuzz_graph mutates whole programs and converts them, and fuzz_irtext reads
-# text graphs (which builds IR): they link everything.
+# fuzz_graph mutates whole programs and converts them, fuzz_irtext reads
+# text graphs (which builds IR) and fuzz_onnx optimizes ONNX inputs: they
+# link everything.
 # graph_driver is the same file with its own main (a seeded PRNG for the
 # decisions), for the ASan+UBSan tree: make check runs a short fixed run.
 $(B)/fuzz/fuzz_graph: test/fuzz/fuzz_graph.c $(B)/libyobx.a
+	@mkdir -p $(B)/fuzz
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+$(B)/fuzz/fuzz_onnx: test/fuzz/fuzz_onnx.c $(B)/libyobx.a
 	@mkdir -p $(B)/fuzz
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 $(B)/fuzz/fuzz_irtext: test/fuzz/fuzz_irtext.c $(B)/libyobx.a

@@ -49,6 +49,7 @@ import importlib
 import io
 import json
 import os
+import re
 import sys
 import tempfile
 import time
@@ -220,7 +221,7 @@ def capture(model, args, path, kwargs=None, dynamic_shapes=None, strategies=None
             files.append((entry, data))
             rec = {"strategy": s, "ok": True, "file": entry}
         except Exception as e:  # a strategy that raises never stops the others
-            msg = str(e).strip().splitlines()
+            msg = re.sub(r"\x1b\[[0-9;]*m", "", str(e)).strip().splitlines()  # no terminal colors
             rec = {"strategy": s, "ok": False,
                    "error": {"type": type(e).__name__, "message": (msg[0] if msg else "")[:2000]}}
         rec["seconds"] = round(time.perf_counter() - t, 3)

@@ -145,6 +145,13 @@ int onnx_read(OnnxInput *in, Arena *a, const char *label, const uint8_t *buf, si
 /* The same for the file at path (external data beside it). */
 int onnx_read_file(OnnxInput *in, Arena *a, const char *path, Diag *d);
 void onnx_input_close(OnnxInput *in);
+/* Whether a model read from input is well formed enough for the optimizer,
+ * the FLOPs count and the writer (check.c): single-assignment names, every
+ * read defined before it, tensors holding exactly their bytes, attributes
+ * holding their declared kind; typed tensor values become raw bytes, the
+ * form the optimizer reads.  Returns 0 or DIAG_INPUT (YE_ONNX_INPUT)
+ * naming the first problem; label names the model. */
+int onnx_model_check(Onnx__ModelProto *m, Arena *a, const char *label, Diag *d);
 
 /* Writes m to path through path.tmp.<pid> (and path.data when some
  * initializer of at least ext_threshold bytes exists; ext_threshold < 0

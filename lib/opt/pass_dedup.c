@@ -27,7 +27,8 @@ init_hash(const OnnxTensor *t, int by_content)
 	uint64_t h = (uint64_t)t->data_type * 0x9e3779b97f4a7c15ULL ^ t->raw_data.len;
 	const OnnxScaled *s = onnx_tensor_recipe(t);
 
-	h = opt_mix(h, (const uint8_t *)t->dims, t->n_dims * sizeof *t->dims);
+	if (t->n_dims)
+		h = opt_mix(h, (const uint8_t *)t->dims, t->n_dims * sizeof *t->dims);
 	if (s)
 		return opt_mix(opt_mix(h, (const uint8_t *)&s->src, sizeof s->src), (const uint8_t *)s->scale,
 		           sizeof *s->scale * (size_t)s->rows);
@@ -44,12 +45,13 @@ same_init(const OnnxTensor *a, const OnnxTensor *b)
 	const OnnxScaled *ra = onnx_tensor_recipe(a), *rb = onnx_tensor_recipe(b);
 
 	if (a->data_type != b->data_type || a->n_dims != b->n_dims || a->raw_data.len != b->raw_data.len ||
-	    memcmp(a->dims, b->dims, a->n_dims * sizeof *a->dims) != 0 || !ra != !rb)
+	    (a->n_dims && memcmp(a->dims, b->dims, a->n_dims * sizeof *a->dims) != 0) || !ra != !rb)
 		return 0;
 	if (ra)
 		return ra->src == rb->src && ra->rows == rb->rows && ra->per == rb->per &&
 		       !memcmp(ra->scale, rb->scale, sizeof *ra->scale * (size_t)ra->rows);
-	return a->raw_data.data == b->raw_data.data || !memcmp(a->raw_data.data, b->raw_data.data, a->raw_data.len);
+	return a->raw_data.data == b->raw_data.data || !a->raw_data.len ||
+	       !memcmp(a->raw_data.data, b->raw_data.data, a->raw_data.len);
 }
 
 /* Requires the index; makes initializers with the same type, shape and

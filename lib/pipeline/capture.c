@@ -202,7 +202,7 @@ try_capture(Pipeline *pl, const BundleAttempt *at, Diag *sub)
 		if ((rc = onnx_read(&pl->onnx, pl->a, label, at->data, at->size, NULL, sub)))
 			return rc;
 		pl->model = pl->onnx.model;
-		if ((rc = pipeline_onnx_opset(pl, sub)))
+		if ((rc = pipeline_onnx_opset(pl, label, sub)))
 			return rc;
 		return pipeline_convert(pl, sub);
 	}

@@ -121,13 +121,21 @@ pipeline_convert(Pipeline *pl, Diag *d)
 /* An ONNX input keeps its own opset: an `opset` option that asks for
  * another is an error, not a silent conversion between versions. */
 int
-pipeline_onnx_opset(Pipeline *pl, Diag *d)
+pipeline_onnx_opset(Pipeline *pl, const char *label, Diag *d)
 {
 	int own = 0;
 
+	if (onnx_model_check(pl->model, pl->a, label, d))
+		return DIAG_INPUT;
 	for (size_t i = 0; i < pl->model->n_opset_import; i++)
-		if (!pl->model->opset_import[i]->domain || !*pl->model->opset_import[i]->domain)
+		if (!pl->model->opset_import[i]->domain || !*pl->model->opset_import[i]->domain ||
+		    strcmp(pl->model->opset_import[i]->domain, "ai.onnx") == 0)
 			own = (int)pl->model->opset_import[i]->version;
+	if (own < OPTIONS_OPSET_MIN || own > OPTIONS_OPSET_MAX)
+		return diag_report(d, YE_ONNX_INPUT, &(DiagAt){.file = label},
+		                   "the model is written for ai.onnx opset %d: this optimizer knows opsets %d "
+		                   "to %d (convert it with onnx.version_converter first)", own,
+		                   OPTIONS_OPSET_MIN, OPTIONS_OPSET_MAX);
 	for (int i = 0; i < options_count(); i++)
 		if (strcmp(options_key(i), "opset") == 0 && pl->opt.given && pl->opt.given[i] && own &&
 		    pl->opt.opset != own)
@@ -135,7 +143,6 @@ pipeline_onnx_opset(Pipeline *pl, Diag *d)
 			                   "'opset' is %d but the ONNX input %s is written for opset %d: an ONNX "
 			                   "input is optimized at its own opset (drop `opset:`)",
 			                   pl->opt.opset, pl->input, own);
-	if (own)
-		pl->opt.opset = own;
+	pl->opt.opset = own;
 	return 0;
 }

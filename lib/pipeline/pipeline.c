@@ -402,7 +402,7 @@ pipeline_run(Pipeline *pl, Diag *d)
 		rc = pipeline_convert_bundle(pl, d);
 	} else {
 		if (pl->kind == INPUT_ONNX)
-			rc = pipeline_onnx_opset(pl, d);
+			rc = pipeline_onnx_opset(pl, pl->input, d);
 		if (!rc)
 			rc = pipeline_convert(pl, d);
 		single_capture(pl, rc, d, from, pipeline_now() - t);

@@ -25,11 +25,10 @@ import torch  # noqa: E402
 import yobx_capture  # noqa: E402
 import models  # noqa: E402
 
-NO_ONNX = [s for s in yobx_capture.STRATEGIES if s != "onnxscript"]
 BUNDLES = {
-    "strict_fails": NO_ONNX,
-    "only_decomposed": NO_ONNX,
-    "only_tracing": NO_ONNX,
+    "strict_fails": yobx_capture.STRATEGIES,
+    "only_decomposed": yobx_capture.STRATEGIES,
+    "only_tracing": yobx_capture.STRATEGIES,
     "every_strategy": yobx_capture.STRATEGIES,
     "output_mismatch": ["nostrict", "nostrict-dec"],
 }

@@ -171,12 +171,20 @@ START_TEST(all_fail_lists_every_strategy)
 	ck_assert_msg(strstr(text, "capture 'nostrict': not captured: RuntimeError") &&
 	              strstr(text, "capture 'strict': not captured: Unsupported") &&
 	              strstr(text, "capture 'jit': not converted:") && strstr(text, "TorchScript") &&
-	              strstr(text, "capture 'onnxscript': not in the bundle") &&
+	              strstr(text, "capture 'onnxscript': not captured: TorchExportError") &&
 	              strstr(text, "none of the 4 captures tried converts"), "%s", text);
 	ck_assert(!exists(&r, "m.onnx"));          /* nothing written but the report */
 	ck_assert(exists(&r, "m.xlsx"));
 	ck_assert_int_eq(r.pl.report.ncapture, 4);
 	ck_assert_ptr_null(r.pl.model);
+	done(&r);
+
+	run(&r, BUNDLE("output_mismatch"), "fallback: [strict]\n");
+	ck_assert_int_eq(r.rc, DIAG_CONVERT);
+	text = test_diag_text(&r.d);
+	ck_assert_msg(strstr(text, "capture 'strict': not in the bundle") &&
+	              strstr(text, "the one capture tried, 'strict', does not convert"), "%s", text);
+	ck_assert_str_eq(r.pl.report.capture[0].captured, "no (not in the bundle)");
 	done(&r);
 
 	run(&r, BUNDLE("only_tracing"), "fallback: []\n");
@@ -227,20 +235,32 @@ END_TEST
 /* The onnxscript capture, optimized, has no more nodes than the .pt2 path. */
 START_TEST(onnxscript_converges)
 {
-	Run r;
-	int64_t pt2, ox;
+	static const struct {
+		const char *bundle, *pt2;
+	} pairs[] = {
+		{"every_strategy", "strategy: nostrict\n"},
+		{"strict_fails", "strategy: nostrict\n"},
+		{"only_decomposed", "strategy: nostrict-dec\n"},
+	};
 
-	run(&r, BUNDLE("every_strategy"), "strategy: nostrict\n");
-	ck_assert_int_eq(r.rc, 0);
-	pt2 = (int64_t)r.pl.model->graph->n_node;
-	done(&r);
-	run(&r, BUNDLE("every_strategy"), "strategy: onnxscript\n");
-	ck_assert_int_eq(r.rc, 0);
-	ox = (int64_t)r.pl.model->graph->n_node;
-	ck_assert_msg(ox <= pt2, "onnxscript %lld nodes, .pt2 %lld", (long long)ox, (long long)pt2);
-	ck_assert_str_eq(r.pl.strategy, "onnxscript");
-	ck_assert(r.pl.winner->dynamo && !r.pl.winner->jit);
-	done(&r);
+	for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
+		Run r;
+		char path[128];
+		int64_t pt2, ox;
+		snprintf(path, sizeof path, "test/models/bundles/%s.yxc", pairs[i].bundle);
+		run(&r, path, pairs[i].pt2);
+		ck_assert_int_eq(r.rc, 0);
+		pt2 = (int64_t)r.pl.model->graph->n_node;
+		done(&r);
+		run(&r, path, "strategy: onnxscript\n");
+		ck_assert_msg(r.rc == 0, "%s: %s", pairs[i].bundle, test_diag_text(&r.d));
+		ox = (int64_t)r.pl.model->graph->n_node;
+		ck_assert_msg(ox <= pt2, "%s: onnxscript %lld nodes, .pt2 %lld", pairs[i].bundle, (long long)ox,
+		              (long long)pt2);
+		ck_assert_str_eq(r.pl.strategy, "onnxscript");
+		ck_assert(r.pl.winner->dynamo && !r.pl.winner->jit);
+		done(&r);
+	}
 }
 END_TEST
 

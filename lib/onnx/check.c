@@ -1,0 +1,302 @@
+/* check.c: is an ONNX model given as input well formed enough to optimize?
+ *
+ * The optimizer, the FLOPs count and the writer were written for graphs the
+ * lowering made, and treat a broken graph as a bug of ours (die()).  A
+ * model read from a file is the user's: this check turns each way it could
+ * break those invariants into a diagnostic first.  Names are single
+ * assignment (a graph input, an initializer or one node output each), a
+ * node reads only names defined before it (or in an enclosing graph, for
+ * the bodies of If, Loop and Scan), every output is defined, every tensor
+ * holds exactly the bytes its type and dims say, and every attribute holds
+ * the kind of value its type says.  A tensor's typed values (float_data,
+ * int32_data, ...) become raw bytes: the one form the optimizer reads. */
+#include "onnx/onnx.h"
+
+#include <string.h>
+
+#include "core/core.h"
+
+#define MAX_DEPTH 64
+
+typedef struct Checker {
+	Arena *a;
+	Diag *d;
+	const char *label;
+} Checker;
+
+/* A scope: the names defined so far in one graph, and its parent's. */
+typedef struct Scope {
+	StrMap *names;
+	const struct Scope *up;
+} Scope;
+
+static int
+bad(Checker *c, const char *fmt, const char *a, const char *b)
+{
+	return diag_report(c->d, YE_ONNX_INPUT, &(DiagAt){.file = c->label}, fmt, a ? a : "", b ? b : "");
+}
+
+static int
+defined(const Scope *s, const char *name)
+{
+	for (; s; s = s->up)
+		if (strmap_get(s->names, name))
+			return 1;
+	return 0;
+}
+
+static int
+define(Checker *c, Scope *s, const char *name, const char *what)
+{
+	if (!name || !*name)
+		return bad(c, "%s%s has no name", what, NULL);
+	if (strmap_get(s->names, name))
+		return bad(c, "'%s' is defined twice (%s): a graph's names are assigned once", name, what);
+	strmap_put(s->names, name, (void *)name);
+	return 0;
+}
+
+/* The number of elements of t, or -1 when its dims are negative or overflow. */
+static int64_t
+numel(const OnnxTensor *t)
+{
+	int64_t n = 1;
+
+	for (size_t i = 0; i < t->n_dims; i++) {
+		if (t->dims[i] < 0 || (t->dims[i] && n > INT64_MAX / t->dims[i]))
+			return -1;
+		n *= t->dims[i];
+	}
+	return n;
+}
+
+/* Writes the typed values of t as its raw bytes (little-endian, the
+ * element type's width; the 16- and 8-bit types and bool hold their bit
+ * patterns in int32_data, uint32 in uint64_data, as onnx.proto says). */
+static void
+make_raw(Arena *a, OnnxTensor *t, DType dt, int64_t n)
+{
+	size_t w = (size_t)dtype_size(dt);
+	uint8_t *out = arena_alloc(a, (size_t)n * w + 1);
+
+	for (int64_t i = 0; i < n; i++) {
+		uint64_t v;
+		double f = 0;
+		int isfloat = 0;
+		if (t->n_float_data) {
+			float x = t->float_data[i];
+			memcpy(out + (size_t)i * w, &x, 4);
+			continue;
+		}
+		if (t->n_double_data) {
+			f = t->double_data[i];
+			isfloat = 1;
+		}
+		if (isfloat) {
+			memcpy(out + (size_t)i * w, &f, 8);
+			continue;
+		}
+		v = t->n_int64_data ? (uint64_t)t->int64_data[i]
+		    : t->n_uint64_data ? t->uint64_data[i] : (uint64_t)(uint32_t)t->int32_data[i];
+		for (size_t k = 0; k < w; k++)
+			out[(size_t)i * w + k] = (uint8_t)(v >> (8 * k));
+	}
+	t->raw_data.data = out;
+	t->raw_data.len = (size_t)n * w;
+	t->has_raw_data = 1;
+	t->n_float_data = t->n_int32_data = t->n_int64_data = t->n_double_data = t->n_uint64_data = 0;
+}
+
+static int
+check_tensor(Checker *c, OnnxTensor *t)
+{
+	const char *name = t->name && *t->name ? t->name : "(unnamed)";
+	DType dt = dtype_from_onnx(t->data_type);
+	int64_t n = numel(t);
+	size_t have;
+
+	if (dt == DT_UNKNOWN || !dtype_size(dt))
+		return diag_report(c->d, YE_ONNX_INPUT, &(DiagAt){.file = c->label},
+		                   "tensor '%s': element type %d is not one this optimizer handles", name,
+		                   (int)t->data_type);
+	if (n < 0)
+		return bad(c, "tensor '%s': a negative or too large dimension%s", name, NULL);
+	if (t->has_data_location && t->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL)
+		return bad(c, "tensor '%s': external data was not resolved%s", name, NULL);
+	if (t->n_string_data || t->base.n_unknown_fields)
+		return bad(c, "tensor '%s': string data, segments or fields this reader does not know%s", name, NULL);
+	if (t->has_raw_data) {
+		if ((uint64_t)t->raw_data.len != (uint64_t)n * (uint64_t)dtype_size(dt))
+			return diag_report(c->d, YE_ONNX_INPUT, &(DiagAt){.file = c->label},
+			                   "tensor '%s': %zu bytes of raw data, its type and dims want %llu", name,
+			                   t->raw_data.len, (unsigned long long)((uint64_t)n * (uint64_t)dtype_size(dt)));
+		if (t->n_float_data || t->n_int32_data || t->n_int64_data || t->n_double_data || t->n_uint64_data)
+			return bad(c, "tensor '%s': both raw data and typed data%s", name, NULL);
+		return 0;
+	}
+	have = t->n_float_data + t->n_int32_data + t->n_int64_data + t->n_double_data + t->n_uint64_data;
+	if (!have && !n) {
+		t->has_raw_data = 1;   /* an empty tensor: no bytes either way */
+		return 0;
+	}
+	if ((uint64_t)have != (uint64_t)n)
+		return diag_report(c->d, YE_ONNX_INPUT, &(DiagAt){.file = c->label},
+		                   "tensor '%s': %zu values, its dims want %lld", name, have, (long long)n);
+	/* each element type has one typed field (onnx.proto); another is a lie */
+	switch (t->data_type) {
+	case ONNX_FLOAT: case ONNX_COMPLEX64:
+		have = t->n_float_data;
+		break;
+	case ONNX_DOUBLE: case ONNX_COMPLEX128:
+		have = t->n_double_data;
+		break;
+	case ONNX_INT64:
+		have = t->n_int64_data;
+		break;
+	case ONNX_UINT64: case ONNX_UINT32:
+		have = t->n_uint64_data;
+		break;
+	default:
+		have = t->n_int32_data;
+		break;
+	}
+	if ((uint64_t)have != (uint64_t)n)
+		return bad(c, "tensor '%s': its values are in a field its element type does not use%s", name, NULL);
+	if (t->data_type == ONNX_COMPLEX64 || t->data_type == ONNX_COMPLEX128)
+		return bad(c, "tensor '%s': complex values in typed fields are not supported%s", name, NULL);
+	make_raw(c->a, t, dt, n);
+	return 0;
+}
+
+static int check_graph(Checker *c, Onnx__GraphProto *g, const Scope *up, int depth);
+
+static int
+check_attribute(Checker *c, const OnnxNode *n, Onnx__AttributeProto *at, const Scope *s, int depth)
+{
+	const char *node = n->name && *n->name ? n->name : n->op_type;
+	int ok;
+
+	if (!at->name || !*at->name)
+		return bad(c, "node '%s': an attribute has no name%s", node, NULL);
+	if (at->ref_attr_name && *at->ref_attr_name)
+		return bad(c, "node '%s': attribute '%s' refers to a function attribute outside a function",
+		           node, at->name);
+	switch (at->type) {
+	case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOAT: ok = at->has_f; break;
+	case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT: ok = at->has_i; break;
+	case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRING: ok = at->has_s; break;
+	case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__TENSOR: ok = at->t && !check_tensor(c, at->t); break;
+	case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__GRAPH:
+		if (!at->g)
+			return bad(c, "node '%s': attribute '%s' is a graph but holds none", node, at->name);
+		return check_graph(c, at->g, s, depth + 1);
+	case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOATS: ok = !at->n_ints && !at->n_strings; break;
+	case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS: ok = !at->n_floats && !at->n_strings; break;
+	case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRINGS: ok = !at->n_floats && !at->n_ints; break;
+	case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__TENSORS:
+		for (size_t i = 0; i < at->n_tensors; i++)
+			if (check_tensor(c, at->tensors[i]))
+				return DIAG_INPUT;
+		ok = 1;
+		break;
+	case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__GRAPHS:
+		for (size_t i = 0; i < at->n_graphs; i++)
+			if (check_graph(c, at->graphs[i], s, depth + 1))
+				return DIAG_INPUT;
+		ok = 1;
+		break;
+	default:
+		ok = 0;
+		break;
+	}
+	if (!ok)
+		return c->d->code ? c->d->code
+		       : bad(c, "node '%s': attribute '%s' does not hold the kind of value its type says",
+		             node, at->name);
+	return 0;
+}
+
+/* A value_info-like entry: a name and, when typed, a tensor type whose
+ * dims are not negative. */
+static int
+check_value(Checker *c, const Onnx__ValueInfoProto *v, const char *what)
+{
+	const Onnx__TypeProto *t;
+
+	if (!v->name || !*v->name)
+		return bad(c, "%s without a name%s", what, NULL);
+	if (!(t = v->type))
+		return 0;
+	if (t->value_case == ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE && t->tensor_type && t->tensor_type->shape)
+		for (size_t i = 0; i < t->tensor_type->shape->n_dim; i++) {
+			const Onnx__TensorShapeProto__Dimension *dm = t->tensor_type->shape->dim[i];
+			if (dm->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE && dm->dim_value < 0)
+				return bad(c, "'%s': a negative dimension in its type (%s)", v->name, what);
+			if (dm->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM && !dm->dim_param)
+				return bad(c, "'%s': a dim_param without text (%s)", v->name, what);
+		}
+	return 0;
+}
+
+static int
+check_graph(Checker *c, Onnx__GraphProto *g, const Scope *up, int depth)
+{
+	Scope s = {strmap_new(c->a, 64), up};
+
+	if (depth > MAX_DEPTH)
+		return bad(c, "subgraphs nest deeper than 64%s%s", NULL, NULL);
+	for (size_t i = 0; i < g->n_input; i++)
+		if (check_value(c, g->input[i], "graph input") || define(c, &s, g->input[i]->name, "a graph input"))
+			return DIAG_INPUT;
+	for (size_t i = 0; i < g->n_initializer; i++) {
+		OnnxTensor *t = g->initializer[i];
+		if (check_tensor(c, t))
+			return DIAG_INPUT;
+		/* an initializer may also be listed as an input (IR < 4 style) */
+		if (!strmap_get(s.names, t->name ? t->name : "") && define(c, &s, t->name, "an initializer"))
+			return DIAG_INPUT;
+	}
+	if (g->base.n_unknown_fields)
+		return bad(c, "graph '%s' has fields this reader does not know (sparse initializers, "
+		           "quantization annotations)%s", g->name, NULL);
+	for (size_t i = 0; i < g->n_node; i++) {
+		const OnnxNode *n = g->node[i];
+		const char *node = n->name && *n->name ? n->name : n->op_type ? n->op_type : "";
+		if (!n->op_type || !*n->op_type)
+			return bad(c, "node %s: no op_type%s", arena_printf(c->a, "%zu", i), NULL);
+		for (size_t k = 0; k < n->n_input; k++)
+			if (!n->input[k] || (*n->input[k] && !defined(&s, n->input[k])))
+				return bad(c, "node '%s' reads '%s', which no graph input, initializer or earlier node "
+				           "defines", node, n->input[k] ? n->input[k] : "");
+		for (size_t k = 0; k < n->n_attribute; k++)
+			if (check_attribute(c, n, n->attribute[k], &s, depth))
+				return DIAG_INPUT;
+		if (!n->n_output)
+			return bad(c, "node '%s' has no output%s", node, NULL);
+		for (size_t k = 0; k < n->n_output; k++)
+			if (!n->output[k] || (*n->output[k] &&
+			    define(c, &s, n->output[k], arena_printf(c->a, "an output of node '%s'", node))))
+				return c->d->code ? c->d->code : bad(c, "node '%s': an output without a name%s", node, NULL);
+	}
+	for (size_t i = 0; i < g->n_output; i++)
+		if (check_value(c, g->output[i], "graph output"))
+			return DIAG_INPUT;
+		else if (!defined(&s, g->output[i]->name))
+			return bad(c, "graph output '%s' is not defined%s", g->output[i]->name, NULL);
+	for (size_t i = 0; i < g->n_value_info; i++)
+		if (check_value(c, g->value_info[i], "value_info"))
+			return DIAG_INPUT;
+	return 0;
+}
+
+int
+onnx_model_check(Onnx__ModelProto *m, Arena *a, const char *label, Diag *d)
+{
+	Checker c = {a, d, label};
+
+	if (!m->graph)
+		return bad(&c, "the model has no graph%s%s", NULL, NULL);
+	if (m->n_functions)
+		return bad(&c, "model-local functions are not optimized yet (inline them first)%s%s", NULL, NULL);
+	return check_graph(&c, m->graph, NULL, 0);
+}
