@@ -52,7 +52,10 @@ lower_silu(LowerCtx *c, const Node *n, const OpRow *row)
 	DType cdt = lower_opmath(out_dtype(n));
 	const char *x = lower_operand(c, n, "self", cdt);
 
-	lower_result(c, n, "Mul", cdt, 2, x, lower_op(c, row->onnx, NULL, 1, x));
+	if (row->variant != OPV_FORMULA)
+		lower_result(c, n, row->onnx, cdt, 1, x); /* Swish's alpha is 1 by default */
+	else
+		lower_result(c, n, "Mul", cdt, 2, x, lower_op(c, row->onnx, NULL, 1, x));
 	return 0;
 }
 

@@ -28,7 +28,9 @@ lower_cumsum(LowerCtx *c, const Node *n, const OpRow *row)
 	return 0;
 }
 
-/* cumprod(self, dim, dtype=None): out[i] = out[i-1] * x[i] along dim. */
+/* cumprod(self, dim, dtype=None): out[i] = out[i-1] * x[i] along dim: ONNX's
+ * CumProd from opset 26, before it (the OPV_FORMULA row) a Mul chain over
+ * the slices, which needs the dim static. */
 int
 lower_cumprod(LowerCtx *c, const Node *n, const OpRow *row)
 {
@@ -39,6 +41,14 @@ lower_cumprod(LowerCtx *c, const Node *n, const OpRow *row)
 
 	if (sv->rank == 0) {
 		lower_finish_typed(c, n, 0, x, cdt);
+		return 0;
+	}
+	if (row->variant != OPV_FORMULA) {
+		/* cdt is one of CumProd's types: lower_opmath computes the 8 and
+		 * 16-bit ints in int32, float16 and bfloat16 in float32 */
+		if (dim < 0 || dim >= sv->rank)
+			return lower_fail(c, n, "dim out of range");
+		lower_finish_typed(c, n, 0, lower_op(c, row->onnx, NULL, 2, x, lower_i64(c, dim)), cdt);
 		return 0;
 	}
 	if (dim < 0 || dim >= sv->rank || sv->dims[dim].e || sv->dims[dim].v > 1024)

@@ -11,9 +11,12 @@
 # Each fixture is also converted with `patterns: none` (VER-NAME-none.onnx)
 # and run on the same cases: the lowering alone must match torch too, so an
 # optimizer rewrite can never hide a lowering bug (nor cause a regression).
-# The fixtures in OPSET23 are converted at `opset: 23` too (VER-NAME-o23.onnx,
-# same cases, same node process): the patterns that need it (Attention with
-# is_causal and grouped-query heads, RMSNormalization) must match torch.
+# The fixtures listed in test/ort/opsets/NN.txt are converted at `opset: NN`
+# too (VER-NAME-oNN.onnx, same cases, same node process): the rows and
+# patterns that change with the opset (Attention with is_causal and
+# grouped-query heads and RMSNormalization from 23; Swish, TensorScatter
+# and Attention's nonpad_kv_seqlen from 24; CumProd and BitCast from 26) must
+# match torch at each. The default conversion is the default opset (18).
 # Ends with the line "ort: N passed, N failed"; exits 1 when something failed.
 #
 # Speed: starting node and loading onnxruntime costs more than running most
@@ -71,13 +74,6 @@ torch-2.14/op_overloads torch-2.14/op_overloads_decomp torch-2.6/op_overloads to
 torch-2.14/hf_mistral_decomp torch-2.14/hf_t5_encoder_decomp torch-2.14/tv_swin_decomp
 "
 
-# torch-VERSION/NAME of the attention models also checked at opset 23.
-OPSET23="
-torch-2.14/attention torch-2.14/attention_decomp torch-2.14/attention_dyn torch-2.14/op_sdpa
-torch-2.14/tiny_llama torch-2.14/hf_qwen2 torch-2.14/hf_mistral torch-2.14/hf_mistral_decomp
-torch-2.14/hf_phi3 torch-2.14/hf_llama_dyn torch-2.6/hf_llama_dyn torch-2.6/attention_dyn
-"
-
 # Further fixtures that must pass, one list a file (a family's or a feature's;
 # "#" starts a comment): test/ort/expected/*.txt.
 for f in test/ort/expected/*.txt; do
@@ -87,8 +83,23 @@ for f in test/ort/expected/*.txt; do
 	done <"$f"
 done
 
+# The further opsets: test/ort/opsets/NN.txt lists the torch-VERSION/NAME
+# converted at `opset: NN` too ("#" starts a comment). opsets holds the NNs,
+# opset_ids " ID@NN " for each listed fixture.
+opsets= opset_ids=
+for f in test/ort/opsets/*.txt; do
+	[ -f "$f" ] || continue
+	o=${f##*/} o=${o%.txt}
+	opsets="$opsets $o"
+	while read -r l; do
+		for id in ${l%%#*}; do
+			opset_ids="$opset_ids $id@$o"
+		done
+	done <"$f"
+done
+
 # One line list of each, to match " ID " against.
-expected_ids=" $(echo $EXPECTED) " opset23_ids=" $(echo $OPSET23) "
+expected_ids=" $(echo $EXPECTED) " opset_ids="$opset_ids "
 
 # first_line FILE: sets $line to the first line of FILE, or empty.
 first_line() {
@@ -103,11 +114,14 @@ if ! node -e "import('onnxruntime-node').then(() => 0, () => process.exit(1))" 2
 fi
 mkdir -p "$out"
 printf 'patterns: none\nreport: false\n' >"$out/none.yaml"
-printf 'opset: 23\nreport: false\n' >"$out/o23.yaml"
+for o in $opsets; do
+	printf 'opset: %s\nreport: false\n' "$o" >"$out/o$o.yaml"
+done
 
-# The fixtures, one a line: ID PT2 IODIR MODEL NONE O23 (O23 is - when the
-# fixture is not in OPSET23), in glob order; what an earlier run left of
-# theirs goes, so that nothing stale can pass for new.
+# The fixtures, one a line: ID PT2 IODIR MODEL NONE OPSETS (OPSETS: the
+# further opsets it is converted at, comma separated, or - for none), in
+# glob order; what an earlier run left of theirs goes, so that nothing stale
+# can pass for new.
 list=$out/fixtures
 set -- "$out"/ort.*
 for f in test/models/torch-*/*.pt2; do
@@ -117,9 +131,13 @@ for f in test/models/torch-*/*.pt2; do
 	io=$dir/$name.io
 	[ -d "$io" ] || continue
 	stem=$out/$ver-$name
-	case $opset23_ids in *" $ver/$name "*) o23=$stem-o23.onnx ;; *) o23=- ;; esac
-	echo "$ver/$name $f $io $stem.onnx $stem-none.onnx $o23"
-	set -- "$@" "$stem".* "$stem"-none.* "$stem"-o23.*
+	more=
+	for o in $opsets; do
+		case $opset_ids in *" $ver/$name@$o "*) more=$more,$o ;; esac
+	done
+	more=${more#,}
+	echo "$ver/$name $f $io $stem.onnx $stem-none.onnx ${more:--}"
+	set -- "$@" "$stem".* "$stem"-none.* "$stem"-o[0-9]*
 done >"$list"
 rm -f "$@"
 
@@ -128,37 +146,50 @@ rm -f "$@"
 # succeeded, else 1.
 # A fixture whose IODIR holds options.yaml (its own options, e.g. custom_ops:
 # or functions:; it must not set patterns, report or opset) is converted with
-# them each time: alone, then with the lines of none.yaml / o23.yaml added
-# (MODEL.yaml, MODEL-none.yaml, MODEL-o23.yaml).
-while read -r id f io model none o23; do
-	echo "$f $io $model $none $o23"
+# them each time: alone, then with the lines of none.yaml / oNN.yaml added
+# (MODEL.yaml, MODEL-none.yaml, MODEL-oNN.yaml).
+while read -r id f io model none more; do
+	echo "$f $io $model $none $more"
 done <"$list" | xargs -n 40 -P "$jobs" sh -c '
 	bin=$0 out=$1
 	shift
 	while [ $# -ge 5 ]; do
-		f=$1 io=$2 model=$3 none=$4 o23=$5
+		f=$1 io=$2 model=$3 none=$4 more=$5
 		shift 5
-		c= cnone=$out/none.yaml co23=$out/o23.yaml
+		c= cnone=$out/none.yaml
 		if [ -f "$io/options.yaml" ]; then
-			c=${model%.onnx}.yaml cnone=${none%.onnx}.yaml co23=${model%.onnx}-o23.yaml
+			c=${model%.onnx}.yaml cnone=${none%.onnx}.yaml
 			cp "$io/options.yaml" "$c"
 			cat "$io/options.yaml" "$out/none.yaml" >"$cnone"
-			cat "$io/options.yaml" "$out/o23.yaml" >"$co23"
 		fi
-		if "$bin" "$f" ${c:+-c "$c"} -o "$model" >"$model.log" 2>&1 && "$bin" "$f" -c "$cnone" -o "$none" >>"$model.log" 2>&1 &&
-			{ [ "$o23" = - ] || "$bin" "$f" -c "$co23" -o "$o23" >>"$model.log" 2>&1; }; then
-			echo 0 >"$model.conv"
-		else
-			echo 1 >"$model.conv"
-		fi
+		ok=0
+		"$bin" "$f" ${c:+-c "$c"} -o "$model" >"$model.log" 2>&1 && "$bin" "$f" -c "$cnone" -o "$none" >>"$model.log" 2>&1 || ok=1
+		[ "$more" = - ] && more=
+		while [ -n "$more" ] && [ $ok = 0 ]; do
+			o=${more%%,*}
+			case $more in *,*) more=${more#*,} ;; *) more= ;; esac
+			co=$out/o$o.yaml
+			if [ -n "$c" ]; then
+				co=${model%.onnx}-o$o.yaml
+				cat "$io/options.yaml" "$out/o$o.yaml" >"$co"
+			fi
+			"$bin" "$f" -c "$co" -o "${model%.onnx}-o$o.onnx" >>"$model.log" 2>&1 || ok=1
+		done
+		echo $ok >"$model.conv"
 	done' "$bin" "$out"
 
-# onnxruntime runs of the converted fixtures: OUT<TAB>MODEL<TAB>NONE[<TAB>O23]<TAB>IODIR.
+# onnxruntime runs of the converted fixtures: OUT<TAB>MODEL<TAB>NONE[<TAB>ONN...]<TAB>IODIR.
 tab=$(printf '\t')
-while read -r id f io model none o23; do
+while read -r id f io model none more; do
 	first_line "$model.conv"
 	[ "$line" = 0 ] || continue
-	if [ "$o23" = - ]; then models=$model$tab$none; else models=$model$tab$none$tab$o23; fi
+	models=$model$tab$none
+	[ "$more" = - ] && more=
+	IFS=,
+	for o in $more; do
+		models=$models$tab${model%.onnx}-o$o.onnx
+	done
+	unset IFS
 	echo "$model.ort$tab$models$tab$io"
 done <"$list" >"$out/ort.jobs"
 i=0 pids=
@@ -196,7 +227,7 @@ awk '{
 
 # The results, in fixture order.
 exec 3<"$out/ort.stats"
-while read -r id f io model none o23; do
+while read -r id f io model none more; do
 	read -r ncases err <&3
 	case $expected_ids in *" $id "*) expected=1 ;; *) expected=0 ;; esac
 	first_line "$model.conv"

@@ -450,6 +450,22 @@ guard_goes(Opt *o, const Attn *a, int causal)
 	return opt_const_all(o, a->guard, 1, 0);
 }
 
+/* onnxruntime's Attention wants an attn_mask whose dim -2 is the query
+ * length l (it does not broadcast that dim, which ONNX allows): -1 when
+ * mask m has it (or its rank is unknown), the rank (2 or more) to expand
+ * m to when that dim is 1 or absent and l is static, -2 when neither. */
+static int
+mask_rows(Opt *o, int m, OptDim l)
+{
+	int mr = opt_rank(o, m);
+
+	if (mr < 0 || (mr >= 2 && opt_dim_eq(opt_val(o, m)->dims[mr - 2], l)))
+		return -1;
+	if (l.v < 0 || (mr >= 2 && opt_val(o, m)->dims[mr - 2].v != 1))
+		return -2;
+	return mr < 2 ? 2 : mr;
+}
+
 /* MatMul(Softmax(MatMul(q, k^T) * scale [+ mask | Where(mask, ., -inf)]), v)
  * on 4-D operands -> Attention(q, k, v, mask) scale=, or is_causal=1 and no
  * mask when the mask is causal. */
@@ -457,7 +473,7 @@ int
 pat_attention_fuse(Opt *o, int r)
 {
 	Attn a = {0};
-	int v = opt_in(o, r, 1), k, tr, y, n, in[4], causal, drop, add_tr = 0;
+	int v = opt_in(o, r, 1), k, tr, y, n, in[4], causal, drop, add_tr = 0, mq = -1;
 	int64_t perm[OPT_MAX_RANK], p2[4] = {0, 1, 3, 2};
 	OptDim l, s;
 
@@ -495,6 +511,8 @@ pat_attention_fuse(Opt *o, int r)
 	}
 	if (a.shared && add_tr)         /* the others keep the scores: pay off without a new node */
 		return OPT_NOMATCH;
+	if (!causal && a.mask >= 0 && (mq = mask_rows(o, a.mask, l)) == -2)
+		return OPT_NOMATCH;
 	if (add_tr) {
 		int t = opt_add(o, r, "Transpose", 1, &k, 1, &k);
 		opt_set_attr_ints(o, t, "perm", 4, p2);
@@ -503,6 +521,13 @@ pat_attention_fuse(Opt *o, int r)
 	in[1] = k;
 	in[2] = v;
 	in[3] = causal ? -1 : a.mask;
+	if (in[3] >= 0 && mq >= 0) {    /* the mask's query dim made l (see mask_rows) */
+		int64_t sh[OPT_MAX_RANK];
+		for (int i = 0; i < mq; i++)
+			sh[i] = 1;
+		sh[mq - 2] = l.v;
+		in[3] = opt_add1(o, r, "Expand", 2, in[3], opt_const_i64s(o, mq, sh));
+	}
 	n = opt_add(o, r, "Attention", in[3] >= 0 ? 4 : 3, in, 1, &y);
 	opt_set_attr_f(o, n, "scale", a.scale);
 	if (causal)

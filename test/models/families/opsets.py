@@ -1,0 +1,61 @@
+# opsets.py: fixtures for the ONNX operators of opsets 24 to 26 (TensorScatter, BitCast);
+# test/run-ort.sh also converts them at those opsets (test/ort/opsets/NN.txt).
+
+
+class OpBitcast(nn.Module):
+    """view(dtype) between dtypes of one element size: ONNX's BitCast (opset 26)."""
+
+    def forward(self, x, h, b):
+        # x float32 (2, 3), h float16 (2, 3), b bfloat16 (2, 3)
+        xi = x.view(torch.int32)                       # float32 bits as int32
+        hi = h.view(torch.int16)                       # float16 bits as int16
+        bi = b.view(torch.int16)                       # bfloat16 bits as int16
+        up = (xi + 1).view(torch.float32)              # int32 -> float32: the next float
+        h2 = (hi ^ 1).view(torch.float16)              # int16 -> float16
+        b2 = (bi + 1).view(torch.bfloat16)             # int16 -> bfloat16
+        y = x.clone()
+        y.view(torch.int32).add_(1)                    # a write through the view: y's next floats
+        ints = flat_cat(xi, hi.to(torch.int32), bi.to(torch.int32))
+        floats = flat_cat(up, h2.float(), b2.float(), y)
+        return ints, floats
+
+
+def fx_op_bitcast():
+    args = (r(2, 3), r(2, 3).half(), r(2, 3).bfloat16())
+    cases = [("other values", (r(2, 3) * 100, r(2, 3).half() * 10, r(2, 3).bfloat16() * 1000))]
+    return SlimFixture(OpBitcast().eval(), args, cases=cases)
+
+
+class OpKVCache(nn.Module):
+    """A static KV cache written at a position along the sequence axis, then attention
+    over it: ONNX's TensorScatter (opset 24) for each write."""
+
+    def forward(self, k_cache, v_cache, q, k, v, past):
+        # k_cache, v_cache (2, 2, 8, 4): cache buffers of 8 positions; q, k, v (2, 2, 3, 4):
+        # three new tokens; past (2, P): the P tokens before them, so they go at P.
+        p = past.shape[1]
+        kc = k_cache.index_copy(2, torch.arange(p, p + k.shape[2]), k)
+        vc = v_cache.slice_scatter(v, dim=2, start=p, end=p + v.shape[2])
+        k2 = k_cache.index_copy(2, torch.arange(3), k)         # at 0 (a prefill)
+        v2 = v_cache.slice_scatter(v * 2, dim=2, start=-3)     # the last three positions
+        kidx = torch.arange(p, p + 3)
+        k3 = k_cache.clone()
+        k3[:, :, kidx] = k                                     # index_put at the position
+        keep = (torch.arange(8) < p + 3).view(1, 8)            # the positions written so far
+        att = F.scaled_dot_product_attention(q, kc, vc, attn_mask=keep)
+        att2 = F.scaled_dot_product_attention(q, k2, v2)
+        return flat_cat(att, att2, kc, vc, k2, v2, k3)
+
+
+def fx_op_kvcache():
+    p = Dim("p", min=0, max=5)
+    ds = {"k_cache": None, "v_cache": None, "q": None, "k": None, "v": None, "past": {1: p}}
+    args = (r(2, 2, 8, 4), r(2, 2, 8, 4), r(2, 2, 3, 4), r(2, 2, 3, 4), r(2, 2, 3, 4), r(2, 2))
+    cases = [("position 5", (r(2, 2, 8, 4), r(2, 2, 8, 4), r(2, 2, 3, 4), r(2, 2, 3, 4),
+                             r(2, 2, 3, 4), r(2, 5))),
+             ("position 0", (r(2, 2, 8, 4), r(2, 2, 8, 4), r(2, 2, 3, 4), r(2, 2, 3, 4),
+                             r(2, 2, 3, 4), r(2, 0)))]
+    return SlimFixture(OpKVCache().eval(), args, dynamic_shapes=ds, cases=cases)
+
+
+family(["op_bitcast", "op_kvcache"], versions=("2.14",), decomp=True)
