@@ -16,7 +16,10 @@
 # patterns that change with the opset (Attention with is_causal and
 # grouped-query heads and RMSNormalization from 23; Swish, TensorScatter
 # and Attention's nonpad_kv_seqlen from 24; CumProd and BitCast from 26) must
-# match torch at each. The default conversion is the default opset (18).
+# match torch at each. The default conversion is the default opset (18);
+# an entry written +ID in NN.txt is a fixture that needs opset NN (view.dtype:
+# BitCast, 26), whose default and `patterns: none` conversions are made at
+# `opset: NN` instead.
 # Ends with the line "ort: N passed, N failed"; exits 1 when something failed.
 #
 # Speed: starting node and loading onnxruntime costs more than running most
@@ -84,22 +87,26 @@ for f in test/ort/expected/*.txt; do
 done
 
 # The further opsets: test/ort/opsets/NN.txt lists the torch-VERSION/NAME
-# converted at `opset: NN` too ("#" starts a comment). opsets holds the NNs,
-# opset_ids " ID@NN " for each listed fixture.
-opsets= opset_ids=
+# converted at `opset: NN` too ("#" starts a comment; +ID: converted at NN
+# only). opsets holds the NNs, opset_ids " ID@NN " for each listed fixture,
+# base_ids " ID@NN " for the +ID ones.
+opsets= opset_ids= base_ids=
 for f in test/ort/opsets/*.txt; do
 	[ -f "$f" ] || continue
 	o=${f##*/} o=${o%.txt}
 	opsets="$opsets $o"
 	while read -r l; do
 		for id in ${l%%#*}; do
-			opset_ids="$opset_ids $id@$o"
+			case $id in
+			+*) base_ids="$base_ids ${id#+}@$o" ;;
+			*) opset_ids="$opset_ids $id@$o" ;;
+			esac
 		done
 	done <"$f"
 done
 
 # One line list of each, to match " ID " against.
-expected_ids=" $(echo $EXPECTED) " opset_ids="$opset_ids "
+expected_ids=" $(echo $EXPECTED) " opset_ids="$opset_ids " base_ids="$base_ids "
 
 # first_line FILE: sets $line to the first line of FILE, or empty.
 first_line() {
@@ -116,12 +123,14 @@ mkdir -p "$out"
 printf 'patterns: none\nreport: false\n' >"$out/none.yaml"
 for o in $opsets; do
 	printf 'opset: %s\nreport: false\n' "$o" >"$out/o$o.yaml"
+	printf 'opset: %s\npatterns: none\nreport: false\n' "$o" >"$out/none$o.yaml"
 done
 
-# The fixtures, one a line: ID PT2 IODIR MODEL NONE OPSETS (OPSETS: the
-# further opsets it is converted at, comma separated, or - for none), in
-# glob order; what an earlier run left of theirs goes, so that nothing stale
-# can pass for new.
+# The fixtures, one a line: ID PT2 IODIR MODEL NONE OPSETS BASE (OPSETS: the
+# further opsets it is converted at, comma separated, or - for none; BASE:
+# the opset of its first two conversions, - for the default), in glob order;
+# what an earlier run left of theirs goes, so that nothing stale can pass
+# for new.
 list=$out/fixtures
 set -- "$out"/ort.*
 for f in test/models/torch-*/*.pt2; do
@@ -131,12 +140,13 @@ for f in test/models/torch-*/*.pt2; do
 	io=$dir/$name.io
 	[ -d "$io" ] || continue
 	stem=$out/$ver-$name
-	more=
+	more= base=-
 	for o in $opsets; do
 		case $opset_ids in *" $ver/$name@$o "*) more=$more,$o ;; esac
+		case $base_ids in *" $ver/$name@$o "*) base=$o ;; esac
 	done
 	more=${more#,}
-	echo "$ver/$name $f $io $stem.onnx $stem-none.onnx ${more:--}"
+	echo "$ver/$name $f $io $stem.onnx $stem-none.onnx ${more:--} $base"
 	set -- "$@" "$stem".* "$stem"-none.* "$stem"-o[0-9]*
 done >"$list"
 rm -f "$@"
@@ -147,20 +157,22 @@ rm -f "$@"
 # A fixture whose IODIR holds options.yaml (its own options, e.g. custom_ops:
 # or functions:; it must not set patterns, report or opset) is converted with
 # them each time: alone, then with the lines of none.yaml / oNN.yaml added
-# (MODEL.yaml, MODEL-none.yaml, MODEL-oNN.yaml).
-while read -r id f io model none more; do
-	echo "$f $io $model $none $more"
-done <"$list" | xargs -n 40 -P "$jobs" sh -c '
+# (MODEL.yaml, MODEL-none.yaml, MODEL-oNN.yaml); a BASE opset's lines
+# (oNN.yaml / noneNN.yaml) go to the first two.
+while read -r id f io model none more base; do
+	echo "$f $io $model $none $more $base"
+done <"$list" | xargs -n 48 -P "$jobs" sh -c '
 	bin=$0 out=$1
 	shift
-	while [ $# -ge 5 ]; do
-		f=$1 io=$2 model=$3 none=$4 more=$5
-		shift 5
+	while [ $# -ge 6 ]; do
+		f=$1 io=$2 model=$3 none=$4 more=$5 base=$6
+		shift 6
 		c= cnone=$out/none.yaml
+		[ "$base" = - ] || c=$out/o$base.yaml cnone=$out/none$base.yaml
 		if [ -f "$io/options.yaml" ]; then
+			cat "$io/options.yaml" ${c:+"$c"} >"${model%.onnx}.yaml"
+			cat "$io/options.yaml" "$cnone" >"${none%.onnx}.yaml"
 			c=${model%.onnx}.yaml cnone=${none%.onnx}.yaml
-			cp "$io/options.yaml" "$c"
-			cat "$io/options.yaml" "$out/none.yaml" >"$cnone"
 		fi
 		ok=0
 		"$bin" "$f" ${c:+-c "$c"} -o "$model" >"$model.log" 2>&1 && "$bin" "$f" -c "$cnone" -o "$none" >>"$model.log" 2>&1 || ok=1
@@ -169,7 +181,7 @@ done <"$list" | xargs -n 40 -P "$jobs" sh -c '
 			o=${more%%,*}
 			case $more in *,*) more=${more#*,} ;; *) more= ;; esac
 			co=$out/o$o.yaml
-			if [ -n "$c" ]; then
+			if [ -f "$io/options.yaml" ]; then
 				co=${model%.onnx}-o$o.yaml
 				cat "$io/options.yaml" "$out/o$o.yaml" >"$co"
 			fi
@@ -180,7 +192,7 @@ done <"$list" | xargs -n 40 -P "$jobs" sh -c '
 
 # onnxruntime runs of the converted fixtures: OUT<TAB>MODEL<TAB>NONE[<TAB>ONN...]<TAB>IODIR.
 tab=$(printf '\t')
-while read -r id f io model none more; do
+while read -r id f io model none more base; do
 	first_line "$model.conv"
 	[ "$line" = 0 ] || continue
 	models=$model$tab$none
@@ -227,7 +239,7 @@ awk '{
 
 # The results, in fixture order.
 exec 3<"$out/ort.stats"
-while read -r id f io model none more; do
+while read -r id f io model none more base; do
 	read -r ncases err <&3
 	case $expected_ids in *" $id "*) expected=1 ;; *) expected=0 ;; esac
 	first_line "$model.conv"
