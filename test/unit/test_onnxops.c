@@ -47,6 +47,11 @@ check_graph(const Onnx__GraphProto *g, int opset, const char *what)
 			continue;
 		}
 		seen[id]++;
+		/* Attention's 7th input, nonpad_kv_seqlen, came with opset 24 */
+		if (id == ONNXOP_ATTENTION && n->n_input > 6 && at < 24) {
+			fprintf(stderr, "%s: Attention with nonpad_kv_seqlen is written at opset %d (it needs 24)\n", what, at);
+			bad++;
+		}
 		if (onnx_ops[id].since > at || (onnx_ops[id].max && onnx_ops[id].max < at)) {
 			fprintf(stderr, "%s: %s is written at opset %d but its row says %d..%d\n", what, n->op_type, at,
 			        onnx_ops[id].since, onnx_ops[id].max);

@@ -28,34 +28,35 @@ def fx_op_bitcast():
 
 class OpKVCache(nn.Module):
     """A static KV cache written at a position along the sequence axis, then attention
-    over it: ONNX's TensorScatter (opset 24) for each write."""
+    over it: ONNX's TensorScatter (opset 24) for each write, and Attention's
+    nonpad_kv_seqlen (24) for the mask of the positions written so far."""
 
-    def forward(self, k_cache, v_cache, q, k, v, past):
-        # k_cache, v_cache (2, 2, 8, 4): cache buffers of 8 positions; q, k, v (2, 2, 3, 4):
-        # three new tokens; past (2, P): the P tokens before them, so they go at P.
+    def forward(self, cache, qkv, past):
+        # cache (2, 2, 1, 6, 2): the key and value buffers (batch 2, 1 head, 6 positions);
+        # qkv (3, 2, 1, 2, 2): q, k, v of two new tokens; past (2, P): the P tokens before
+        # them, so they go at P (dynamic).
+        k_cache, v_cache = cache[0], cache[1]
+        q, k, v = qkv[0], qkv[1], qkv[2]
         p = past.shape[1]
         kc = k_cache.index_copy(2, torch.arange(p, p + k.shape[2]), k)
         vc = v_cache.slice_scatter(v, dim=2, start=p, end=p + v.shape[2])
-        k2 = k_cache.index_copy(2, torch.arange(3), k)         # at 0 (a prefill)
-        v2 = v_cache.slice_scatter(v * 2, dim=2, start=-3)     # the last three positions
-        kidx = torch.arange(p, p + 3)
+        k2 = k_cache.index_copy(2, torch.arange(2), k)          # at 0 (a prefill)
+        v2 = v_cache.slice_scatter(v * 2, dim=2, start=-2)      # the last two positions
         k3 = k_cache.clone()
-        k3[:, :, kidx] = k                                     # index_put at the position
-        keep = (torch.arange(8) < p + 3).view(1, 8)            # the positions written so far
+        k3[:, :, torch.arange(p, p + 2)] = k * 3                # index_put at the position
+        keep = (torch.arange(6) < p + 2).view(1, 6)             # the positions written so far
         att = F.scaled_dot_product_attention(q, kc, vc, attn_mask=keep)
         att2 = F.scaled_dot_product_attention(q, k2, v2)
         return flat_cat(att, att2, kc, vc, k2, v2, k3)
 
 
 def fx_op_kvcache():
-    p = Dim("p", min=0, max=5)
-    ds = {"k_cache": None, "v_cache": None, "q": None, "k": None, "v": None, "past": {1: p}}
-    args = (r(2, 2, 8, 4), r(2, 2, 8, 4), r(2, 2, 3, 4), r(2, 2, 3, 4), r(2, 2, 3, 4), r(2, 2))
-    cases = [("position 5", (r(2, 2, 8, 4), r(2, 2, 8, 4), r(2, 2, 3, 4), r(2, 2, 3, 4),
-                             r(2, 2, 3, 4), r(2, 5))),
-             ("position 0", (r(2, 2, 8, 4), r(2, 2, 8, 4), r(2, 2, 3, 4), r(2, 2, 3, 4),
-                             r(2, 2, 3, 4), r(2, 0)))]
-    return SlimFixture(OpKVCache().eval(), args, dynamic_shapes=ds, cases=cases)
+    p = Dim("p", min=0, max=4)
+    ds = {"cache": None, "qkv": None, "past": {1: p}}
+    cases = [("position 4", (r(2, 2, 1, 6, 2), r(3, 2, 1, 2, 2), r(2, 4))),
+             ("position 0", (r(2, 2, 1, 6, 2), r(3, 2, 1, 2, 2), r(2, 0)))]
+    return SlimFixture(OpKVCache().eval(), (r(2, 2, 1, 6, 2), r(3, 2, 1, 2, 2), r(2, 2)),
+                       dynamic_shapes=ds, cases=cases)
 
 
-family(["op_bitcast", "op_kvcache"], versions=("2.14",), decomp=True)
+family(["op_bitcast", "op_kvcache"], versions=("2.14", "2.6"), decomp=True)
