@@ -59,4 +59,22 @@ def fx_op_kvcache():
                        dynamic_shapes=ds, cases=cases)
 
 
-family(["op_bitcast", "op_kvcache"], versions=("2.14", "2.6"), decomp=True)
+class OpCumprod(nn.Module):
+    """cumprod along a dynamic dim: ONNX's CumProd (opset 26); the Mul chain of earlier
+    opsets needs a static dim."""
+
+    def forward(self, x, n):
+        # x (2, S) float32, S dynamic; n (3, 2) int32
+        return flat_cat(x.cumprod(1), torch.cumprod(x, 0, dtype=torch.float64).float(),
+                        n.cumprod(0).float())
+
+
+def fx_op_cumprod():
+    s = Dim("s", min=2, max=64)
+    n = torch.tensor([[1, -2], [3, 2], [-1, 5]], dtype=torch.int32)
+    cases = [("seven columns", (r(2, 7) * 0.5 + 1, n * 2))]
+    return SlimFixture(OpCumprod().eval(), (r(2, 5) * 0.5 + 1, n),
+                       dynamic_shapes={"x": {1: s}, "n": None}, cases=cases)
+
+
+family(["op_bitcast", "op_kvcache", "op_cumprod"], versions=("2.14", "2.6"), decomp=True)
