@@ -941,8 +941,6 @@ lower_as_strided_scatter(LowerCtx *c, const Node *n, const OpRow *row)
 	return strided_write(c, n, sv, lower_operand(c, n, "src", sv->dtype));
 }
 
-/* slice_scatter(self, src, dim=0, start=None, end=None, step=1): src
- * written into the slice of self (static shapes). */
 /* slice_scatter's SymInt start as an int64 value, a negative one counted
  * from the end of dim (as torch does). */
 static const char *
@@ -981,6 +979,9 @@ slice_scatter_block(LowerCtx *c, const Node *n, const Value *sv, int64_t dim, in
 	return 0;
 }
 
+/* slice_scatter(self, src, dim=0, start=None, end=None, step=1): src
+ * written into the slice of self: ScatterElements (static shapes; start
+ * may be a SymInt), or from opset 24 with step 1 slice_scatter_block(). */
 int
 lower_slice_scatter(LowerCtx *c, const Node *n, const OpRow *row)
 {
