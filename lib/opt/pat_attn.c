@@ -1,5 +1,6 @@
 /* pat_attn.c: scaled dot product attention as one ONNX Attention node
- * (opset 23; from 24 a key padding mask is its nonpad_kv_seqlen).  AttentionFuse finds softmax(q k^T * scale + mask) v as the
+ * (opset 23; from 24 a key padding mask is its nonpad_kv_seqlen).
+ * AttentionFuse finds softmax(q k^T * scale + mask) v as the
  * lowering writes torch's sdpa, as core ATen decomposes it and as
  * transformers' eager attention computes it; AttentionGQA and Attention3D
  * then hand Attention its inputs as they were before the model repeated the
@@ -11,7 +12,11 @@
  * dropped; any other mask stays, as an additive attn_mask, or a boolean
  * one when it selected scores with Where.
  * Attention's causal mask is aligned to the upper left (no past keys), as
- * torch's is, and only square scores are taken for causal. */
+ * torch's is, and only square scores are taken for causal.
+ * A padding mask made from a 0/1 attention_mask input (transformers') is
+ * not nonpad_kv_seqlen: that it is right padding (ones, then zeros) is
+ * the data's to say, not the graph's, so it stays an attn_mask; only a
+ * mask built from a length (keypad_len) is one. */
 #include "opt/opt.h"
 
 #include <math.h>
