@@ -46,13 +46,23 @@ lower_rsqrt(LowerCtx *c, const Node *n, const OpRow *row)
 	return 0;
 }
 
+/* The last opset silu is written as ONNX's Swish at: onnxruntime (1.30) has
+ * no Swish kernel, it expands ONNX's function body, which is defined with
+ * the opset-24 Constant and CastLike; from opset 25, which replaced both,
+ * it finds no implementation ("Could not find an implementation for
+ * Swish(24)"), so later opsets keep x * Sigmoid(x). */
+#define SWISH_BODY_OPSET 24
+
 int
 lower_silu(LowerCtx *c, const Node *n, const OpRow *row)
 {
 	DType cdt = lower_opmath(out_dtype(n));
 	const char *x = lower_operand(c, n, "self", cdt);
 
-	lower_result(c, n, "Mul", cdt, 2, x, lower_op(c, row->onnx, NULL, 1, x));
+	if (row->variant != OPV_FORMULA && c->opset <= SWISH_BODY_OPSET)
+		lower_result(c, n, row->onnx, cdt, 1, x); /* Swish's alpha is 1 by default */
+	else
+		lower_result(c, n, "Mul", cdt, 2, x, lower_op(c, "Sigmoid", NULL, 1, x));
 	return 0;
 }
 

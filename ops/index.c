@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "lower/lower.h"
+#include "opsets.h"
 
 #define MAXR 16
 
@@ -313,10 +314,77 @@ put_masked(LowerCtx *c, const Node *n, const OpRow *row, const Value *sv, const 
 	return 0;
 }
 
+/* The start of index iv when torch made it with arange(start, end) (step
+ * 1, int64, 1-D; start an int >= 0 or a SymInt), as a 0-d int64; else NULL.
+ * Such an index writes one block of consecutive positions (a KV-cache
+ * write at cache_position = arange(past, past + new)). */
+static const char *
+arange_start(LowerCtx *c, const Value *iv)
+{
+	const Node *a = iv ? iv->def : NULL;
+	const Arg *st;
+
+	if (!a || iv->rank != 1 || iv->dtype != DT_INT64)
+		return NULL;
+	if (strcmp(a->op, "aten.arange.default") == 0)
+		return lower_i64(c, 0);
+	if (strcmp(a->op, "aten.arange.start") != 0 && strcmp(a->op, "aten.arange.start_step") != 0)
+		return NULL;
+	st = lower_arg(a, "step");
+	if (st && !(st->kind == ARG_INT && st->u.i == 1))
+		return NULL;
+	st = lower_arg(a, "start");
+	if (!st || (st->kind == ARG_INT && st->u.i >= 0))
+		return lower_i64(c, st ? st->u.i : 0);
+	return st->kind == ARG_SYM_INT ? lower_operand(c, a, "start", DT_INT64) : NULL;
+}
+
+/* 1 when dims a and b are the same size (static and equal, or the same
+ * expression). */
+static int
+dim_same(Dim a, Dim b)
+{
+	return a.e || b.e ? a.e && b.e && sym_equal(a.e, b.e) : a.v == b.v;
+}
+
+/* index_put(self, [None, ..., index], values) with one index tensor, at dim
+ * > 0, made by arange (arange_start) and values of the block's own shape
+ * (no broadcast): from opset 24 a TensorScatter, the KV-cache write
+ * cache[:, :, arange(past, past + new)] = kv.  1 when lowered so. */
+static int
+put_block(LowerCtx *c, const Node *n, const Value *sv, const Value *vv)
+{
+	const Arg *ix = lower_arg(n, "indices");
+	const Value *iv = NULL;
+	const char *at;
+	int dim = -1;
+
+	if (!ix || (ix->kind != ARG_OPT_TENSORS && ix->kind != ARG_TENSORS))
+		return 0;
+	for (int i = 0; i < ix->n; i++) {
+		if (ix->u.list[i].kind == ARG_NONE)
+			continue;
+		if (iv)
+			return 0;
+		iv = ix->u.list[i].u.v;
+		dim = i;
+	}
+	if (!iv || iv->rank != 1 || !opsets_can_tensor_scatter(c, sv, dim) || vv->rank != sv->rank)
+		return 0;
+	for (int d = 0; d < sv->rank; d++)
+		if (!dim_same(vv->dims[d], d == dim ? iv->dims[0] : sv->dims[d]))
+			return 0;
+	if (!(at = arange_start(c, iv)))
+		return 0;
+	opsets_tensor_scatter(c, n, sv, lower_input(c, n, "self"), lower_operand(c, n, "values", sv->dtype), dim, at);
+	return 1;
+}
+
 /* index_put(self, indices, values, accumulate=False): a ScatterND (with
  * reduction add when accumulating) into self with the indexed dims moved
  * first; values are broadcast to the indexing result in torch's layout,
- * then brought into ScatterND's.  A boolean mask: put_masked(). */
+ * then brought into ScatterND's.  A boolean mask: put_masked(); a block
+ * at arange positions from opset 24: put_block(). */
 int
 lower_index_put(LowerCtx *c, const Node *n, const OpRow *row)
 {
@@ -333,6 +401,8 @@ lower_index_put(LowerCtx *c, const Node *n, const OpRow *row)
 		return DIAG_CONVERT;
 	if (at >= 0)
 		return put_masked(c, n, row, sv, vv, mask, at, accumulate);
+	if (!accumulate && put_block(c, n, sv, vv))
+		return 0;
 	if (read_indices(c, n, sv, &il))
 		return DIAG_CONVERT;
 	if (!static_dims(sv, sd) || il.dynamic)
@@ -550,7 +620,8 @@ along(LowerCtx *c, const char *index, int r, int64_t dim, const int64_t *shape)
 /* index_add(self, dim, index, source, alpha=1), index_copy(self, dim,
  * index, source), index_fill.int_Scalar(self, dim, index, value): whole
  * slices of self at the index positions along dim, added to, replaced or
- * filled: ScatterElements with the index expanded over the slices. */
+ * filled: ScatterElements with the index expanded over the slices.  From
+ * opset 24 an index_copy at arange(start, ...) is TensorScatter. */
 int
 lower_index_add(LowerCtx *c, const Node *n, const OpRow *row)
 {
@@ -560,6 +631,10 @@ lower_index_add(LowerCtx *c, const Node *n, const OpRow *row)
 	int add = row->variant == OPV_ADD;
 	const char *upd, *r;
 
+	if (!add && lower_arg(n, "source") && opsets_can_tensor_scatter(c, sv, dim) && (r = arange_start(c, iv))) {
+		opsets_tensor_scatter(c, n, sv, lower_input(c, n, "self"), lower_operand(c, n, "source", sv->dtype), dim, r);
+		return 0;
+	}
 	if (!sv || !iv || !static_dims(sv, shape) || iv->rank > 1 || iv->dims[0].e || dim < 0 || dim >= sv->rank)
 		return lower_fail(c, n, "needs a static self and a 1-D index");
 	shape[dim] = iv->rank ? iv->dims[0].v : 1;

@@ -28,7 +28,9 @@ lower_cumsum(LowerCtx *c, const Node *n, const OpRow *row)
 	return 0;
 }
 
-/* cumprod(self, dim, dtype=None): out[i] = out[i-1] * x[i] along dim. */
+/* cumprod(self, dim, dtype=None): out[i] = out[i-1] * x[i] along dim: ONNX's
+ * CumProd from opset 26, before it (the OPV_FORMULA row) a Mul chain over
+ * the slices, which needs the dim static. */
 int
 lower_cumprod(LowerCtx *c, const Node *n, const OpRow *row)
 {
@@ -41,8 +43,17 @@ lower_cumprod(LowerCtx *c, const Node *n, const OpRow *row)
 		lower_finish_typed(c, n, 0, x, cdt);
 		return 0;
 	}
+	if (row->variant != OPV_FORMULA) {
+		/* cdt is one of CumProd's types: lower_opmath computes the 8 and
+		 * 16-bit ints in int32, float16 and bfloat16 in float32 */
+		if (dim < 0 || dim >= sv->rank)
+			return lower_fail(c, n, "dim out of range");
+		lower_finish_typed(c, n, 0, lower_op(c, row->onnx, NULL, 2, x, lower_i64(c, dim)), cdt);
+		return 0;
+	}
 	if (dim < 0 || dim >= sv->rank || sv->dims[dim].e || sv->dims[dim].v > 1024)
-		return lower_fail(c, n, "needs a static dim of at most 1024");
+		return lower_fail(c, n, "needs a static dim of at most 1024 below opset 26 (a Mul per "
+		                  "position); `opset: 26` has ONNX's CumProd, for any dim");
 	len = sv->dims[dim].v;
 	part = ARENA_ARRAY(c->a, const char *, len + 1);
 	for (int64_t i = 0; i < len; i++) {

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "lower/lower.h"
+#include "opsets.h"
 
 #define MAXR 16
 
@@ -57,11 +58,12 @@ carry_out(LowerCtx *c, const Node *n, const char *x, DType t)
 		lower_finish_typed(c, n, 0, x, carrier(t));
 }
 
-/* Writes u (a view of shape vdims along dim, at positions pos[0..len))
- * into parent with ScatterElements; the result is n's output. */
+/* Writes u (a view of shape vdims along dim, at positions pos[0..len),
+ * plus the int64 offset when not NULL) into parent with ScatterElements;
+ * the result is n's output. */
 static int
-scatter_along(LowerCtx *c, const Node *n, const char *parent, const char *u,
-              int rank, const int64_t *vdims, int64_t dim, int64_t len, const int64_t *pos)
+scatter_at(LowerCtx *c, const Node *n, const char *parent, const char *u, int rank, const int64_t *vdims,
+           int64_t dim, int64_t len, const int64_t *pos, const char *offset)
 {
 	int64_t shape[MAXR];
 	const char *idx;
@@ -69,10 +71,19 @@ scatter_along(LowerCtx *c, const Node *n, const char *parent, const char *u,
 	for (int i = 0; i < rank; i++)
 		shape[i] = i == dim ? len : 1;
 	idx = lower_op(c, "Reshape", NULL, 2, lower_i64s(c, (int)len, pos), lower_i64s(c, rank, shape));
+	if (offset)
+		idx = lower_op(c, "Add", NULL, 2, idx, offset);
 	idx = lower_op(c, "Expand", NULL, 2, idx, lower_i64s(c, rank, vdims));
 	lower_op(c, "ScatterElements", lower_out(c, n, 0), 3, parent, idx, u);
 	onnx_attr_int(c->a, c->last, "axis", dim);
 	return 0;
+}
+
+static int
+scatter_along(LowerCtx *c, const Node *n, const char *parent, const char *u,
+              int rank, const int64_t *vdims, int64_t dim, int64_t len, const int64_t *pos)
+{
+	return scatter_at(c, n, parent, u, rank, vdims, dim, len, pos, NULL);
 }
 
 /* A view run backwards whose inverse is a Reshape to self's shape. */
@@ -930,16 +941,59 @@ lower_as_strided_scatter(LowerCtx *c, const Node *n, const OpRow *row)
 	return strided_write(c, n, sv, lower_operand(c, n, "src", sv->dtype));
 }
 
+/* slice_scatter's SymInt start as an int64 value, a negative one counted
+ * from the end of dim (as torch does). */
+static const char *
+sym_start(LowerCtx *c, const Node *n, const Value *sv, int64_t dim)
+{
+	const char *size, *s = lower_operand(c, n, "start", DT_INT64), *zero = lower_i64(c, 0);
+
+	if (!sv->dims[dim].e) {
+		size = lower_i64(c, sv->dims[dim].v);
+	} else {
+		size = lower_op(c, "Shape", NULL, 1, self_name(c, n));
+		onnx_attr_int(c->a, c->last, "start", dim);
+		onnx_attr_int(c->a, c->last, "end", dim + 1);
+	}
+	return lower_op(c, "Where", NULL, 3, lower_op(c, "Less", NULL, 2, s, zero), lower_op(c, "Add", NULL, 2, s, size), s);
+}
+
+/* slice_scatter with step 1 from opset 24: src is a block of consecutive
+ * positions along dim (a KV-cache write), TensorScatter at start; start
+ * may be a SymInt, and the shapes may be dynamic. */
+static int
+slice_scatter_block(LowerCtx *c, const Node *n, const Value *sv, int64_t dim, int64_t start)
+{
+	const Arg *sa = lower_arg(n, "start");
+	const char *self = self_name(c, n), *at;
+
+	if (sa && sa->kind == ARG_SYM_INT) {
+		at = sym_start(c, n, sv, dim);
+	} else {
+		if (start < 0 && sv->dims[dim].e)
+			return lower_fail(c, n, "a negative start on a dynamic dim is not supported");
+		start = start < 0 ? start + sv->dims[dim].v : start;
+		at = lower_i64(c, start < 0 ? 0 : start);
+	}
+	opsets_tensor_scatter(c, n, sv, self, lower_operand(c, n, "src", sv->dtype), dim, at);
+	return 0;
+}
+
 /* slice_scatter(self, src, dim=0, start=None, end=None, step=1): src
- * written into the slice of self (static shapes). */
+ * written into the slice of self: ScatterElements (static shapes; start
+ * may be a SymInt), or from opset 24 with step 1 slice_scatter_block(). */
 int
 lower_slice_scatter(LowerCtx *c, const Node *n, const OpRow *row)
 {
 	const Value *sv = lower_tensor_arg(c, n, "self"), *src = lower_arg_value(n, "src");
 	int64_t dim = lower_axis(lower_int(c, n, "dim", 0), sv->rank), step = lower_int(c, n, "step", 1);
-	int64_t start = lower_int(c, n, "start", 0), vdims[MAXR], *pos, size, len;
+	const Arg *sa = lower_arg(n, "start");
+	int64_t start, vdims[MAXR], *pos, size, len;
 
 	(void)row;
+	if (src && step == 1 && opsets_can_tensor_scatter(c, sv, dim))
+		return slice_scatter_block(c, n, sv, dim, sa && sa->kind == ARG_SYM_INT ? 0 : lower_int(c, n, "start", 0));
+	start = sa && sa->kind == ARG_SYM_INT ? 0 : lower_int(c, n, "start", 0);
 	if (!src || !lower_static(sv) || !lower_static(src) || dim < 0 || dim >= sv->rank || sv->rank > MAXR)
 		return lower_fail(c, n, "needs static shapes");
 	size = sv->dims[dim].v;
@@ -951,8 +1005,9 @@ lower_slice_scatter(LowerCtx *c, const Node *n, const OpRow *row)
 		pos[i] = start + i * step;
 	for (int i = 0; i < src->rank; i++)
 		vdims[i] = src->dims[i].v;
-	return scatter_along(c, n, self_name(c, n), lower_operand(c, n, "src", sv->dtype), src->rank, vdims, dim,
-	                     len, pos);
+	/* a SymInt start: the positions from 0, moved by it in the graph */
+	return scatter_at(c, n, self_name(c, n), lower_operand(c, n, "src", sv->dtype), src->rank, vdims, dim,
+	                  len, pos, sa && sa->kind == ARG_SYM_INT ? sym_start(c, n, sv, dim) : NULL);
 }
 
 /* _assert_tensor_metadata and friends: checks torch made at export time. */

@@ -14,9 +14,15 @@
 # Each default conversion is then read back as an ONNX input and optimized
 # again (re/VER-NAME.onnx, the `.onnx` input path): it must not be larger
 # (with its .data) and must match torch on the same cases.
-# The fixtures in OPSET23 are converted at `opset: 23` too (VER-NAME-o23.onnx,
-# same cases, same node process): the patterns that need it (Attention with
-# is_causal and grouped-query heads, RMSNormalization) must match torch.
+# The fixtures listed in test/ort/opsets/NN.txt are converted at `opset: NN`
+# too (VER-NAME-oNN.onnx, same cases, same node process): the rows and
+# patterns that change with the opset (Attention with is_causal and
+# grouped-query heads and RMSNormalization from 23; Swish, TensorScatter
+# and Attention's nonpad_kv_seqlen from 24; CumProd and BitCast from 26) must
+# match torch at each. The default conversion is the default opset (18);
+# an entry written +ID in NN.txt is a fixture that needs opset NN (view.dtype:
+# BitCast, 26), whose default and `patterns: none` conversions are made at
+# `opset: NN` instead.
 # Ends with the line "ort: N passed, N failed"; exits 1 when something failed.
 #
 # Speed: starting node and loading onnxruntime costs more than running most
@@ -74,13 +80,6 @@ torch-2.14/op_overloads torch-2.14/op_overloads_decomp torch-2.6/op_overloads to
 torch-2.14/hf_mistral_decomp torch-2.14/hf_t5_encoder_decomp torch-2.14/tv_swin_decomp
 "
 
-# torch-VERSION/NAME of the attention models also checked at opset 23.
-OPSET23="
-torch-2.14/attention torch-2.14/attention_decomp torch-2.14/attention_dyn torch-2.14/op_sdpa
-torch-2.14/tiny_llama torch-2.14/hf_qwen2 torch-2.14/hf_mistral torch-2.14/hf_mistral_decomp
-torch-2.14/hf_phi3 torch-2.14/hf_llama_dyn torch-2.6/hf_llama_dyn torch-2.6/attention_dyn
-"
-
 # Further fixtures that must pass, one list a file (a family's or a feature's;
 # "#" starts a comment): test/ort/expected/*.txt.
 for f in test/ort/expected/*.txt; do
@@ -90,8 +89,27 @@ for f in test/ort/expected/*.txt; do
 	done <"$f"
 done
 
+# The further opsets: test/ort/opsets/NN.txt lists the torch-VERSION/NAME
+# converted at `opset: NN` too ("#" starts a comment; +ID: converted at NN
+# only). opsets holds the NNs, opset_ids " ID@NN " for each listed fixture,
+# base_ids " ID@NN " for the +ID ones.
+opsets= opset_ids= base_ids=
+for f in test/ort/opsets/*.txt; do
+	[ -f "$f" ] || continue
+	o=${f##*/} o=${o%.txt}
+	opsets="$opsets $o"
+	while read -r l; do
+		for id in ${l%%#*}; do
+			case $id in
+			+*) base_ids="$base_ids ${id#+}@$o" ;;
+			*) opset_ids="$opset_ids $id@$o" ;;
+			esac
+		done
+	done <"$f"
+done
+
 # One line list of each, to match " ID " against.
-expected_ids=" $(echo $EXPECTED) " opset23_ids=" $(echo $OPSET23) "
+expected_ids=" $(echo $EXPECTED) " opset_ids="$opset_ids " base_ids="$base_ids "
 
 # first_line FILE: sets $line to the first line of FILE, or empty.
 first_line() {
@@ -106,13 +124,18 @@ if ! node -e "import('onnxruntime-node').then(() => 0, () => process.exit(1))" 2
 fi
 mkdir -p "$out"
 printf 'patterns: none\nreport: false\n' >"$out/none.yaml"
-printf 'opset: 23\nreport: false\n' >"$out/o23.yaml"
 printf 'report: false\n' >"$out/re.yaml"
 mkdir -p "$out/re"
+for o in $opsets; do
+	printf 'opset: %s\nreport: false\n' "$o" >"$out/o$o.yaml"
+	printf 'opset: %s\npatterns: none\nreport: false\n' "$o" >"$out/none$o.yaml"
+done
 
-# The fixtures, one a line: ID PT2 IODIR MODEL NONE O23 (O23 is - when the
-# fixture is not in OPSET23), in glob order; what an earlier run left of
-# theirs goes, so that nothing stale can pass for new.
+# The fixtures, one a line: ID PT2 IODIR MODEL NONE OPSETS BASE (OPSETS: the
+# further opsets it is converted at, comma separated, or - for none; BASE:
+# the opset of its first two conversions, - for the default), in glob order;
+# what an earlier run left of theirs goes, so that nothing stale can pass
+# for new.
 list=$out/fixtures
 set -- "$out"/ort.*
 for f in test/models/torch-*/*.pt2; do
@@ -122,9 +145,14 @@ for f in test/models/torch-*/*.pt2; do
 	io=$dir/$name.io
 	[ -d "$io" ] || continue
 	stem=$out/$ver-$name
-	case $opset23_ids in *" $ver/$name "*) o23=$stem-o23.onnx ;; *) o23=- ;; esac
-	echo "$ver/$name $f $io $stem.onnx $stem-none.onnx $o23"
-	set -- "$@" "$stem".* "$stem"-none.* "$stem"-o23.* "$out/re/${stem##*/}".*
+	more= base=-
+	for o in $opsets; do
+		case $opset_ids in *" $ver/$name@$o "*) more=$more,$o ;; esac
+		case $base_ids in *" $ver/$name@$o "*) base=$o ;; esac
+	done
+	more=${more#,}
+	echo "$ver/$name $f $io $stem.onnx $stem-none.onnx ${more:--} $base"
+	set -- "$@" "$stem".* "$stem"-none.* "$stem"-o[0-9]* "$out/re/${stem##*/}".*
 done >"$list"
 rm -f "$@"
 
@@ -133,43 +161,59 @@ rm -f "$@"
 # succeeded, else 1.
 # A fixture whose IODIR holds options.yaml (its own options, e.g. custom_ops:
 # or functions:; it must not set patterns, report or opset) is converted with
-# them each time: alone, then with the lines of none.yaml / o23.yaml added
-# (MODEL.yaml, MODEL-none.yaml, MODEL-o23.yaml).
-while read -r id f io model none o23; do
-	echo "$f $io $model $none $o23"
-done <"$list" | xargs -n 40 -P "$jobs" sh -c '
+# them each time: alone, then with the lines of none.yaml / oNN.yaml added
+# (MODEL.yaml, MODEL-none.yaml, MODEL-oNN.yaml); a BASE opset's lines
+# (oNN.yaml / noneNN.yaml) go to the first two.
+while read -r id f io model none more base; do
+	echo "$f $io $model $none $more $base"
+done <"$list" | xargs -n 48 -P "$jobs" sh -c '
 	bin=$0 out=$1
 	shift
-	while [ $# -ge 5 ]; do
-		f=$1 io=$2 model=$3 none=$4 o23=$5
-		shift 5
-		c= cnone=$out/none.yaml co23=$out/o23.yaml
+	while [ $# -ge 6 ]; do
+		f=$1 io=$2 model=$3 none=$4 more=$5 base=$6
+		shift 6
+		c= cnone=$out/none.yaml
+		[ "$base" = - ] || c=$out/o$base.yaml cnone=$out/none$base.yaml
 		if [ -f "$io/options.yaml" ]; then
-			c=${model%.onnx}.yaml cnone=${none%.onnx}.yaml co23=${model%.onnx}-o23.yaml
-			cp "$io/options.yaml" "$c"
-			cat "$io/options.yaml" "$out/none.yaml" >"$cnone"
-			cat "$io/options.yaml" "$out/o23.yaml" >"$co23"
+			cat "$io/options.yaml" ${c:+"$c"} >"${model%.onnx}.yaml"
+			cat "$io/options.yaml" "$cnone" >"${none%.onnx}.yaml"
+			c=${model%.onnx}.yaml cnone=${none%.onnx}.yaml
 		fi
+		ok=0
+		"$bin" "$f" ${c:+-c "$c"} -o "$model" >"$model.log" 2>&1 && "$bin" "$f" -c "$cnone" -o "$none" >>"$model.log" 2>&1 || ok=1
+		[ "$more" = - ] && more=
+		while [ -n "$more" ] && [ $ok = 0 ]; do
+			o=${more%%,*}
+			case $more in *,*) more=${more#*,} ;; *) more= ;; esac
+			co=$out/o$o.yaml
+			if [ -f "$io/options.yaml" ]; then
+				co=${model%.onnx}-o$o.yaml
+				cat "$io/options.yaml" "$out/o$o.yaml" >"$co"
+			fi
+			"$bin" "$f" -c "$co" -o "${model%.onnx}-o$o.onnx" >>"$model.log" 2>&1 || ok=1
+		done
 		re=$out/re/${model##*/}   # the same base name: the same .data location in it
-		if "$bin" "$f" ${c:+-c "$c"} -o "$model" >"$model.log" 2>&1 && "$bin" "$f" -c "$cnone" -o "$none" >>"$model.log" 2>&1 &&
-			{ [ "$o23" = - ] || "$bin" "$f" -c "$co23" -o "$o23" >>"$model.log" 2>&1; } &&
-			"$bin" "$model" -c "$out/re.yaml" -o "$re" >>"$model.log" 2>&1 &&
-			{ size() { s=0; for x in "$@"; do [ -f "$x" ] && s=$((s + $(wc -c <"$x"))); done; echo $s; }
-			  [ "$(size "$re" "$re.data")" -le "$(size "$model" "$model.data")" ] ||
-			  { echo "$re: optimized again, larger than $model" >>"$model.log"; false; }; }; then
-			echo 0 >"$model.conv"
-		else
-			echo 1 >"$model.conv"
+		if [ $ok = 0 ]; then
+			size() { s=0; for x in "$@"; do [ -f "$x" ] && s=$((s + $(wc -c <"$x"))); done; echo $s; }
+			"$bin" "$model" -c "$out/re.yaml" -o "$re" >>"$model.log" 2>&1 || ok=1
+			[ $ok = 1 ] || [ "$(size "$re" "$re.data")" -le "$(size "$model" "$model.data")" ] ||
+				{ echo "$re: optimized again, larger than $model" >>"$model.log"; ok=1; }
 		fi
+		echo $ok >"$model.conv"
 	done' "$bin" "$out"
 
-# onnxruntime runs of the converted fixtures: OUT<TAB>MODEL<TAB>NONE[<TAB>O23]<TAB>IODIR.
+# onnxruntime runs of the converted fixtures: OUT<TAB>MODEL<TAB>NONE[<TAB>ONN...]<TAB>IODIR.
 tab=$(printf '\t')
-while read -r id f io model none o23; do
+while read -r id f io model none more base; do
 	first_line "$model.conv"
 	[ "$line" = 0 ] || continue
 	models=$model$tab$none
-	[ "$o23" = - ] || models=$models$tab$o23
+	[ "$more" = - ] && more=
+	IFS=,
+	for o in $more; do
+		models=$models$tab${model%.onnx}-o$o.onnx
+	done
+	unset IFS
 	models=$models$tab$out/re/${model##*/}
 	echo "$model.ort$tab$models$tab$io"
 done <"$list" >"$out/ort.jobs"
@@ -208,7 +252,7 @@ awk '{
 
 # The results, in fixture order.
 exec 3<"$out/ort.stats"
-while read -r id f io model none o23; do
+while read -r id f io model none more base; do
 	read -r ncases err <&3
 	case $expected_ids in *" $id "*) expected=1 ;; *) expected=0 ;; esac
 	first_line "$model.conv"

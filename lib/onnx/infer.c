@@ -466,6 +466,14 @@ infer_cast(const OnnxInfer *f)
 		put_vals(f, 0, v->n, v->scalar, v->v);
 }
 
+/* BitCast: the same shape in type `to`; the contents are new bits, not
+ * followed. */
+static void
+infer_bitcast(const OnnxInfer *f)
+{
+	put(f, 0, (int)attr_i(f, "to", 0), rank_of(f, 0), dims_of(f, 0));
+}
+
 static void
 infer_castlike(const OnnxInfer *f)
 {

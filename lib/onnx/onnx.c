@@ -301,7 +301,12 @@ onnx_ir_version(int opset)
 		return 9;
 	if (opset <= 22)
 		return 10;
-	return 11;
+	if (opset <= 23)
+		return 11;
+	if (opset <= 24)
+		return 12;
+	/* onnx 1.20 (opset 25) and 1.21 (opset 26) both write IR version 13 */
+	return 13;
 }
 
 Onnx__ModelProto *

@@ -101,9 +101,10 @@ Onnx__GraphProto *onnx_graph_finish(OnnxGraph *g);
 
 /* The newest ai.onnx opset the converter writes: the top of the `opset`
  * option's range and of every op row that no later row replaces. */
-#define ONNX_OPSET_NEWEST 23
+#define ONNX_OPSET_NEWEST 26
 
-/* The IR version that goes with an ai.onnx opset (8 for 17-18 ... 11 for 23). */
+/* The IR version that goes with an ai.onnx opset (8 for 17-18 ... 11 for 23,
+ * 12 for 24, 13 for 25-26). */
 int onnx_ir_version(int opset);
 Onnx__ModelProto *onnx_model(Arena *a, Onnx__GraphProto *g, int opset, const char *producer_version);
 

@@ -1,5 +1,6 @@
 /* pat_attn.c: scaled dot product attention as one ONNX Attention node
- * (opset 23).  AttentionFuse finds softmax(q k^T * scale + mask) v as the
+ * (opset 23; from 24 a key padding mask is its nonpad_kv_seqlen).
+ * AttentionFuse finds softmax(q k^T * scale + mask) v as the
  * lowering writes torch's sdpa, as core ATen decomposes it and as
  * transformers' eager attention computes it; AttentionGQA and Attention3D
  * then hand Attention its inputs as they were before the model repeated the
@@ -11,7 +12,11 @@
  * dropped; any other mask stays, as an additive attn_mask, or a boolean
  * one when it selected scores with Where.
  * Attention's causal mask is aligned to the upper left (no past keys), as
- * torch's is, and only square scores are taken for causal. */
+ * torch's is, and only square scores are taken for causal.
+ * A padding mask made from a 0/1 attention_mask input (transformers') is
+ * not nonpad_kv_seqlen: that it is right padding (ones, then zeros) is
+ * the data's to say, not the graph's, so it stays an attn_mask; only a
+ * mask built from a length (keypad_len) is one. */
 #include "opt/opt.h"
 
 #include <math.h>
@@ -450,14 +455,82 @@ guard_goes(Opt *o, const Attn *a, int causal)
 	return opt_const_all(o, a->guard, 1, 0);
 }
 
+/* onnxruntime's Attention wants an attn_mask whose dim -2 is the query
+ * length l (it does not broadcast that dim, which ONNX allows): -1 when
+ * mask m has it (or its rank is unknown), the rank (2 or more) to expand
+ * m to when that dim is 1 or absent and l is static, -2 when neither. */
+static int
+mask_rows(Opt *o, int m, OptDim l)
+{
+	int mr = opt_rank(o, m);
+
+	if (mr < 0 || (mr >= 2 && opt_dim_eq(opt_val(o, m)->dims[mr - 2], l)))
+		return -1;
+	if (l.v < 0 || (mr >= 2 && opt_val(o, m)->dims[mr - 2].v != 1))
+		return -2;
+	return mr < 2 ? 2 : mr;
+}
+
+/* The length n of a key padding mask m, or -1: m is boolean Less(keys, n)
+ * seen through Reshapes and Unsqueezes, keys the constant 0, 1, ..., s-1
+ * along m's last dim (s the key length), every other dim of m 1, and n one
+ * int64 for all rows.  m then hides exactly the keys at n and after, which
+ * is what Attention's nonpad_kv_seqlen (opset 24) hides when it is n for
+ * each batch row: the valid part of a static KV cache (keys < past + new). */
+static int
+keypad_len(Opt *o, int m, OptDim s)
+{
+	int r = opt_rank(o, m), x = m, lt, n, p;
+	int64_t keys[1024];
+
+	if (opt_elem(o, m) != ONNX_BOOL || r < 1 || s.v < 1 || s.v > 1024 || !opt_dim_eq(opt_val(o, m)->dims[r - 1], s))
+		return -1;
+	for (int i = 0; i < r - 1; i++)
+		if (opt_val(o, m)->dims[i].v != 1)
+			return -1;
+	while ((p = opt_prod(o, x, "Reshape")) >= 0 || (p = opt_prod(o, x, "Unsqueeze")) >= 0)
+		x = opt_in(o, p, 0);
+	if ((lt = opt_prod(o, x, "Less")) < 0 || opt_rank(o, x) != 1)
+		return -1;
+	n = opt_in(o, lt, 1);
+	if (opt_const_ints(o, opt_in(o, lt, 0), keys, 1024) != s.v || opt_elem(o, n) != ONNX_INT64 || opt_rank(o, n) < 0)
+		return -1;
+	for (int64_t i = 0; i < s.v; i++)
+		if (keys[i] != i)
+			return -1;
+	for (int i = 0; i < opt_rank(o, n); i++)
+		if (opt_val(o, n)->dims[i].v != 1)
+			return -1;
+	return n;
+}
+
+/* nonpad_kv_seqlen: n for each of q's batch rows, int64 (batch,). */
+static int
+nonpad_of(Opt *o, int r, int q, int n)
+{
+	int64_t one = 1;
+	OptDim b = opt_val(o, q)->dims[0];
+	int batch;
+
+	if (b.v >= 0) {
+		batch = opt_const_i64s(o, 1, &b.v);
+	} else {
+		int sh = opt_add(o, r, "Shape", 1, &q, 1, &batch);
+		opt_set_attr_i(o, sh, "start", 0);
+		opt_set_attr_i(o, sh, "end", 1);
+	}
+	return opt_add1(o, r, "Expand", 2, opt_add1(o, r, "Reshape", 2, n, opt_const_i64s(o, 1, &one)), batch);
+}
+
 /* MatMul(Softmax(MatMul(q, k^T) * scale [+ mask | Where(mask, ., -inf)]), v)
  * on 4-D operands -> Attention(q, k, v, mask) scale=, or is_causal=1 and no
- * mask when the mask is causal. */
+ * mask when the mask is causal; from opset 24 a key padding mask
+ * (keypad_len) becomes nonpad_kv_seqlen. */
 int
 pat_attention_fuse(Opt *o, int r)
 {
 	Attn a = {0};
-	int v = opt_in(o, r, 1), k, tr, y, n, in[4], causal, drop, add_tr = 0;
+	int v = opt_in(o, r, 1), k, tr, y, n, in[7], causal, drop, add_tr = 0, mq = -1, pad = -1;
 	int64_t perm[OPT_MAX_RANK], p2[4] = {0, 1, 3, 2};
 	OptDim l, s;
 
@@ -495,6 +568,10 @@ pat_attention_fuse(Opt *o, int r)
 	}
 	if (a.shared && add_tr)         /* the others keep the scores: pay off without a new node */
 		return OPT_NOMATCH;
+	if (!causal && a.mask >= 0 && o->opset >= 24 && a.boolean)
+		pad = keypad_len(o, a.mask, s);
+	if (!causal && pad < 0 && a.mask >= 0 && (mq = mask_rows(o, a.mask, l)) == -2)
+		return OPT_NOMATCH;
 	if (add_tr) {
 		int t = opt_add(o, r, "Transpose", 1, &k, 1, &k);
 		opt_set_attr_ints(o, t, "perm", 4, p2);
@@ -502,8 +579,17 @@ pat_attention_fuse(Opt *o, int r)
 	in[0] = a.q;
 	in[1] = k;
 	in[2] = v;
-	in[3] = causal ? -1 : a.mask;
-	n = opt_add(o, r, "Attention", in[3] >= 0 ? 4 : 3, in, 1, &y);
+	in[3] = causal || pad >= 0 ? -1 : a.mask;
+	in[4] = in[5] = -1;
+	in[6] = pad >= 0 ? nonpad_of(o, r, a.q, pad) : -1;
+	if (in[3] >= 0 && mq >= 0) {    /* the mask's query dim made l (see mask_rows) */
+		int64_t sh[OPT_MAX_RANK];
+		for (int i = 0; i < mq; i++)
+			sh[i] = 1;
+		sh[mq - 2] = l.v;
+		in[3] = opt_add1(o, r, "Expand", 2, in[3], opt_const_i64s(o, mq, sh));
+	}
+	n = opt_add(o, r, "Attention", in[6] >= 0 ? 7 : in[3] >= 0 ? 4 : 3, in, 1, &y);
 	opt_set_attr_f(o, n, "scale", a.scale);
 	if (causal)
 		opt_set_attr_i(o, n, "is_causal", 1);

@@ -123,6 +123,14 @@ START_TEST(test_lookup)
 	ck_assert_ptr_eq(ops_find_opset("aten.gelu.default", 19)->fn, lower_gelu);
 	ck_assert_int_eq(ops_find_opset("aten.gelu.default", 19)->variant, OPV_FORMULA);
 	ck_assert_str_eq(ops_find_opset("aten.gelu.default", 20)->onnx, "Gelu");
+	/* the operators of opsets 24 and 26 */
+	ck_assert_str_eq(ops_find_opset("aten.silu.default", 23)->onnx, "Sigmoid");
+	ck_assert_str_eq(ops_find_opset("aten.silu.default", 24)->onnx, "Swish");
+	ck_assert_str_eq(ops_find_opset("aten.cumprod.default", 25)->onnx, "Mul");
+	ck_assert_str_eq(ops_find_opset("aten.cumprod.default", 26)->onnx, "CumProd");
+	ck_assert_ptr_null(ops_find_opset("aten.view.dtype", 25));
+	ck_assert_str_eq(ops_find_opset("aten.view.dtype", 26)->onnx, "BitCast");
+	ck_assert_int_eq(ops_find_opset("aten.view.dtype", ONNX_OPSET_NEWEST)->opset_max, ONNX_OPSET_NEWEST);
 	ck_assert_ptr_null(ops_find("aten.no_such_op.default"));
 	ck_assert_ptr_null(ops_find(""));
 	ck_assert_ptr_null(ops_find("aten.relu"));

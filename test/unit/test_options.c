@@ -88,14 +88,17 @@ START_TEST(test_all_keys)
 	ck_assert_int_eq(parse("opset: 23\n", &o, &msg), 0);
 	ck_assert_int_eq(o.opset, 23);
 	free(msg);
+	ck_assert_int_eq(parse("opset: 26\n", &o, &msg), 0);
+	ck_assert_int_eq(o.opset, 26);
+	free(msg);
 }
 END_TEST
 
 START_TEST(test_errors)
 {
 	expect_error("opset: 18\n\n  \nopsett: 19\n", "options.yaml:4:1: unknown key 'opsett'");
-	expect_error("opset: 16\n", "options.yaml:1:8: 'opset' must be between 17 and 23, got 16");
-	expect_error("opset: 24\n", "options.yaml:1:8: 'opset' must be between 17 and 23, got 24");
+	expect_error("opset: 16\n", "options.yaml:1:8: 'opset' must be between 17 and 26, got 16");
+	expect_error("opset: 27\n", "options.yaml:1:8: 'opset' must be between 17 and 26, got 27");
 	expect_error("opset: eighteen\n", "options.yaml:1:8: 'opset' needs an integer, got 'eighteen'");
 	expect_error("opset: 18.0\n", "options.yaml:1:8: 'opset' needs an integer, got '18.0'");
 	expect_error("opset:\n", "options.yaml:1:7: 'opset' needs an integer");
