@@ -45,6 +45,8 @@ typedef struct Options {
 	int report_timings;             /* 1: the report holds measured times; 0: zeros */
 	const char **given;             /* by key index: the value as the file wrote it, or NULL (arena) */
 	struct OptSelect *patterns;     /* optimizer rows to run (lib/opt/opt.h); NULL: the default set */
+	int ncustom_op;
+	CustomOp *custom_ops;           /* custom_ops:, in file order (arena; lower.h) */
 } Options;
 
 /* The defaults: opset 18, no renames, 1 MiB threshold, no dim names,
