@@ -199,13 +199,16 @@ is_tensor_arg(const Arg *g)
 	       g->kind == ARG_OPT_TENSORS;
 }
 
-int
-lower_custom_unmapped(LowerCtx *c, const Node *n)
+/* The names an entry for target ("mylib.scaled_tanh.default") suggests:
+ * its namespace as the domain, its op name in CamelCase as the op type
+ * (the snippet of the message, not a decision on the node). */
+static void
+suggest_names(Arena *a, const char *target, const char **ns, const char **op_type)
 {
-	const char *dot = strchr(n->op, '.'), *name = dot + 1, *end = strchr(name, '.');
-	const char *ns = arena_strndup(c->a, n->op, (size_t)(dot - n->op)), *ins = "", *attrs = "";
-	char *camel = arena_strndup(c->a, name, end ? (size_t)(end - name) : strlen(name)), *w = camel;
+	const char *dot = strchr(target, '.'), *name = dot + 1, *end = strchr(name, '.');
+	char *camel = arena_strndup(a, name, end ? (size_t)(end - name) : strlen(name)), *w = camel;
 
+	*ns = arena_strndup(a, target, (size_t)(dot - target));
 	for (int up = 1; *name && name != end; name++) {
 		if (*name == '_') {
 			up = 1;
@@ -215,6 +218,15 @@ lower_custom_unmapped(LowerCtx *c, const Node *n)
 		up = 0;
 	}
 	*w = 0;
+	*op_type = camel;
+}
+
+int
+lower_custom_unmapped(LowerCtx *c, const Node *n)
+{
+	const char *ns, *camel, *ins = "", *attrs = "";
+
+	suggest_names(c->a, n->op, &ns, &camel);
 	for (int i = 0; i < n->nin; i++) {
 		const char *an = n->in[i].name;
 		if (!an[0])
