@@ -259,7 +259,7 @@ int64_t lower_axis(int64_t axis, int rank);
 /* The dim_param for a symbolic dim: its expression in readable names ("2*seq"). */
 const char *lower_dim_param(LowerCtx *c, const SymExpr *e);
 
-/* ---- custom operators (custom.c) ---- */
+/* ---- custom operators (custom.c, domains.c) ---- */
 
 /* The custom_ops entry for target (Node.op) in o, or NULL. */
 const CustomOp *lower_custom_find(const LowerOptions *o, const char *target);
