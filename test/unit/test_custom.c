@@ -14,6 +14,7 @@
 
 #include "pipeline/pipeline.h"
 #include "read/read.h"
+#include "opt/opt.h"
 #include "diagtext.h"
 #include "testutil.h"
 
@@ -393,6 +394,171 @@ START_TEST(test_builtin_opsets)
 }
 END_TEST
 
+/* Lowers text graph g (docs/text-graph.md) with options text; returns the
+ * code, the model in *out (or NULL) and the message in *msg. */
+static int
+lower_text(const char *g, const char *text, Onnx__ModelProto **out, char **msg)
+{
+	Program p = {0};
+	Options o;
+	Diag d = {0};
+	int rc;
+
+	*out = NULL;
+	options_default(&o);
+	p.arena = &a;
+	rc = options_parse(&o, &a, "opts.yaml", text, strlen(text), &d);
+	if (!rc)
+		rc = irtext_parse(&p, "g.txt", g, strlen(g), &d);
+	if (!rc)
+		rc = lower_program(&p, options_lower(&o, &(LowerOptions){0}), &a, out, &d);
+	if (!rc)
+		rc = opt_model(*out, &a, NULL, NULL, NULL, &d);
+	*msg = strdup(test_diag_text(&d) ? test_diag_text(&d) : "");
+	diag_free(&d);
+	return rc;
+}
+
+#define SYM(name, in, op, attrs, dom, ver) \
+	"  " name ": float32[2,3] = onnx_symbolic._symbolic.default(inputs=[" in "], op_type='" op "', " \
+	"onnx_dtype=1, shape=[2, 3], " attrs ", metadata_props_keys=[], metadata_props_values=[]" dom ver ")\n"
+#define NO_ATTRS "attr_keys=[], attr_types=[], attr_pos=[], attr_ints=[], attr_floats=[], attr_strs=[]"
+
+START_TEST(test_symbolic_domains)
+{
+	Onnx__ModelProto *m;
+	char *msg;
+	const OnnxNode *n;
+
+	/* a custom domain: imported once at its version; every attribute kind; None inputs */
+	ck_assert_int_eq(lower_text("graph main(x: float32[2,3]) {\n"
+	                            SYM("a", "None, x", "Fancy", "attr_keys=['k', 'names', 'ws', 'ks', 's'], "
+	                                "attr_types=['i', 'ss', 'fs', 'is', 's'], attr_pos=[[0, 1], [0, 2], [0, 2], [1, 3], [2, 3]], "
+	                                "attr_ints=[7, 1, 2], attr_floats=[1.5, 2.5], attr_strs=['p', 'q', 'r']",
+	                                ", domain='com.acme'", ", version=3")
+	                            SYM("b", "a", "Fancy", NO_ATTRS, ", domain='com.acme'", ", version=3")
+	                            "  c: float32[2,3] = aten.add.Tensor(self=a, other=b)\n  return (c)\n}\n",
+	                            "", &m, &msg), 0);
+	ck_assert_str_eq(msg, "");
+	ck_assert_uint_eq(m->n_opset_import, 2);
+	ck_assert_str_eq(m->opset_import[1]->domain, "com.acme");
+	ck_assert_int_eq(m->opset_import[1]->version, 3);
+	n = m->graph->node[0];
+	ck_assert_str_eq(n->op_type, "Fancy");
+	ck_assert_str_eq(n->domain, "com.acme");
+	ck_assert_uint_eq(n->n_input, 2);
+	ck_assert_str_eq(n->input[0], "");
+	ck_assert_uint_eq(n->n_attribute, 5);
+	ck_assert_int_eq(n->attribute[0]->i, 7);
+	ck_assert_int_eq(n->attribute[1]->type, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRINGS);
+	ck_assert_uint_eq(n->attribute[1]->n_strings, 2);
+	ck_assert_int_eq(n->attribute[1]->strings[1].data[0], 'q');
+	ck_assert_uint_eq(n->attribute[2]->n_floats, 2);
+	ck_assert_float_eq(n->attribute[2]->floats[1], 2.5f);
+	ck_assert_uint_eq(n->attribute[3]->n_ints, 2);
+	ck_assert_int_eq(n->attribute[3]->ints[1], 2);
+	ck_assert_int_eq(n->attribute[4]->s.data[0], 'r');
+	/* the optimizer keeps both custom nodes (no CSE of a kernel it does not know) */
+	ck_assert_uint_eq(m->graph->n_node, 3);
+	free(msg);
+
+	/* two versions of one domain */
+	ck_assert_int_eq(lower_text("graph main(x: float32[2,3]) {\n"
+	                            SYM("a", "x", "Fancy", NO_ATTRS, ", domain='com.acme'", ", version=3")
+	                            SYM("b", "a", "Fancy", NO_ATTRS, ", domain='com.acme'", ", version=4")
+	                            "  return (b)\n}\n", "", &m, &msg), DIAG_CONVERT);
+	ck_assert_msg(strstr(msg, "node 'b' (onnx_symbolic._symbolic.default): domain 'com.acme' at version 4, but an "
+	                          "earlier node imports it at version 3"), "%s", msg);
+	free(msg);
+	/* ai.onnx: the version and the op must fit the target opset */
+	ck_assert_int_eq(lower_text("graph main(x: float32[2,3]) {\n"
+	                            SYM("a", "x", "Gelu", NO_ATTRS, "", ", version=20")
+	                            "  return (a)\n}\n", "", &m, &msg), DIAG_CONVERT);
+	ck_assert_msg(strstr(msg, "ONNX's Gelu is written for opset 20: needs `opset: 20` or later (the target is opset 18)"),
+	              "%s", msg);
+	free(msg);
+	ck_assert_int_eq(lower_text("graph main(x: float32[2,3]) {\n"
+	                            SYM("a", "x", "Gelu", NO_ATTRS, "", "")
+	                            "  return (a)\n}\n", "", &m, &msg), DIAG_CONVERT);
+	ck_assert_msg(strstr(msg, "ONNX's Gelu exists from opset 20: needs `opset: 20` or later"), "%s", msg);
+	free(msg);
+	ck_assert_int_eq(lower_text("graph main(x: float32[2,3]) {\n"
+	                            SYM("a", "x", "Gelu", NO_ATTRS, ", domain='ai.onnx'", ", version=20")
+	                            "  return (a)\n}\n", "opset: 20\n", &m, &msg), 0);
+	ck_assert_uint_eq(m->n_opset_import, 1);
+	ck_assert_str_eq(m->graph->node[0]->op_type, "Gelu");
+	free(msg);
+}
+END_TEST
+
+/* The domain form of a two-output op, and the expansion's patterns. */
+START_TEST(test_forms_on_fixture)
+{
+	Onnx__ModelProto *m;
+	const char *f = "test/models/torch-2.14/op_custom_nodes.pt2";
+	Program p = {0};
+	Options o;
+	Diag d = {0};
+	int found = 0;
+	const char *text = "custom_ops:\n"
+	                   "  yobx.fused_gelu.default: {domain: com.example, op_type: FusedGelu}\n"
+	                   "  yobx.scaled_pair.default: {domain: com.example, op_type: ScaledPair, inputs: [x, k]}\n";
+
+	options_default(&o);
+	p.arena = &a;
+	ck_assert_int_eq(options_parse(&o, &a, "opts.yaml", text, strlen(text), &d), 0);
+	ck_assert_int_eq(pt2_load(&p, f, &d), 0);
+	ck_assert_int_eq(lower_program(&p, options_lower(&o, &(LowerOptions){0}), &a, &m, &d), 0);
+	ck_assert_int_eq(opt_model(m, &a, NULL, NULL, NULL, &d), 0);
+	for (size_t i = 0; i < m->graph->n_node; i++) {
+		const OnnxNode *n = m->graph->node[i];
+		if (strcmp(n->op_type, "ScaledPair") != 0)
+			continue;
+		found++;
+		ck_assert_uint_eq(n->n_output, 2);
+		ck_assert_uint_eq(n->n_input, 2);
+		ck_assert_uint_eq(n->n_attribute, 0);
+	}
+	ck_assert_int_eq(found, 1);
+	diag_free(&d);
+}
+END_TEST
+
+/* Patterns run on an expansion: x + 0 goes (AddZero), the Relu stays. */
+START_TEST(test_expansion_optimized)
+{
+	Program p = {0};
+	Options o;
+	Diag d = {0};
+	Onnx__ModelProto *m;
+	int from_gelu = 0, relu = 0;
+	const char *text = "custom_ops:\n"
+	                   "  yobx.fused_gelu.default:\n"
+	                   "    nodes: [{op_type: Add, inputs: [x, 0], outputs: [a]}, {op_type: Relu, inputs: [a], outputs: [y]}]\n"
+	                   "    outputs: [y]\n"
+	                   "  yobx.scaled_pair.default: {nodes: [{op_type: Mul, inputs: [x, k], outputs: [p]}], outputs: [p, x]}\n";
+
+	options_default(&o);
+	p.arena = &a;
+	ck_assert_int_eq(options_parse(&o, &a, "opts.yaml", text, strlen(text), &d), 0);
+	ck_assert_int_eq(pt2_load(&p, "test/models/torch-2.14/op_custom_nodes.pt2", &d), 0);
+	ck_assert_int_eq(lower_program(&p, options_lower(&o, &(LowerOptions){0}), &a, &m, &d), 0);
+	for (size_t i = 0; i < m->graph->n_node; i++)
+		from_gelu += strncmp(m->graph->node[i]->name, "fused_gelu", 10) == 0;
+	ck_assert_int_eq(from_gelu, 2);
+	ck_assert_int_eq(opt_model(m, &a, NULL, NULL, NULL, &d), 0);
+	from_gelu = 0;
+	for (size_t i = 0; i < m->graph->n_node; i++) {
+		from_gelu += strncmp(m->graph->node[i]->name, "fused_gelu", 10) == 0;
+		relu += strcmp(m->graph->node[i]->op_type, "Relu") == 0;
+	}
+	ck_assert_int_eq(from_gelu, 1);
+	ck_assert_int_eq(relu, 1);
+	ck_assert_msg(test_diag_text(&d) == NULL, "%s", test_diag_text(&d));
+	diag_free(&d);
+}
+END_TEST
+
 static Suite *
 make_suite(void)
 {
@@ -408,6 +574,9 @@ make_suite(void)
 	tcase_add_test(tc, test_lowering_errors);
 	tcase_add_test(tc, test_unmapped);
 	tcase_add_test(tc, test_builtin_opsets);
+	tcase_add_test(tc, test_symbolic_domains);
+	tcase_add_test(tc, test_forms_on_fixture);
+	tcase_add_test(tc, test_expansion_optimized);
 	suite_add_tcase(s, tc);
 	return s;
 }
