@@ -127,7 +127,8 @@ rm -f "$@"
 # the converter's messages, MODEL.conv 0 when every conversion of the fixture
 # succeeded, else 1.
 # A fixture whose IODIR holds options.yaml (its own options, e.g. custom_ops:
-# or functions:; it must not set patterns, report or opset) is converted with
+# or functions:; it must not set patterns, report, nor opset unless the fixture
+# is not in OPSET23: op_custom_onnx23 needs 23) is converted with
 # them each time: alone, then with the lines of none.yaml / o23.yaml added
 # (MODEL.yaml, MODEL-none.yaml, MODEL-o23.yaml).
 while read -r id f io model none o23; do
