@@ -12,7 +12,8 @@
  * Names in an entry are the schema argument names the .pt2 records for the
  * node (torch leaves out the arguments left at their default, so `name?`
  * marks one that may be absent), or results of earlier expansion nodes.  A
- * tensor argument is its ONNX value; a number, a list of numbers or a
+ * tensor argument is its ONNX value, a tensor list its values in order (a
+ * variadic input); a number, a list of numbers or a
  * SymInt becomes a constant (a number takes the dtype of the node's first
  * named input whose dtype is known, else that of the custom node's first
  * output; a list of integers is int64, as shapes and axes are).  Mapping
@@ -375,39 +376,69 @@ is_value(const Expand *x, const CustomVal *v)
 	       g->kind == ARG_SYM_FLOAT || g->kind == ARG_SYM_BOOL || g->kind == ARG_NONE;
 }
 
+/* The tensor-list argument (Tensor[], Tensor?[]) v names, or NULL: as an
+ * input it stands for its tensors, in order (a variadic input). */
+static const Arg *
+tensor_list(const Expand *x, const CustomVal *v)
+{
+	const Arg *g;
+
+	if (v->lit != CUSTOM_REF || local(x, v->name) || !(g = lower_arg(x->n, v->name)))
+		return NULL;
+	return g->kind == ARG_TENSORS || g->kind == ARG_OPT_TENSORS ? g : NULL;
+}
+
 /* Emits one node of the entry; outs are its ONNX outputs. */
 static int
 emit_node(Expand *x, const CustomNode *cn, int nout, const char *const *outs)
 {
 	LowerCtx *c = x->c;
-	const char **in = ARENA_ARRAY(c->a, const char *, cn->nin + 1);
 	DType hint = DT_UNKNOWN, dt;
 	const Value *o0 = lower_out_value(x->n, 0);
+	const char **in;
+	int *src, total = 0, k = 0, rc;
 	OnnxNode *nd;
-	int rc;
 
-	/* values first (tensors, earlier results): their dtype is what the
-	 * literals and number arguments take */
 	for (int i = 0; i < cn->nin; i++) {
-		in[i] = NULL;
-		if (!is_value(x, &cn->in[i]))
+		const Arg *g = tensor_list(x, &cn->in[i]);
+		total += g ? g->n : 1;
+	}
+	in = ARENA_ARRAY(c->a, const char *, total + 1);
+	src = ARENA_ARRAY(c->a, int, total + 1);
+	/* values first (tensors, earlier results): their dtype is what the
+	 * literals and number arguments take; a tensor list is its tensors */
+	for (int i = 0; i < cn->nin; i++) {
+		const Arg *g = tensor_list(x, &cn->in[i]);
+		for (int j = 0; g && j < g->n; j++, k++) {
+			const Value *v = g->u.list[j].kind != ARG_NONE ? g->u.list[j].u.v : NULL;
+			in[k] = v ? lower_value(c, v) : "";
+			src[k] = i;
+			if (hint == DT_UNKNOWN && v && v->kind == VAL_TENSOR)
+				hint = v->dtype;
+		}
+		if (g)
 			continue;
-		in[i] = "";
-		if ((rc = resolve_input(x, &cn->in[i], DT_UNKNOWN, &in[i], &dt)) > 0)
-			return rc;
-		if (hint == DT_UNKNOWN && rc == 0)
-			hint = dt;
+		src[k] = i;
+		in[k] = NULL;
+		if (is_value(x, &cn->in[i])) {
+			in[k] = "";
+			if ((rc = resolve_input(x, &cn->in[i], DT_UNKNOWN, &in[k], &dt)) > 0)
+				return rc;
+			if (hint == DT_UNKNOWN && rc == 0)
+				hint = dt;
+		}
+		k++;
 	}
 	if (hint == DT_UNKNOWN && o0 && o0->kind == VAL_TENSOR)
 		hint = o0->dtype;
-	for (int i = 0; i < cn->nin; i++) {
-		if (in[i])
+	for (k = 0; k < total; k++) {
+		if (in[k])
 			continue;
-		in[i] = "";
-		if ((rc = resolve_input(x, &cn->in[i], hint, &in[i], &dt)) > 0)
+		in[k] = "";
+		if ((rc = resolve_input(x, &cn->in[src[k]], hint, &in[k], &dt)) > 0)
 			return rc;
 	}
-	nd = lower_emit(c, cn->op_type, cn->nin, in, nout, outs);
+	nd = lower_emit(c, cn->op_type, total, in, nout, outs);
 	if (cn->domain[0])
 		nd->domain = (char *)cn->domain;
 	for (int i = 0; i < cn->nattr; i++)

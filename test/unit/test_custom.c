@@ -491,6 +491,32 @@ START_TEST(test_symbolic_domains)
 }
 END_TEST
 
+/* A tensor list is a variadic input; an int argument an attribute. */
+START_TEST(test_tensor_list_input)
+{
+	Onnx__ModelProto *m;
+	char *msg;
+	const OnnxNode *n = NULL;
+
+	ck_assert_int_eq(lower_text("graph main(x: float32[2,3], y: float32[2,3]) {\n"
+	                            "  c: float32[4,3] = mylib.cat.default(xs=[x, y], dim=0)\n"
+	                            "  return (c)\n}\n",
+	                            "custom_ops:\n  mylib.cat.default:\n    nodes: [{op_type: Concat, inputs: [xs], "
+	                            "outputs: [y], attributes: {axis: dim}}]\n    outputs: [y]\n", &m, &msg), 0);
+	ck_assert_str_eq(msg, "");
+	for (size_t i = 0; i < m->graph->n_node; i++)
+		if (strcmp(m->graph->node[i]->op_type, "Concat") == 0)
+			n = m->graph->node[i];
+	ck_assert_ptr_nonnull(n);
+	ck_assert_uint_eq(n->n_input, 2);
+	ck_assert_str_eq(n->input[0], "x");
+	ck_assert_str_eq(n->input[1], "y");
+	ck_assert_str_eq(n->attribute[0]->name, "axis");
+	ck_assert_int_eq(n->attribute[0]->i, 0);
+	free(msg);
+}
+END_TEST
+
 /* The domain form of a two-output op, and the expansion's patterns. */
 START_TEST(test_forms_on_fixture)
 {
@@ -577,6 +603,7 @@ make_suite(void)
 	tcase_add_test(tc, test_symbolic_domains);
 	tcase_add_test(tc, test_forms_on_fixture);
 	tcase_add_test(tc, test_expansion_optimized);
+	tcase_add_test(tc, test_tensor_list_input);
 	suite_add_tcase(s, tc);
 	return s;
 }
