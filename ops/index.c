@@ -635,7 +635,7 @@ lower_index_add(LowerCtx *c, const Node *n, const OpRow *row)
 		opsets_tensor_scatter(c, n, sv, lower_input(c, n, "self"), lower_operand(c, n, "source", sv->dtype), dim, r);
 		return 0;
 	}
-	if (!sv || !iv || !static_dims(sv, shape) || iv->rank > 1 || iv->dims[0].e || dim < 0 || dim >= sv->rank)
+	if (!sv || !iv || !static_dims(sv, shape) || iv->rank > 1 || (iv->rank == 1 && iv->dims[0].e) || dim < 0 || dim >= sv->rank)
 		return lower_fail(c, n, "needs a static self and a 1-D index");
 	shape[dim] = iv->rank ? iv->dims[0].v : 1;
 	if (lower_arg(n, "source")) {

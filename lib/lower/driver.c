@@ -48,13 +48,17 @@ count_unsupported(LowerCtx *c, const Graph *g)
 		const Node *n = g->nodes[i];
 		const OpRow *row = ops_find_opset(n->op, c->opset);
 		int lo, hi;
+		if (!row)
+			row = lower_custom_row(c, n);
 		for (int k = 0; k < n->nin; k++)
 			if (n->in[k].arg.kind == ARG_GRAPH)
 				bad += count_unsupported(c, n->in[k].arg.u.g);
 		if (row && !needs_int18(c, n, row))
 			continue;
 		bad++;
-		if (ops_opsets(n->op, &lo, &hi))
+		if (ops_opsets(n->op, &lo, &hi) && lower_is_custom(n->op))
+			lower_custom_unmapped(c, n);
+		else if (ops_opsets(n->op, &lo, &hi))
 			lower_fail_as(c, n, YE_UNSUPPORTED_OP, "no ONNX lowering");
 		else if (c->opset < lo)
 			lower_fail_as(c, n, YE_NEEDS_OPSET, "needs `opset: %d` or later (the target is opset %d)",
@@ -92,6 +96,8 @@ lower_node(LowerCtx *c, const Node *n)
 	const Value *self = lower_arg_value(n, "self");
 	int reported = c->d->n;            /* lowerings report through lower_fail() */
 
+	if (!row)
+		row = lower_custom_row(c, n);
 	c->node = n;
 	c->out = ARENA_ARRAY(c->a, const char *, nout + 1);
 	c->update = NULL;
@@ -161,6 +167,7 @@ lower_program(const Program *p, const LowerOptions *o, Arena *a, Onnx__ModelProt
 	c->consts = strmap_new(a, 64);
 	c->vinfo = strmap_new(a, (size_t)g->nvalue + 64);
 	c->producer = strmap_new(a, (size_t)g->nvalue * 2 + 64);
+	c->imports = lower_imports_new(a);
 	lower_enter_graph(c, g, 0);
 	for (int i = 0; i < p->noutput_spec; i++)
 		if (p->output_specs[i].kind == OUT_USER_OUTPUT || p->output_specs[i].kind == OUT_LOSS_OUTPUT)
@@ -181,6 +188,7 @@ lower_program(const Program *p, const LowerOptions *o, Arena *a, Onnx__ModelProt
 		return DIAG_CONVERT;
 	lower_prune(c);
 	*out = onnx_model(a, onnx_graph_finish(&c->g), c->opset, VERSION);
+	lower_custom_imports(c, *out);
 	return 0;
 }
 

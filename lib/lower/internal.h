@@ -34,4 +34,16 @@ int lower_emit_outputs(LowerCtx *c, OutSlot *s, int n);
 /* Drops nodes whose outputs nothing reads, then initializers no node reads. */
 void lower_prune(LowerCtx *c);
 
+/* domains.c */
+struct LowerImports *lower_imports_new(Arena *a);
+/* Adds the declared domains to m's opset_import. */
+void lower_custom_imports(LowerCtx *c, Onnx__ModelProto *m);
+
+/* custom.c */
+/* The row standing in for a node custom_ops maps, or NULL. */
+const OpRow *lower_custom_row(LowerCtx *c, const Node *n);
+/* Reports a custom node without an entry: its arguments and an entry to
+ * fill in (YE_CUSTOM_OP_UNMAPPED); returns DIAG_CONVERT. */
+int lower_custom_unmapped(LowerCtx *c, const Node *n);
+
 #endif

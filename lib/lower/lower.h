@@ -43,6 +43,62 @@ struct Alias {
 	unsigned version;       /* base: bumped by every write; view: base version of name */
 };
 
+/* ---- custom_ops: the mapping of custom operators (custom.c) ----
+ * One entry per target of the options' `custom_ops:` (docs/options.md),
+ * parsed and checked by lib/pipeline/ (names used before they are defined,
+ * op types outside lib/onnx/onnxops.def at the target opset) and handed
+ * down as plain data; what only the node can tell (which arguments it
+ * has) is checked while lowering, at the line:col kept here. */
+
+/* A literal's kind. */
+typedef enum CustomLit {
+	CUSTOM_REF,             /* not a literal: an argument or a local name */
+	CUSTOM_INT, CUSTOM_FLOAT, CUSTOM_STRING,
+	CUSTOM_INTS, CUSTOM_FLOATS, CUSTOM_STRINGS,
+} CustomLit;
+
+/* A value in an entry: a name (argument of the node, or a result of an
+ * earlier expansion node) or a literal. */
+typedef struct CustomVal {
+	CustomLit lit;
+	const char *name;       /* CUSTOM_REF */
+	int optional;           /* CUSTOM_REF written `name?`: left out when the node lacks it */
+	int n;                  /* literal: elements (1 for a scalar) */
+	const int64_t *i;       /* CUSTOM_INT(S) */
+	const double *f;        /* CUSTOM_FLOAT(S) */
+	const char *const *s;   /* CUSTOM_STRING(S) */
+	uint32_t line, col;     /* where the options file writes it */
+} CustomVal;
+
+typedef struct CustomAttr {
+	const char *name;       /* the ONNX attribute */
+	CustomVal v;
+} CustomAttr;
+
+/* One ONNX node an entry writes. */
+typedef struct CustomNode {
+	const char *op_type;
+	const char *domain;     /* "" for ai.onnx (the `nodes:` form) */
+	int nin;
+	const CustomVal *in;
+	int nout;               /* the `nodes:` form: local names; domain form: 0 (the node's outputs) */
+	const char *const *out;
+	int nattr;
+	const CustomAttr *attr;
+	uint32_t line, col;
+} CustomNode;
+
+typedef struct CustomOp {
+	const char *target;     /* as Node.op spells it: "mylib.scaled_tanh.default" */
+	int expanded;           /* 0: one node in a custom domain; 1: `nodes:` in ai.onnx */
+	int version;            /* domain form: the version the domain is imported with */
+	int nnode;
+	const CustomNode *nodes;/* domain form: exactly one */
+	int nresult;            /* `nodes:` form: the local names of the node's results, in order */
+	const CustomVal *results;
+	uint32_t line, col;     /* the entry's key */
+} CustomOp;
+
 /* What the lowering needs of the options (lib/pipeline/ fills it from the
  * options file: options_lower()). */
 typedef struct LowerOptions {
@@ -53,6 +109,8 @@ typedef struct LowerOptions {
 	const DimRequest *dim_requests; /* dynamic_dimensions, in file order */
 	int keep_assertions;            /* 1: _assert_scalar becomes a run-time check */
 	const char *label;              /* the options file, for messages */
+	int ncustom_op;
+	const CustomOp *custom_ops;     /* custom_ops:, in file order */
 } LowerOptions;
 
 /* lower_graph()'s callee: the driver's node walk, handed down so that a
@@ -84,6 +142,7 @@ struct LowerCtx {
 	const DimNames *dn;     /* dim_param names of torch's size symbols */
 	LowerGraphFn graph_fn;    /* the driver's walk (lower_graph) */
 	OnnxVec asserts;        /* keep_assertions: bool conditions (names) gating this graph's outputs */
+	struct LowerImports *imports; /* custom domains the nodes use (custom.c), shared by every scope */
 };
 
 /* Converts p's main graph.  Returns 0 and sets *out, or DIAG_CONVERT /
@@ -199,6 +258,22 @@ int64_t lower_axis(int64_t axis, int rank);
 
 /* The dim_param for a symbolic dim: its expression in readable names ("2*seq"). */
 const char *lower_dim_param(LowerCtx *c, const SymExpr *e);
+
+/* ---- custom operators (custom.c, domains.c) ---- */
+
+/* The custom_ops entry for target (Node.op) in o, or NULL. */
+const CustomOp *lower_custom_find(const LowerOptions *o, const char *target);
+/* 1 when op is outside the namespaces of ATen, prims and Python (aten.,
+ * _operator., torch., higher_order., ...): a custom operator. */
+int lower_is_custom(const char *op);
+/* How op lowers, for the report: "built-in" (a row of ops/custom_ops.def:
+ * torch.onnx's own ops), "domain node" or "expansion" (its custom_ops
+ * entry), or NULL for any other op. */
+const char *lower_custom_form(const LowerOptions *o, const char *op);
+/* Declares that the model uses domain (not ai.onnx) at version; it goes to
+ * the model's opset_import.  Returns 0, or lower_fail() at n when an
+ * earlier node declared another version. */
+int lower_import(LowerCtx *c, const Node *n, const char *domain, int version);
 
 /* ---- subgraphs (for higher-order ops) ---- */
 

@@ -24,7 +24,8 @@ nondeterministic(const OnnxNode *m)
 	for (size_t a = 0; a < m->n_attribute; a++)
 		if (m->attribute[a]->g || m->attribute[a]->n_graphs)
 			return 1;
-	return 0;
+	/* a custom domain's kernel may have effects or randomness: never merged */
+	return m->domain && *m->domain && onnx_op_of(m) < 0;
 }
 
 static uint64_t

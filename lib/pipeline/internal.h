@@ -1,10 +1,13 @@
-/* pipeline/internal.h: what pipeline.c and capture.c share, inside the
- * pipeline layer only. */
+/* pipeline/internal.h: private to lib/pipeline/: what its files share
+ * (pipeline.c, convert.c and capture.c: one capture's conversion;
+ * options.c and options_custom.c: the custom_ops key).  Nothing outside
+ * lib/pipeline/ includes it. */
 #ifndef PIPELINE_INTERNAL_H
 #define PIPELINE_INTERNAL_H
 
-#include "pipeline/pipeline.h"
+#include <yaml.h>
 
+#include "pipeline/pipeline.h"
 /* CLOCK_MONOTONIC in seconds. */
 double pipeline_now(void);
 /* Lowers pl->prog (unless pl->model already holds an ONNX input) and
@@ -21,5 +24,13 @@ int pipeline_onnx_opset(Pipeline *pl, const char *label, Diag *d);
  * none does (a note per capture says why); the captures rows are in the
  * report either way. */
 int pipeline_convert_bundle(Pipeline *pl, Diag *d);
+
+/* options_custom.c */
+/* Reads the value v of `custom_ops` into o->custom_ops.  Returns 0 or
+ * DIAG_INPUT with "label:line:col: ..." in d. */
+int options_custom_ops(Options *o, Arena *a, yaml_document_t *doc, yaml_node_t *v, const char *label, Diag *d);
+/* Checks the `nodes:` op types against lib/onnx/onnxops.def at o->opset,
+ * once the whole file is read.  Returns 0 or DIAG_INPUT. */
+int options_custom_check(const Options *o, Diag *d);
 
 #endif

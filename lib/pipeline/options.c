@@ -12,6 +12,7 @@
 #include <yaml.h>
 
 #include "opt/opt.h"
+#include "internal.h"
 
 typedef struct OptCtx {
 	Options *o;
@@ -281,6 +282,12 @@ opt_fallback(OptCtx *c, yaml_node_t *v)
 	return 0;
 }
 
+static int
+opt_custom_ops(OptCtx *c, yaml_node_t *v)
+{
+	return options_custom_ops(c->o, c->a, c->doc, v, c->label, c->d);
+}
+
 static const struct OptKey {
 	const char *key;
 	OptFn fn;
@@ -402,6 +409,8 @@ options_parse(Options *o, Arena *a, const char *label, const char *text, size_t 
 		if (!rc && i == sizeof keys / sizeof keys[0])
 			rc = opt_err(&c, k, arena_printf(c.a, "unknown key '%s'", key));
 	}
+	if (!rc && o->ncustom_op)
+		rc = options_custom_check(o, d);   /* the op types at the opset, once it is known */
 	yaml_document_delete(&doc);
 	yaml_parser_delete(&p);
 	return rc;
@@ -464,6 +473,8 @@ options_lower(const Options *o, LowerOptions *lo)
 		.dim_requests = o->dim_requests,
 		.keep_assertions = o->keep_assertions,
 		.label = o->label,
+		.ncustom_op = o->ncustom_op,
+		.custom_ops = o->custom_ops,
 	};
 	return lo;
 }

@@ -365,6 +365,13 @@ fill_extra(Pipeline *pl, double report_start)
 		qsort(ops, (size_t)nops, sizeof *ops, cmp_op_count);
 	for (int i = 0; i < nops; i++)
 		report_num(r, arena_printf(a, "aten_op:%s", ops[i].op), (double)ops[i].n);
+	/* the custom operators: how each was written, and how many nodes */
+	for (int i = 0; i < nops; i++) {
+		const char *form = lower_custom_form(options_lower(&pl->opt, &(LowerOptions){0}), ops[i].op);
+		if (form)
+			report_text(r, arena_printf(a, "custom_op:%s", ops[i].op),
+			            arena_printf(a, "%s, %d node%s", form, (int)ops[i].n, ops[i].n == 1 ? "" : "s"));
+	}
 }
 
 /* ---- the phases in order ---- */

@@ -49,6 +49,8 @@ typedef struct Options {
 	const char *strategy;           /* a bundle's capture to try first; NULL: auto */
 	int nfallback, has_fallback;    /* has_fallback: `fallback` was given */
 	const char **fallback;          /* strategy names, in order (arena) */
+	int ncustom_op;
+	CustomOp *custom_ops;           /* custom_ops:, in file order (arena; lower.h) */
 } Options;
 
 /* The defaults: opset 18, no renames, 1 MiB threshold, no dim names,

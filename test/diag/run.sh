@@ -106,6 +106,32 @@ check "options-value at the options file's line and column" \
 	 and res[0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"].endswith("unknown_key.yaml")
 	 and res[0]["locations"][0]["physicalLocation"]["region"] == {"startLine": 2, "startColumn": 1}'
 
+# custom_ops: an unmapped custom operator (exit 1, YE0209, its arguments and
+# an entry to fill in); an entry naming an argument the node lacks (exit 2,
+# at the name's line and column in the options file); a name used before
+# the node defining it (exit 2, at its line and column).
+run custom_unmapped 1 test/models/torch-2.14/op_custom_domain.pt2 -o "$dir/custom_unmapped.onnx"
+check "custom-op-unmapped: the arguments and an entry to fill in" \
+	'j["exit_status"] == 1 and [x["code"] for x in d] == ["YE0209", "YE0209", "YE0205"]
+	 and d[0]["name"] == "custom-op-unmapped" and d[0]["target"] == "yobx.scaled_tanh.default"
+	 and "its arguments: x: Tensor float32[2,4], alpha: float = 0.5, bias: Tensor float32[4]." in d[0]["message"]
+	 and d[0]["message"].endswith("custom_ops:\n  yobx.scaled_tanh.default:\n    domain: yobx\n    op_type: ScaledTanh\n"
+	                              "    inputs: [x, bias]\n    attributes: {alpha: alpha}")
+	 and res[0]["ruleId"] == "YE0209"'
+grep -qF "custom_ops:" "$dir/custom_unmapped.plain.err" && grep -qF "    op_type: ScaledTanh" "$dir/custom_unmapped.plain.err" && ok ||
+	{ ko "custom_unmapped: the text lacks the entry"; cat "$dir/custom_unmapped.plain.err"; }
+printf 'custom_ops:\n  yobx.scaled_tanh.default:\n    domain: com.example\n    op_type: ScaledTanh\n    inputs: [x, bais]\n' >"$dir/custom_arg.yaml"
+run custom_arg 2 test/models/torch-2.14/op_custom_domain.pt2 -c "$dir/custom_arg.yaml" -o "$dir/custom_arg.onnx"
+check "custom_ops: an argument the node lacks, at its line and column" \
+	'[x["code"] for x in d] == ["YE0102"] and d[0]["line"] == 5 and d[0]["column"] == 17
+	 and d[0]["file"].endswith("custom_arg.yaml") and "has no argument \x27bais\x27" in d[0]["message"]
+	 and res[0]["locations"][0]["physicalLocation"]["region"] == {"startLine": 5, "startColumn": 17}'
+printf 'custom_ops:\n  yobx.scaled_tanh.default:\n    nodes:\n      - {op_type: Mul, inputs: [t, x], outputs: [y]}\n      - {op_type: Tanh, inputs: [x], outputs: [t]}\n    outputs: [y]\n' >"$dir/custom_order.yaml"
+run custom_order 2 test/models/torch-2.14/op_custom_domain.pt2 -c "$dir/custom_order.yaml" -o "$dir/custom_order.onnx"
+check "custom_ops: a name used before it is defined, at its line and column" \
+	'[x["code"] for x in d] == ["YE0102"] and d[0]["line"] == 4 and d[0]["column"] == 33
+	 and "node 0 uses \x27t\x27 before node 1 defines it" in d[0]["message"]'
+
 # A conversion that works: SARIF and JSON written, no results, exit 0.
 run ok 0 test/models/torch-2.14/cnn.pt2 -o "$dir/ok.onnx"
 check "a clean run: empty results, exit 0" \
