@@ -53,6 +53,7 @@ typedef struct LowerOptions {
 	const DimRequest *dim_requests; /* dynamic_dimensions, in file order */
 	int keep_assertions;            /* 1: _assert_scalar becomes a run-time check */
 	const char *label;              /* the options file, for messages */
+	StrMap *origin;                 /* when set, filled: main graph ONNX node name -> the IR Node it was lowered from */
 } LowerOptions;
 
 /* lower_graph()'s callee: the driver's node walk, handed down so that a

@@ -45,6 +45,9 @@ typedef struct Options {
 	int report_timings;             /* 1: the report holds measured times; 0: zeros */
 	const char **given;             /* by key index: the value as the file wrote it, or NULL (arena) */
 	struct OptSelect *patterns;     /* optimizer rows to run (lib/opt/opt.h); NULL: the default set */
+	int nfunction;
+	const char **functions;         /* module classes written as ONNX functions (arena) */
+	int function_embedded;          /* function_weights: 1 embedded, 0 inputs */
 } Options;
 
 /* The defaults: opset 18, no renames, 1 MiB threshold, no dim names,
@@ -104,6 +107,7 @@ typedef struct Pipeline {
 	int64_t unsupported;        /* rows of the unsupported sheet */
 	double flops;               /* all nodes at the sample sizes; -1 when some is unknown */
 	int64_t flops_unknown;      /* nodes whose count is unknown */
+	StrMap *origin;             /* `functions`: ONNX node name -> IR node, from lowering */
 } Pipeline;
 
 /* Zeroes pl (keeping input, options and out) and gives it the arena. */

@@ -3,8 +3,8 @@
  * The pipeline fills a Report as it runs; report_write() turns it into a
  * workbook with the sheets users read: extra (key/value facts), stats (one
  * row per optimizer event), stats_agg (stats summed per pattern), node_stats
- * (per ONNX op type), symbolic_flops (per node), and unsupported when the
- * conversion failed.  Rows keep insertion order except where a sheet is
+ * (per ONNX op type), symbolic_flops (per node), functions (with the option
+ * `functions`), and unsupported when the conversion failed.  Rows keep insertion order except where a sheet is
  * documented as sorted; the file is deterministic (fixed creation time). */
 #ifndef REPORT_H
 #define REPORT_H
@@ -50,6 +50,7 @@ typedef struct Report {
 	ReportFlops *flops;
 	ReportUnsupported *unsupported;
 	int cap_kv, cap_stat, cap_node_stat, cap_flops, cap_unsupported;
+	const OutlineResult *functions; /* option `functions`: the functions sheet; NULL: no sheet */
 } Report;
 
 void report_init(Report *r, Arena *a);
@@ -62,6 +63,10 @@ void report_opt_stat(void *ctx, const OptStat *s);
 void report_node_stat(Report *r, const ReportNodeStat *s);
 void report_flops(Report *r, const ReportFlops *f);
 void report_unsupported(Report *r, const ReportUnsupported *u);
+/* The functions sheet: one row per function made (its instances, nodes),
+ * then the instances left inline and the listed classes without instance
+ * (res is not copied). */
+void report_functions(Report *r, const OutlineResult *res);
 
 /* Writes path (through a temporary file renamed into place).  Returns 0 or
  * DIAG_INPUT naming the file. */
