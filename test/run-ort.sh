@@ -76,6 +76,7 @@ OPSET23="
 torch-2.14/attention torch-2.14/attention_decomp torch-2.14/attention_dyn torch-2.14/op_sdpa
 torch-2.14/tiny_llama torch-2.14/hf_qwen2 torch-2.14/hf_mistral torch-2.14/hf_mistral_decomp
 torch-2.14/hf_phi3 torch-2.14/hf_llama_dyn torch-2.6/hf_llama_dyn torch-2.6/attention_dyn
+torch-2.14/fn_llama torch-2.14/fn_qwen2
 "
 
 # Further fixtures that must pass, one list a file (a family's or a feature's;

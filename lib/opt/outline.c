@@ -141,6 +141,7 @@ typedef struct Ctx {
 	StrMap *pkey_of_call;           /* call node name -> its instance's pkey */
 	int nfresh;
 	OutlineResult *res;
+	const OptSelect *body_sel;      /* body_select(), once made */
 } Ctx;
 
 typedef struct Chain {
@@ -705,6 +706,24 @@ finish_instance(Ctx *c, Inst *in, Onnx__GraphProto *g, Onnx__GraphProto *body,
 	return 0;
 }
 
+/* The rows run inside bodies: the selection less the two that write
+ * SimplifiedLayerNormalization, an op onnxruntime defines in the ai.onnx
+ * domain although ONNX does not: onnxruntime 1.30 crashes (SIGSEGV) loading
+ * a model whose local function holds one. */
+static const OptSelect *
+body_select(Ctx *c)
+{
+	OptSelect *acc;
+
+	if (c->body_sel)
+		return c->body_sel;
+	acc = opt_select_union(c->a, NULL, NULL);
+	for (int i = 0; i < OPT_NROW; i++)
+		if (opt_select_has(c->s->sel, i) && i != OPT_SimplifiedLayerNormOrt && i != OPT_SimplifiedLayerNormScaleOrt)
+			acc = opt_select_union(c->a, acc, opt_select_one(c->a, i));
+	return c->body_sel = acc;
+}
+
 /* Optimizes body as a model of its own (the opsets of the model). */
 static int
 optimize_body(Ctx *c, Onnx__GraphProto *body)
@@ -717,7 +736,7 @@ optimize_body(Ctx *c, Onnx__GraphProto *body)
 	tmp.functions = NULL;
 	tmp.opset_import = ARENA_ARRAY(c->a, Onnx__OperatorSetIdProto *, c->m->n_opset_import + 1);
 	memcpy(tmp.opset_import, c->m->opset_import, sizeof *tmp.opset_import * c->m->n_opset_import);
-	rc = opt_model(&tmp, c->a, c->s->sel, c->s->log, NULL, c->d);
+	rc = opt_model(&tmp, c->a, body_select(c), c->s->log, NULL, c->d);
 	for (size_t i = 0; i < tmp.n_opset_import; i++)   /* com.microsoft, when a fusion made one */
 		onnx_import(c->a, &c->m->opset_import, &c->m->n_opset_import, tmp.opset_import[i]->domain,
 		            tmp.opset_import[i]->version);
