@@ -459,6 +459,8 @@ body_form(Ctx *c, const OnnxFunctionParts *p, Onnx__AttributeProto ***params, in
 				(*slot_node)[k] = n->op_type;
 				(*slot_at)[k] = (int)i;
 				(*params)[k++] = (Onnx__AttributeProto *)at;
+			} else if (c->s->embedded && at->type == ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__TENSOR) {
+				buf_str(&b, "T");   /* embedded weights: forms are not compared (one function each) */
 			} else {
 				attr_text(c, &b, at);
 			}

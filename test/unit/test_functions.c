@@ -307,6 +307,75 @@ START_TEST(option_errors)
 }
 END_TEST
 
+/* A hand-made graph x -> a1 -> [b] -> a2 -> y where a1 and a2 are the
+ * nodes of one instance of class M, b a node of no module: when b reads
+ * from a1 and feeds a2 the instance stays inline (YE0702); when it reads x
+ * only, b moves before the region and M becomes one function. */
+static void
+check_region(int b_reads_a1, int want_functions)
+{
+	Arena a;
+	Diag d = {0};
+	Node ir_m = {0}, ir_b = {0};
+	StrMap *origin;
+	OnnxGraph g = {0};
+	Onnx__ModelProto *m;
+	OutlineResult res;
+	OptSelect *none;
+	int off, len;
+	const char *x = "x", *t1 = "t1", *u = "u", *y = "y";
+	const char *const in_b[] = {b_reads_a1 ? t1 : x}, *const in_a2[] = {b_reads_a1 ? u : t1};
+	const char *classes[] = {"M"};
+
+	arena_init(&a);
+	ir_m.nn_module_stack = "L__self__,,top.Top;L__self___m,m,pkg.mod.M";
+	ir_b.nn_module_stack = "L__self__,,top.Top";
+	origin = strmap_new(&a, 8);
+	g.a = &a;
+	g.name = "main_graph";
+	onnx_vec_push(&a, &g.inputs, onnx_value_info(&a, x, ONNX_FLOAT, 1, (int64_t[]){4}, NULL));
+	onnx_vec_push(&a, &g.nodes, onnx_node(&a, "Relu", "a1", 1, &x, 1, &t1));
+	onnx_vec_push(&a, &g.nodes, onnx_node(&a, "Neg", "b", 1, in_b, 1, &u));
+	onnx_vec_push(&a, &g.nodes, onnx_node(&a, "Relu", "a2", 1, in_a2, 1, &y));
+	onnx_vec_push(&a, &g.outputs, onnx_value_info(&a, y, ONNX_FLOAT, 1, (int64_t[]){4}, NULL));
+	if (!b_reads_a1)
+		onnx_vec_push(&a, &g.outputs, onnx_value_info(&a, u, ONNX_FLOAT, 1, (int64_t[]){4}, NULL));
+	strmap_put(origin, "a1", &ir_m);
+	strmap_put(origin, "a2", &ir_m);
+	strmap_put(origin, "b", &ir_b);
+	m = onnx_model(&a, onnx_graph_finish(&g), 18, "test");
+	ck_assert_int_eq(opt_select_parse(&a, "none", &none, &off, &len), 0);
+	ck_assert_int_eq(opt_outline(m, &a, &(OutlineSpec){1, classes, 0, NULL, origin, none, NULL}, &res, &d), 0);
+	ck_assert_int_eq((int)m->n_functions, want_functions);
+	ck_assert_int_eq(res.nfunction, want_functions);
+	if (want_functions) {
+		ck_assert_int_eq(d.n, 0);
+		ck_assert_int_eq(m->graph->n_node, 2);
+		ck_assert_str_eq(m->graph->node[0]->name, "b");        /* moved before the region */
+		ck_assert_str_eq(m->graph->node[1]->op_type, "M");
+		ck_assert_str_eq(m->graph->node[1]->domain, "pkg.mod");
+		ck_assert_int_eq(m->functions[0]->n_node, 2);
+		ck_assert_int_eq(res.functions[0].ninstance, 1);
+		ck_assert_str_eq(res.functions[0].instances[0], "m");
+	} else {
+		ck_assert_int_eq(d.n, 1);
+		ck_assert_int_eq(d.items[0].code, YE_FUNCTION_NOT_OUTLINED);
+		ck_assert(strstr(test_diag_text(&d), "module 'm' (pkg.mod.M) stays inline"));
+		ck_assert_int_eq(m->graph->n_node, 3);
+		ck_assert_int_eq(res.ninline, 1);
+		ck_assert_str_eq(res.inlined[0], "m");
+	}
+	diag_free(&d);
+	arena_free(&a);
+}
+
+START_TEST(regions_move_or_stay_inline)
+{
+	check_region(0, 1);
+	check_region(1, 0);
+}
+END_TEST
+
 static Suite *
 make_suite(void)
 {
@@ -320,6 +389,7 @@ make_suite(void)
 	tcase_add_test(c, nested_convs_take_function_attributes);
 	tcase_add_test(c, unknown_class_is_a_warning);
 	tcase_add_test(c, option_errors);
+	tcase_add_test(c, regions_move_or_stay_inline);
 	suite_add_tcase(s, c);
 	return s;
 }
