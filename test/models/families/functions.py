@@ -96,4 +96,4 @@ def fx_fn_resnet_nested():
 
 
 family(["fn_llama", "fn_llama_embedded", "fn_qwen2"], versions=("2.14",), decomp=False)
-family(["fn_resnet", "fn_resnet_nested"], versions=("2.14",), decomp=True)
+family(["fn_resnet", "fn_resnet_nested"], versions=("2.14", "2.6"), decomp=True)
