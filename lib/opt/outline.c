@@ -82,11 +82,17 @@ buf_str(Buf *b, const char *s)
 static void
 buf_hex(Buf *b, const void *p, size_t n)
 {
-	char h[3];
+	static const char digit[] = "0123456789abcdef";
+	char h[64];
+	size_t k = 0;
 
 	for (size_t i = 0; i < n; i++) {
-		snprintf(h, sizeof h, "%02x", ((const unsigned char *)p)[i]);
-		buf_put(b, h, 2);
+		h[k++] = digit[((const unsigned char *)p)[i] >> 4];
+		h[k++] = digit[((const unsigned char *)p)[i] & 15];
+		if (k == sizeof h || i + 1 == n) {
+			buf_put(b, h, k);
+			k = 0;
+		}
 	}
 }
 
