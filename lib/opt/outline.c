@@ -394,10 +394,16 @@ static void
 attr_text(Ctx *c, Buf *b, const Onnx__AttributeProto *at)
 {
 	Onnx__AttributeProto tmp = *at;
+	OnnxTensor t;
 	size_t n;
 	uint8_t *p;
 
 	tmp.name = "";
+	if (at->t) {            /* a constant's own name is not its value */
+		t = *at->t;
+		t.name = "";
+		tmp.t = &t;
+	}
 	n = onnx__attribute_proto__get_packed_size(&tmp);
 	p = arena_alloc(c->a, n + 1);
 	onnx__attribute_proto__pack(&tmp, p);
@@ -585,7 +591,7 @@ const_node(Ctx *c, OnnxTensor *t, const char *out)
 		return n;
 	}
 	*v = *t;
-	v->name = (char *)out;
+	v->name = "";
 	onnx_attr_tensor(c->a, n, "value", v);
 	return n;
 }

@@ -39,6 +39,17 @@ def fx_fn_llama():
                          "functions: [LlamaDecoderLayer]\n")
 
 
+def fx_fn_llama_dyn():
+    # dynamic batch and sequence: the function's value_info keeps the dim names
+    f = _keep_modules(_tiny_causal_lm("LlamaConfig", "LlamaForCausalLM",
+                                      num_attention_heads=2, num_key_value_heads=1),
+                      "functions: [LlamaDecoderLayer]\n")
+    b, s = Dim("batch", min=1, max=8), Dim("seq", min=2, max=32)
+    f.dynamic_shapes = (({0: b, 1: s}, {0: b, 1: s}),)    # _HFWrapper.forward(*args)
+    f.cases = [("batch=3 seq=5", (torch.randint(0, 16, (3, 5)), torch.ones(3, 5, dtype=torch.int64)))]
+    return f
+
+
 def fx_fn_llama_embedded():
     # the same model, one function per layer holding its weights as constants
     return _keep_modules(_tiny_causal_lm("LlamaConfig", "LlamaForCausalLM",
@@ -95,5 +106,5 @@ def fx_fn_resnet_nested():
     return _keep_modules(_fn_resnet(), "functions: [BasicBlock, torch.nn.modules.conv.Conv2d]\n")
 
 
-family(["fn_llama", "fn_llama_embedded", "fn_qwen2"], versions=("2.14",), decomp=False)
+family(["fn_llama", "fn_llama_dyn", "fn_llama_embedded", "fn_qwen2"], versions=("2.14",), decomp=False)
 family(["fn_resnet", "fn_resnet_nested"], versions=("2.14", "2.6"), decomp=True)
