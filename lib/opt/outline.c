@@ -683,6 +683,16 @@ finish_instance(Ctx *c, Inst *in, Onnx__GraphProto *g, Onnx__GraphProto *body,
 			v = w;
 	}
 	vis = vi_map(c, body);
+	for (size_t i = 0; i < body->n_initializer; i++) {   /* the constants' types, for value_info */
+		const OnnxTensor *t = body->initializer[i];
+		if (!strmap_get(vis, t->name))
+			strmap_put(vis, t->name, onnx_value_info(c->a, t->name, t->data_type, (int)t->n_dims, t->dims, NULL));
+	}
+	for (size_t i = 0; i < body->n_output; i++) {      /* an Identity added for an output */
+		const char *local = p.outputs.v[i];
+		if (strcmp(local, body->output[i]->name) && body->output[i]->type)
+			strmap_put(vis, local, body->output[i]);
+	}
 	if (!v) {
 		int k = 0;
 		for (size_t i = 0; i < c->var.n; i++)
