@@ -993,6 +993,18 @@ finish_variant(Ctx *c, Variant *v)
 	}
 }
 
+/* 1 when some node of the program has an nn_module_stack. */
+static int
+any_module_stack(const Ctx *c)
+{
+	const Graph *g = c->s->prog ? c->s->prog->graph : NULL;
+
+	for (int i = 0; g && i < g->nnode; i++)
+		if (g->nodes[i]->nn_module_stack && *g->nodes[i]->nn_module_stack)
+			return 1;
+	return 0;
+}
+
 int
 opt_outline(Onnx__ModelProto *m, Arena *a, const OutlineSpec *s, OutlineResult *res, Diag *d)
 {
@@ -1066,9 +1078,13 @@ opt_outline(Onnx__ModelProto *m, Arena *a, const OutlineSpec *s, OutlineResult *
 			seen = class_matches(((Inst *)c->inst.v[i])->cls, s->classes[k]);
 		if (!seen) {
 			res->unused[res->nunused++] = s->classes[k];
+			int nmod = s->prog ? s->prog->nmodule_fqn : 0;
+			const char *why = c->inst.n || strmap_count(c->chain) || any_module_stack(c) ? ""
+			                  : nmod ? arena_printf(a, " (the program's module_call_graph lists %d module%s, but "
+			                                        "the nodes carry no nn_module_stack)", nmod, nmod == 1 ? "" : "s")
+			                  : " (the nodes carry no nn_module_stack)";
 			diag_report(d, YE_FUNCTION_CLASS_UNUSED, &(DiagAt){.file = s->prog ? s->prog->path : NULL},
-			            "`functions` lists '%s', but no module of the model is of that class%s", s->classes[k],
-			            c->inst.n || strmap_count(c->chain) ? "" : " (the nodes carry no nn_module_stack)");
+			            "`functions` lists '%s', but no module of the model is of that class%s", s->classes[k], why);
 		}
 	}
 	return 0;
