@@ -40,6 +40,40 @@ ir_meta(const Node *n, const char *key)
 	return NULL;
 }
 
+int
+ir_module_stack(Arena *a, const Node *n, IrModule **out)
+{
+	const char *s = n->nn_module_stack, *p;
+	int k = 0, cap = 1;
+
+	*out = NULL;
+	if (!s || !*s)
+		return 0;
+	for (p = s; *p; p++)
+		cap += *p == ';';
+	*out = ARENA_ARRAY(a, IrModule, cap);
+	for (p = s; *p;) {
+		const char *end = strchr(p, ';'), *c1, *c2;
+		size_t len;
+		if (!end)
+			end = p + strlen(p);
+		len = (size_t)(end - p);
+		c1 = memchr(p, ',', len);
+		c2 = c1 ? c1 : NULL;
+		for (const char *q = c1 ? c1 + 1 : NULL; q && q < end; q++)
+			if (*q == ',')
+				c2 = q;     /* the class is after the last comma: a path may hold commas */
+		if (c1 && c2 > c1) {
+			IrModule *m = &(*out)[k++];
+			m->key = arena_strndup(a, p, (size_t)(c1 - p));
+			m->path = arena_strndup(a, c1 + 1, (size_t)(c2 - c1 - 1));
+			m->cls = arena_strndup(a, c2 + 1, (size_t)(end - c2 - 1));
+		}
+		p = *end ? end + 1 : end;
+	}
+	return k;
+}
+
 const char *
 ir_op(const Node *n)
 {

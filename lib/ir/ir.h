@@ -180,6 +180,8 @@ typedef struct Program {
 	RangeConstraint *ranges;
 	int nforward_arg;
 	const char **forward_arg_names; /* the forward()'s parameter names, or NULL */
+	int nmodule_fqn;
+	const char **module_fqns;    /* module_call_graph's submodule paths ("m.model.layers.0"), in file order */
 	int nsample;
 	Sample *samples;             /* example args then kwargs values, flattened */
 	struct Zip *zip;             /* the mapped file the tensors point into */
@@ -204,6 +206,15 @@ const char *ir_graph_path(Arena *a, const Graph *g);
  * graph's entry (p->path, p->json_entry).  Returns 0 or DIAG_INPUT (YE0317
  * graph-invalid) naming the node. */
 int ir_validate(const Program *p, Diag *d);
+/* One entry of a node's nn_module_stack: the module call it was traced in. */
+typedef struct IrModule {
+	const char *key;        /* torch's key, unique per call: "L__self__m.model.layers.0" ("@1": a second call) */
+	const char *path;       /* the module's path: "m.model.layers.0" ("" for the root) */
+	const char *cls;        /* its qualified class: "transformers.models.llama.modeling_llama.LlamaDecoderLayer" */
+} IrModule;
+/* The entries of n's nn_module_stack, outermost first (arena); the count,
+ * 0 when n has none.  torch writes "key,path,class" entries joined by ';'. */
+int ir_module_stack(Arena *a, const Node *n, IrModule **out);
 /* Appends a new value to g (name must be unique in g). */
 Value *ir_new_value(Arena *a, Graph *g, const char *name, ValueKind kind);
 

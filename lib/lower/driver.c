@@ -179,9 +179,13 @@ lower_program(const Program *p, const LowerOptions *o, Arena *a, Onnx__ModelProt
 		return DIAG_INPUT;
 	if ((rc = lower_declare_inputs(c)) || (rc = lower_plan_outputs(c, &slots, &nslot)))
 		return rc;
-	for (int i = 0; i < g->nnode; i++)
+	for (int i = 0; i < g->nnode; i++) {
+		size_t from = c->g.nodes.n;
 		if ((rc = lower_node(c, g->nodes[i])))
 			return rc;
+		for (size_t k = from; o->origin && k < c->g.nodes.n; k++)   /* for the outlining (functions) */
+			strmap_put(o->origin, ((OnnxNode *)c->g.nodes.v[k])->name, (void *)g->nodes[i]);
+	}
 	if ((rc = lower_emit_outputs(c, slots, nslot)))
 		return rc;
 	if (d->n != reported)               /* a view lowered again failed */

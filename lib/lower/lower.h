@@ -111,6 +111,7 @@ typedef struct LowerOptions {
 	const char *label;              /* the options file, for messages */
 	int ncustom_op;
 	const CustomOp *custom_ops;     /* custom_ops:, in file order */
+	StrMap *origin;                 /* when set, filled: main graph ONNX node name -> the IR Node it was lowered from */
 } LowerOptions;
 
 /* lower_graph()'s callee: the driver's node walk, handed down so that a

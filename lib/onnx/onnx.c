@@ -331,6 +331,71 @@ onnx_model(Arena *a, Onnx__GraphProto *g, int opset, const char *producer_versio
 	return m;
 }
 
+/* ---- local functions ---- */
+
+void
+onnx_import(Arena *a, Onnx__OperatorSetIdProto ***v, size_t *n, const char *domain, int64_t version)
+{
+	Onnx__OperatorSetIdProto *op, **nv;
+
+	domain = domain && strcmp(domain, "ai.onnx") ? domain : "";
+	for (size_t i = 0; i < *n; i++)
+		if (strcmp((*v)[i]->domain ? (*v)[i]->domain : "", domain) == 0)
+			return;
+	op = ARENA_NEW(a, Onnx__OperatorSetIdProto);
+	*op = (Onnx__OperatorSetIdProto)ONNX__OPERATOR_SET_ID_PROTO__INIT;
+	op->domain = (char *)domain;
+	op->has_version = 1;
+	op->version = version;
+	nv = ARENA_ARRAY(a, Onnx__OperatorSetIdProto *, *n + 1);
+	if (*n)
+		memcpy(nv, *v, sizeof *nv * *n);
+	nv[(*n)++] = op;
+	*v = nv;
+}
+
+Onnx__FunctionProto *
+onnx_function(Arena *a, const char *domain, const char *name)
+{
+	Onnx__FunctionProto *f = ARENA_NEW(a, Onnx__FunctionProto);
+
+	*f = (Onnx__FunctionProto)ONNX__FUNCTION_PROTO__INIT;
+	f->domain = (char *)domain;
+	f->name = (char *)name;
+	return f;
+}
+
+void
+onnx_function_finish(Arena *a, const Onnx__ModelProto *m, Onnx__FunctionProto *f, OnnxFunctionParts *p)
+{
+	int64_t opset = 1;
+
+	for (size_t i = 0; i < m->n_opset_import; i++)
+		if (!m->opset_import[i]->domain || !*m->opset_import[i]->domain)
+			opset = m->opset_import[i]->version;
+	f->input = (char **)vec_items(a, &p->inputs, &f->n_input);
+	f->output = (char **)vec_items(a, &p->outputs, &f->n_output);
+	f->attribute = (char **)vec_items(a, &p->attrs, &f->n_attribute);
+	f->node = (OnnxNode **)vec_items(a, &p->nodes, &f->n_node);
+	f->value_info = (Onnx__ValueInfoProto **)vec_items(a, &p->value_info, &f->n_value_info);
+	f->n_opset_import = 0;
+	onnx_import(a, &f->opset_import, &f->n_opset_import, "", opset);
+	for (size_t i = 0; i < f->n_node; i++)
+		onnx_import(a, &f->opset_import, &f->n_opset_import, f->node[i]->domain, 1);
+}
+
+void
+onnx_model_add_function(Arena *a, Onnx__ModelProto *m, Onnx__FunctionProto *f)
+{
+	Onnx__FunctionProto **nf = ARENA_ARRAY(a, Onnx__FunctionProto *, m->n_functions + 1);
+
+	if (m->n_functions)
+		memcpy(nf, m->functions, sizeof *nf * m->n_functions);
+	nf[m->n_functions++] = f;
+	m->functions = nf;
+	onnx_import(a, &m->opset_import, &m->n_opset_import, f->domain, 1);
+}
+
 /* ---- writing ---- */
 
 /* The computed initializers of a model being written, by recipe address. */

@@ -108,6 +108,23 @@ Onnx__GraphProto *onnx_graph_finish(OnnxGraph *g);
 int onnx_ir_version(int opset);
 Onnx__ModelProto *onnx_model(Arena *a, Onnx__GraphProto *g, int opset, const char *producer_version);
 
+/* Local functions (ModelProto.functions).  onnx_function() makes an empty
+ * FunctionProto domain.name; onnx_function_finish() gives it the collected
+ * inputs, outputs, attribute names (char *), nodes and value_info, and
+ * imports into it every domain its nodes use (ai.onnx at m's opset, others
+ * at version 1); onnx_model_add_function() appends it to m's functions and
+ * imports its domain into m. */
+typedef struct OnnxFunctionParts {
+	OnnxVec inputs, outputs, attrs;   /* names (char *) */
+	OnnxVec nodes;                    /* OnnxNode * */
+	OnnxVec value_info;               /* Onnx__ValueInfoProto * */
+} OnnxFunctionParts;
+Onnx__FunctionProto *onnx_function(Arena *a, const char *domain, const char *name);
+void onnx_function_finish(Arena *a, const Onnx__ModelProto *m, Onnx__FunctionProto *f, OnnxFunctionParts *p);
+void onnx_model_add_function(Arena *a, Onnx__ModelProto *m, Onnx__FunctionProto *f);
+/* Adds an import of domain (version) to *v (n entries) unless it has one. */
+void onnx_import(Arena *a, Onnx__OperatorSetIdProto ***v, size_t *n, const char *domain, int64_t version);
+
 /* A file mapped at base (the input .pt2): tensors whose bytes lie inside
  * it are copied to the external data file by the kernel, file to file. */
 typedef struct OnnxSource {

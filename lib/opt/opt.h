@@ -213,6 +213,44 @@ int opt_model(Onnx__ModelProto *m, Arena *a, const OptSelect *sel, const OptLog 
 int opt_model_checked(Onnx__ModelProto *m, Arena *a, const OptSelect *sel, const OptLog *log,
                       OptResult *res, Diag *d);
 
+/* ---- modules as functions (outline.c) ---- */
+
+/* What opt_outline() is asked (the pipeline fills it from the options). */
+typedef struct OutlineSpec {
+	int nclass;
+	const char *const *classes;     /* module classes, short ("Conv2d") or qualified names */
+	int embedded;                   /* 1: one function per instance, weights as Constant nodes */
+	const struct Program *prog;     /* the IR: nn_module_stack of each node, the weights */
+	const StrMap *origin;           /* main graph node name -> IR Node (LowerOptions.origin) */
+	const OptSelect *sel;           /* the rows run inside each body (NULL: default) */
+	const OptLog *log;              /* where the bodies' optimizer events go, or NULL */
+} OutlineSpec;
+
+/* One FunctionProto made, for the report's functions sheet. */
+typedef struct OutlineFunction {
+	const char *domain, *name;      /* the function: "transformers.models.llama.modeling_llama", "LlamaDecoderLayer" */
+	const char *cls;                /* the module class, qualified */
+	int ninstance;
+	const char **instances;         /* module paths of the calls, in call order */
+	int64_t nodes;                  /* nodes in its body */
+	int ninput, noutput, nattr;
+} OutlineFunction;
+
+typedef struct OutlineResult {
+	int nfunction;
+	OutlineFunction *functions;
+	int ninline;
+	const char **inlined;           /* instances left inline (YE0702) */
+	int nunused;
+	const char **unused;            /* listed classes without instance (YE0701) */
+} OutlineResult;
+
+/* Writes every instance of the listed classes in m's main graph (lowered,
+ * not optimized) as a call of a local function, optimizes each body with
+ * s->sel and fills res.  The main graph itself is left for opt_model().
+ * Returns 0 or the optimizer's DIAG_CONVERT; warnings YE0701, YE0702. */
+int opt_outline(Onnx__ModelProto *m, Arena *a, const OutlineSpec *s, OutlineResult *res, Diag *d);
+
 /* Parses a selection: terms joined by '+' and '-' ("default",
  * "default+onnxruntime", "default-CastCast", "none", a row name), several
  * such expressions separated by commas are united.  Returns 0, or -1 with

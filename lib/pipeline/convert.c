@@ -60,7 +60,13 @@ static int
 phase_lower(Pipeline *pl, Diag *d)
 {
 	int from = d->n;
-	int rc = lower_program(&pl->prog, options_lower(&pl->opt, &(LowerOptions){0}), pl->a, &pl->model, d);
+	LowerOptions lo;
+	int rc;
+
+	options_lower(&pl->opt, &lo);
+	if (pl->opt.nfunction)              /* the outlining needs each node's IR node */
+		lo.origin = pl->origin = strmap_new(pl->a, 1024);
+	rc = lower_program(&pl->prog, &lo, pl->a, &pl->model, d);
 
 	if (rc) {
 		pl->model = NULL;
@@ -78,7 +84,21 @@ phase_lower(Pipeline *pl, Diag *d)
 static int
 phase_optimize(Pipeline *pl, Diag *d)
 {
-	return opt_model(pl->model, pl->a, pl->opt.patterns, &(OptLog){report_opt_stat, &pl->report}, NULL, d);
+	OptLog log = {report_opt_stat, &pl->report};
+	OutlineResult res;
+	int rc;
+
+	/* modules as functions first: outlining after the rewrites would meet
+	 * nodes fused across module boundaries (lib/opt/outline.c); an ONNX
+	 * input has no IR nodes to know its modules by */
+	if (pl->opt.nfunction && pl->origin) {
+		OutlineSpec spec = {pl->opt.nfunction, pl->opt.functions, pl->opt.function_embedded,
+		                    &pl->prog, pl->origin, pl->opt.patterns, &log};
+		if ((rc = opt_outline(pl->model, pl->a, &spec, &res, d)))
+			return rc;
+		report_functions(&pl->report, &res);
+	}
+	return opt_model(pl->model, pl->a, pl->opt.patterns, &log, NULL, d);
 }
 
 static int64_t

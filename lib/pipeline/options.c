@@ -288,6 +288,46 @@ opt_custom_ops(OptCtx *c, yaml_node_t *v)
 	return options_custom_ops(c->o, c->a, c->doc, v, c->label, c->d);
 }
 
+/* functions: a list of class names.  Whether a class has instances is for
+ * the outlining (a warning there, not an error here). */
+static int
+opt_functions(OptCtx *c, yaml_node_t *v)
+{
+	int n, k = 0;
+
+	if (v->type != YAML_SEQUENCE_NODE)
+		return opt_err(c, v, "'functions' needs a list of module class names, like [LlamaDecoderLayer]");
+	n = (int)(v->data.sequence.items.top - v->data.sequence.items.start);
+	c->o->functions = ARENA_ARRAY(c->a, const char *, n + 1);
+	for (yaml_node_item_t *it = v->data.sequence.items.start; it < v->data.sequence.items.top; it++) {
+		yaml_node_t *item = yaml_document_get_node(c->doc, *it);
+		const char *s = item ? scalar(item) : NULL;
+		if (!s || !*s || strpbrk(s, " ,;"))
+			return opt_err(c, item ? item : v, "'functions' items must be class names (no spaces, commas or semicolons)");
+		for (int j = 0; j < k; j++)
+			if (strcmp(c->o->functions[j], s) == 0)
+				return opt_err(c, item, arena_printf(c->a, "class '%s' is listed twice", s));
+		c->o->functions[k++] = arena_strdup(c->a, s);
+	}
+	c->o->nfunction = k;
+	return 0;
+}
+
+static int
+opt_function_weights(OptCtx *c, yaml_node_t *v)
+{
+	const char *s = scalar(v);
+
+	if (s && strcmp(s, "inputs") == 0)
+		c->o->function_embedded = 0;
+	else if (s && strcmp(s, "embedded") == 0)
+		c->o->function_embedded = 1;
+	else
+		return opt_err(c, v, arena_printf(c->a, "'function_weights' needs inputs or embedded%s%s%s",
+		                                  s ? ", got '" : "", s ? s : "", s ? "'" : ""));
+	return 0;
+}
+
 static const struct OptKey {
 	const char *key;
 	OptFn fn;

@@ -51,6 +51,9 @@ typedef struct Options {
 	const char **fallback;          /* strategy names, in order (arena) */
 	int ncustom_op;
 	CustomOp *custom_ops;           /* custom_ops:, in file order (arena; lower.h) */
+	int nfunction;
+	const char **functions;         /* module classes written as ONNX functions (arena) */
+	int function_embedded;          /* function_weights: 1 embedded, 0 inputs */
 } Options;
 
 /* The defaults: opset 18, no renames, 1 MiB threshold, no dim names,
@@ -141,6 +144,7 @@ typedef struct Pipeline {
 	OnnxInput onnx;             /* INPUT_ONNX, or a bundle's ONNX capture */
 	const char *strategy;       /* the capture written (the report's capture_strategy) */
 	const PipelineStrategy *winner;  /* a bundle's capture that converted, else NULL */
+	StrMap *origin;             /* `functions`: ONNX node name -> IR node, from lowering */
 } Pipeline;
 
 /* Zeroes pl (keeping input, options and out) and gives it the arena. */

@@ -838,6 +838,13 @@ parse_forward_args(Ctx *c, Program *p, const Json *mcg)
 
 	if (!mcg || mcg->type != JSON_ARRAY)
 		return;
+	/* every module torch entered, in call order: the outlining's instances */
+	p->module_fqns = ARENA_ARRAY(c->a, const char *, mcg->len + 1);
+	for (size_t i = 0; i < mcg->len; i++) {
+		const char *fqn = json_str(json_get(mcg->kids[i], "fqn"));
+		if (fqn && fqn[0])
+			p->module_fqns[p->nmodule_fqn++] = fqn;
+	}
 	for (size_t i = 0; i < mcg->len; i++) {
 		const char *fqn = json_str(json_get(mcg->kids[i], "fqn"));
 		if (!fqn || fqn[0])

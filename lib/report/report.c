@@ -96,7 +96,7 @@ out:
 /* 2000-01-01 00:00:00 UTC; libxlsxwriter formats it with gmtime(), so the
  * stamp does not depend on TZ. */
 #define REPORT_CREATED ((time_t)946684800)
-#define REPORT_MAXCOL 8
+#define REPORT_MAXCOL 9
 #ifndef REPORT_MAXROWS      /* data rows per sheet; -D for testing the cut */
 #define REPORT_MAXROWS (LXW_ROW_MAX - 1)
 #endif
@@ -188,6 +188,12 @@ void
 report_capture(Report *r, const ReportCapture *c)
 {
 	*REPORT_PUSH(r, capture, ncapture, cap_capture) = *c;
+}
+
+void
+report_functions(Report *r, const OutlineResult *res)
+{
+	r->functions = res ? arena_dup(r->a, res, sizeof *res) : NULL;
 }
 
 /* ---- text that Excel accepts -------------------------------------------- */
@@ -659,6 +665,47 @@ write_captures(Writer *w, const Report *r)
 	sheet_end(w, &s);
 }
 
+/* With the option `functions`: what became of the listed classes. */
+static void
+write_functions(Writer *w, const Report *r)
+{
+	static const char *const head[] = {"domain", "function", "class", "instances", "calls", "nodes",
+	                                   "inputs", "outputs", "attributes"};
+	const OutlineResult *f = r->functions;
+	Sheet s;
+
+	if (!f || sheet_begin(w, &s, "functions", head, 9) < 0)
+		return;
+	for (int i = 0; i < f->nfunction; i++) {
+		const OutlineFunction *fn = &f->functions[i];
+		const char *calls = "";
+		for (int k = 0; k < fn->ninstance; k++)
+			calls = arena_printf(r->a, "%s%s%s", calls, k ? ", " : "", fn->instances[k]);
+		s.row++;
+		put_text(w, &s, 0, fn->domain, NULL);
+		put_text(w, &s, 1, fn->name, NULL);
+		put_text(w, &s, 2, fn->cls, NULL);
+		put_num(w, &s, 3, fn->ninstance, NUM_INT);
+		put_text(w, &s, 4, calls, NULL);
+		put_num(w, &s, 5, (double)fn->nodes, NUM_INT);
+		put_num(w, &s, 6, fn->ninput, NUM_INT);
+		put_num(w, &s, 7, fn->noutput, NUM_INT);
+		put_num(w, &s, 8, fn->nattr, NUM_INT);
+	}
+	for (int i = 0; i < f->ninline; i++) {
+		s.row++;
+		put_text(w, &s, 1, "(left inline: YE0702)", NULL);
+		put_text(w, &s, 4, f->inlined[i], NULL);
+	}
+	for (int i = 0; i < f->nunused; i++) {
+		s.row++;
+		put_text(w, &s, 1, "(no instance: YE0701)", NULL);
+		put_text(w, &s, 2, f->unused[i], NULL);
+		put_num(w, &s, 3, 0, NUM_INT);
+	}
+	sheet_end(w, &s);
+}
+
 /* Only when the conversion failed; the workbook then opens on this sheet. */
 static void
 write_unsupported(Writer *w, const Report *r)
@@ -720,6 +767,7 @@ fill(lxw_workbook *wb, const Report *r)
 	write_stats_agg(&w, r);
 	write_node_stats(&w, r);
 	write_symbolic_flops(&w, r);
+	write_functions(&w, r);
 	write_captures(&w, r);
 	write_unsupported(&w, r);
 	return w.err;

@@ -3,8 +3,9 @@
  * The pipeline fills a Report as it runs; report_write() turns it into a
  * workbook with the sheets users read: extra (key/value facts), stats (one
  * row per optimizer event), stats_agg (stats summed per pattern), node_stats
- * (per ONNX op type), symbolic_flops (per node), captures (what was
- * tried: a bundle's strategies, or the one capture of a .pt2), and
+ * (per ONNX op type), symbolic_flops (per node), functions (with the
+ * option `functions`), captures (what was tried: a bundle's strategies,
+ * or the one capture of a .pt2), and
  * unsupported when the conversion failed.  Rows keep insertion order except where a sheet is
  * documented as sorted; the file is deterministic (fixed creation time). */
 #ifndef REPORT_H
@@ -62,6 +63,7 @@ typedef struct Report {
 	ReportUnsupported *unsupported;
 	ReportCapture *capture;
 	int cap_kv, cap_stat, cap_node_stat, cap_flops, cap_unsupported, cap_capture;
+	const OutlineResult *functions; /* option `functions`: the functions sheet; NULL: no sheet */
 } Report;
 
 void report_init(Report *r, Arena *a);
@@ -75,6 +77,10 @@ void report_node_stat(Report *r, const ReportNodeStat *s);
 void report_flops(Report *r, const ReportFlops *f);
 void report_unsupported(Report *r, const ReportUnsupported *u);
 void report_capture(Report *r, const ReportCapture *c);
+/* The functions sheet: one row per function made (its instances, nodes),
+ * then the instances left inline and the listed classes without instance
+ * (res is not copied). */
+void report_functions(Report *r, const OutlineResult *res);
 
 /* Writes path (through a temporary file renamed into place).  Returns 0 or
  * DIAG_INPUT naming the file. */

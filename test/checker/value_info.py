@@ -2,7 +2,8 @@
 have a value_info, and how many of those carry no shape?  Issue 3 asks for
 a value_info with dtype and shape for every intermediate; a shape is left
 out only when the sizes are computed at run time.  Prints the counts by op
-type; exit 1 when some output has no value_info.  Needs the onnx package."""
+type; exit 1 when some output has no value_info.  The bodies of local
+functions (option `functions`) count too.  Needs the onnx package."""
 import collections
 import sys
 
@@ -33,8 +34,18 @@ def walk(g):
                 walk(sg)
 
 
+class _Body:
+    """A FunctionProto as walk() reads a graph: its outputs are names there."""
+    def __init__(self, f):
+        self.node, self.value_info = f.node, f.value_info
+        self.output = [onnx.ValueInfoProto(name=n) for n in f.output if n not in {v.name for v in f.value_info}]
+
+
 for f in sys.argv[1:]:
-    walk(onnx.load(f, load_external_data=False).graph)
+    m = onnx.load(f, load_external_data=False)
+    walk(m.graph)
+    for fn in m.functions:   # local functions (option `functions`): their value_info
+        walk(_Body(fn))
 print("value_info: %d node outputs, %d without value_info %s, %d without shape %s"
       % (total, sum(missing.values()), dict(missing.most_common(8)),
          sum(no_shape.values()), dict(no_shape.most_common(8))))

@@ -2027,22 +2027,24 @@ def do_export(fx):
     if fx.decompose:
         ep = ep.run_decompositions()
     if getattr(fx, "slim", False):
-        strip_metadata(ep)
+        strip_metadata(ep, getattr(fx, "slim_keep", ()))
     return ep
 
 
 SLIM_DROPPED_META = ("stack_trace", "from_node", "nn_module_stack", "torch_fn", "source_fn_stack")
 
 
-def strip_metadata(ep):
+def strip_metadata(ep, keep=()):
     """Drop the node metadata that only serves debugging (source stack traces, module
     paths, from_node provenance) in all (sub)graphs: it is a third to a half of the
-    bytes of a .pt2."""
+    bytes of a .pt2. keep: entries to keep all the same (a builder's fx.slim_keep, e.g.
+    nn_module_stack for the fixtures of modules written as functions)."""
     for gm in ep.graph_module.modules():
         if isinstance(gm, torch.fx.GraphModule):
             for node in gm.graph.nodes:
                 for k in SLIM_DROPPED_META:
-                    node.meta.pop(k, None)
+                    if k not in keep:
+                        node.meta.pop(k, None)
 
 
 def export_with_fallbacks(name, fx):

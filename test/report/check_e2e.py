@@ -9,6 +9,8 @@ docs/report.md is the specification.
         (> 0 for the phases that ran), `zero`: every time cell is 0
     check_e2e.py failed MODEL.xlsx NODE:TARGET...
         a failed conversion: the unsupported sheet lists exactly these
+    check_e2e.py functions MODEL.onnx MODEL.xlsx
+        a model converted with `functions`: its functions sheet
     check_e2e.py JOB -- JOB ...
         several of those in one run (importing openpyxl takes longer than
         most checks)
@@ -40,6 +42,8 @@ SHEETS = OrderedDict([
                   "convert_seconds"]),
 ])
 UNSUPPORTED = ["node", "target", "frame", "reason"]
+FUNCTIONS = ["domain", "function", "class", "instances", "calls", "nodes", "inputs", "outputs",
+             "attributes"]
 PHASES = ["read", "lower", "optimize", "write", "report"]
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -317,6 +321,33 @@ def check_failed(xlsx_path, want):
     check_captures(wb, kv, False)
 
 
+def check_functions(onnx_path, xlsx_path):
+    """The functions sheet (option `functions`) against the model's
+    FunctionProtos: one row each, with its counts; every call in the main
+    graph and in the bodies counted (for a model without nested calls in
+    bodies shared away, calls == instances)."""
+    g = onnxwire.read_model(onnx_path)
+    wb = openpyxl.load_workbook(xlsx_path)
+    sheets = OrderedDict()
+    for name, head in SHEETS.items():   # functions goes before captures
+        if name == "captures":
+            sheets["functions"] = FUNCTIONS
+        sheets[name] = head
+    check_layout(wb, sheets)
+    fr = [r for r in rows(wb["functions"]) if not str(r["function"]).startswith("(")]
+    check(len(fr) == len(g.functions) > 0, "one row per FunctionProto", (len(fr), len(g.functions)))
+    calls = Counter((n.domain, n.op_type) for n in g.nodes)
+    for f in g.functions:
+        calls.update((n.domain, n.op_type) for n in f.nodes)
+    for r, f in zip(fr, g.functions):
+        check((r["domain"], r["function"]) == (f.domain, f.name), "row names the function", (r, f.name))
+        check(r["instances"] == calls[(f.domain, f.name)] == len(str(r["calls"]).split(", ")),
+              "instances = calls = paths", (r, calls[(f.domain, f.name)]))
+        check((r["nodes"], r["inputs"], r["outputs"], r["attributes"]) ==
+              (len(f.nodes), len(f.inputs), len(f.outputs), len(f.attributes)),
+              "nodes, inputs, outputs, attributes", r)
+
+
 def jobs(argv):
     """The jobs of the command line: argv split at each "--" (a leading
     or doubled "--" makes no empty job)."""
@@ -330,7 +361,8 @@ def jobs(argv):
 
 
 def valid(job):
-    return (len(job) >= 5 and job[0] == "ok") or (len(job) >= 2 and job[0] == "failed")
+    return ((len(job) >= 5 and job[0] == "ok") or (len(job) >= 2 and job[0] == "failed") or
+            (len(job) == 3 and job[0] == "functions"))
 
 
 def run_job(job):
@@ -338,6 +370,9 @@ def run_job(job):
     if job[0] == "ok":
         label = os.path.basename(job[2])
         check_ok(job[1], job[2], job[3], job[4])
+    elif job[0] == "functions":
+        label = os.path.basename(job[2])
+        check_functions(job[1], job[2])
     else:
         label = os.path.basename(job[1])
         check_failed(job[1], job[2:])

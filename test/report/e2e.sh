@@ -93,6 +93,17 @@ else
 		set -- "$@" -- ok "$out/$name.onnx" "$out/$name.xlsx" "$models/$name.io" timed
 	done
 
+	# Modules as functions: the functions sheet against the FunctionProtos.
+	for name in fn_resnet fn_llama; do
+		{ cat "$models/$name.io/options.yaml"; printf 'opset: 18\n'; } >"$out/$name-fn.yaml"
+		if "$bin" "$models/$name.pt2" -c "$out/$name-fn.yaml" -o "$out/$name-fn.onnx" --quiet; then
+			ok
+			set -- "$@" -- functions "$out/$name-fn.onnx" "$out/$name-fn.xlsx"
+		else
+			bad "$name with its functions: exit $?"
+		fi
+	done
+
 	# The summary: names the phases, fits on a screen.
 	err=$out/attention.err
 	expect "summary names every phase" grep -q 'read.*s$' "$err"

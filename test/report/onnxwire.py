@@ -26,6 +26,7 @@ class Graph:
         self.inputs = []      # names, in order
         self.outputs = []
         self.types = {}
+        self.functions = []   # Function, in file order
 
 
 def _varint(b, i):
@@ -165,10 +166,36 @@ def _value_info(b):
     return name, dims
 
 
+class Function:
+    def __init__(self):
+        self.name = self.domain = ""
+        self.inputs, self.outputs, self.attributes, self.nodes = [], [], [], []
+
+
+def _function(b):
+    f = Function()
+    for num, _, v in fields(b):
+        if num == 1:
+            f.name = v.decode()
+        elif num == 10:
+            f.domain = v.decode()
+        elif num == 4:
+            f.inputs.append(v.decode())
+        elif num == 5:
+            f.outputs.append(v.decode())
+        elif num == 6:
+            f.attributes.append(v.decode())
+        elif num == 7:
+            f.nodes.append(_node(v))
+    return f
+
+
 def read_model(path):
     data = open(path, "rb").read()
     g = Graph()
     for num, _, v in fields(data):
+        if num == 25:                 # ModelProto.functions
+            g.functions.append(_function(v))
         if num != 7:
             continue
         for n2, _, x in fields(v):
