@@ -2,6 +2,7 @@
  *
  * Requires a loaded Program (pt2_load); builds everything in the Program's
  * arena.  Steps, in order:
+ *   0. torch.vmap regions become ordinary ops on whole batches (vmap.c);
  *   1. every node whose target has no row is listed (subgraphs included),
  *      and the run fails once;
  *   2. size symbols get their dim_param names (dimname.h, options
@@ -161,6 +162,8 @@ lower_program(const Program *p, const LowerOptions *o, Arena *a, Onnx__ModelProt
 	c->consts = strmap_new(a, 64);
 	c->vinfo = strmap_new(a, (size_t)g->nvalue + 64);
 	c->producer = strmap_new(a, (size_t)g->nvalue * 2 + 64);
+	if ((rc = lower_vmap(c, p->graph)))
+		return rc;
 	lower_enter_graph(c, g, 0);
 	for (int i = 0; i < p->noutput_spec; i++)
 		if (p->output_specs[i].kind == OUT_USER_OUTPUT || p->output_specs[i].kind == OUT_LOSS_OUTPUT)

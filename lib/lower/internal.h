@@ -34,4 +34,10 @@ int lower_emit_outputs(LowerCtx *c, OutSlot *s, int n);
 /* Drops nodes whose outputs nothing reads, then initializers no node reads. */
 void lower_prune(LowerCtx *c);
 
+/* vmap.c */
+/* Rewrites the torch.vmap regions of g (the training IR's
+ * torch._functorch.predispatch markers) into ATen ops on whole batches, in
+ * place.  Returns 0, or DIAG_CONVERT naming an op it has no rule for. */
+int lower_vmap(LowerCtx *c, Graph *g);
+
 #endif
