@@ -41,7 +41,9 @@ class OpVmap(nn.Module):
 def fx_op_vmap():
     pad = torch.ones(2, 6, dtype=torch.bool)
     pad[1, 4:] = False
-    return SlimFixture(OpVmap().eval(), (r(3, 4), r(4, 5), pad))
+    fx = SlimFixture(OpVmap().eval(), (r(3, 4), r(4, 5), pad))
+    fx.deflate_min = 64             # the JSON of 120 nodes deflates well
+    return fx
 
 
 def fx_hf_falcon(attn="eager"):
@@ -53,8 +55,10 @@ def fx_hf_falcon(attn="eager"):
                             new_decoder_architecture=False, initializer_range=0.1,
                             bos_token_id=1, eos_token_id=2, use_cache=False)
     ids, _ = _ids(100)
-    return _hf_fixture(transformers, transformers.FalconForCausalLM(cfg), ("input_ids",),
-                       (ids,), attn, use_cache=False, return_dict=False)
+    fx = _hf_fixture(transformers, transformers.FalconForCausalLM(cfg), ("input_ids",),
+                     (ids,), attn, use_cache=False, return_dict=False)
+    fx.deflate_min = 64
+    return fx
 
 
 family(["op_vmap"], versions=("2.14", "2.6"), decomp=True)
