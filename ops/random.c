@@ -390,27 +390,6 @@ lower_feature_alpha_dropout(LowerCtx *c, const Node *n, const OpRow *row)
 	return alpha_dropout(c, n, 1);
 }
 
-/* _fused_dropout(self, p): p is the probability to keep; (self * mask / p,
- * mask as uint8). */
-int
-lower_fused_dropout(LowerCtx *c, const Node *n, const OpRow *row)
-{
-	const Value *xv = lower_tensor_arg(c, n, "self");
-	DType t = draw_dtype(xv->dtype);
-	double p = lower_float(c, n, "p", 1);
-	const char *x = lower_cast(c, lower_input(c, n, "self"), xv->dtype, t), *keep;
-
-	(void)row;
-	if (!(p > 0 && p <= 1))
-		return lower_fail(c, n, "_fused_dropout keep probability %g is not in (0, 1]", p);
-	keep = lower_op(c, "Less", NULL, 2, uniform_like(c, n, "self", t), lower_scalar(c, t, p));
-	lower_finish(c, n, 0, lower_op(c, "Mul", NULL, 2, lower_op(c, "Mul", NULL, 2, x, lower_cast(c, keep, DT_BOOL, t)),
-	                                 lower_scalar(c, t, 1 / p)), t);
-	if (lower_out_used(c, n, 1))
-		lower_finish(c, n, 1, lower_cast(c, keep, DT_BOOL, DT_UINT8), DT_UINT8);
-	return 0;
-}
-
 /* ---- weight norm ---- */
 
 /* _weight_norm(v, g, dim=0) = v * (g / ||v||), the 2-norm over every dim

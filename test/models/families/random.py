@@ -36,6 +36,8 @@ class OpRandom(nn.Module):
         ck += [(i >= 0).all(), (i < 5).all()] + [_near((i == k).float(), 0.2, 0.03) for k in range(5)]
         i = torch.randint(2, 7, N)
         ck += [(i >= 2).all(), (i <= 6).all(), _near(i, 4.0, 0.1)]
+        i = torch.randint_like(base, 7)
+        ck += [(i == i.floor()).all(), (i >= 0).all(), (i <= 6).all(), _near(i, 3.0, 0.1)]
         i = torch.randint_like(base, 3, 9)
         ck += [(i == i.floor()).all(), (i >= 3).all(), (i <= 8).all(), _near(i, 5.5, 0.12)]
         b = torch.bernoulli(base + 0.3)
@@ -74,6 +76,23 @@ class OpRandom(nn.Module):
         kept, dropped = ka * (1 + al * p_), ka * al * (p_ - 1)
         ck += [((a - kept).abs() < 1e-4).logical_or((a - dropped).abs() < 1e-4).all(),
                _near(((a - dropped).abs() < 1e-4).float(), 0.3, 0.035)]
+        # the in-place forms
+        z = torch.empty_like(base).normal_(1.0, 2.0)
+        ck += [_near(z, 1, 0.14), _std_near(z, 2, 0.14)]
+        b = torch.empty_like(base).bernoulli_(0.3)
+        ck += [((b == 0) | (b == 1)).all(), _near(b, 0.3, 0.035)]
+        d = F.dropout(base + 1, 0.3, training=True, inplace=True)
+        ck += [_near((d == 0).float(), 0.3, 0.035), ((d == 0) | ((d - 1 / 0.7).abs() < 1e-5)).all()]
+        d = F.dropout1d(torch.ones(20, 1000, 3) + x.sum() * 0, 0.3, training=True, inplace=True)
+        ck += [(d.amax(-1) == d.amin(-1)).all(), _near((d[..., 0] == 0).float(), 0.3, 0.035)]
+        a = F.alpha_dropout(base + 1, 0.3, training=True, inplace=True)
+        ck += [((a - kept).abs() < 1e-4).logical_or((a - dropped).abs() < 1e-4).all(),
+               _near(((a - dropped).abs() < 1e-4).float(), 0.3, 0.035)]
+        # feature alpha dropout: one draw per (sample, channel)
+        a = F.feature_alpha_dropout(torch.ones(20, 1000, 3) + x.sum() * 0, 0.3, training=True)
+        ck += [(a.amax(-1) == a.amin(-1)).all(),
+               ((a - kept).abs() < 1e-4).logical_or((a - dropped).abs() < 1e-4).all(),
+               _near(((a[..., 0] - dropped).abs() < 1e-4).float(), 0.3, 0.035)]
         return torch.stack([torch.as_tensor(c) for c in ck]).float()
 
 
@@ -110,7 +129,9 @@ class OpWeightNorm(nn.Module):
                 torch.rand(self.b.parametrizations.weight.original0.shape) + 0.5)
 
     def forward(self, x):
-        return flat_cat(self.a(x), self.b(x), self.c(x))
+        # _weight_norm_interface directly: (w, the norms over dims 1, 2)
+        w, nrm = torch._weight_norm_interface(self.a.weight_v * 1.5, self.a.weight_g, 0)
+        return flat_cat(self.a(x), self.b(x), self.c(x), w, nrm)
 
 
 def fx_op_weight_norm():

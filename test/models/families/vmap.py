@@ -61,5 +61,8 @@ def fx_hf_falcon(attn="eager"):
     return fx
 
 
-family(["op_vmap"], versions=("2.14", "2.6"), decomp=True)
+# torch 2.6 cannot export these vmaps (non-strict): "NYI: querying is_contiguous inside of
+# vmap for memory_format other than torch.contiguous_format", then every later vmap fails
+# with "called random operation while in randomness error mode"; so 2.14 only.
+family(["op_vmap"], versions=("2.14",), decomp=True)
 family(["hf_falcon"], versions=("2.14",), decomp=True)
