@@ -23,23 +23,43 @@
 
 #include "core/core.h"
 
+/* ATen ops that check something (their results, if any, go unread). */
+static const char *const checks[] = {
+	"aten._assert_async.default", "aten._assert_async.msg", "aten._assert_scalar.default",
+	"aten._assert_tensor_metadata.default", "aten.sym_constrain_range.default",
+	"aten.sym_constrain_range_for_size.default",
+};
+
+/* 1 when op is an ATen overload; *base then points at its base name. */
+static int
+aten_base(const char *op, const char **base)
+{
+	*base = op + 5;
+	return strncmp(op, "aten.", 5) == 0 && strchr(*base, '.');
+}
+
+/* 1 when an ATen overload's base name says it writes into an argument
+ * (torch's convention: one trailing '_', as in add_; not __and__). */
+static int
+inplace_name(const char *base)
+{
+	size_t k = (size_t)(strchr(base, '.') - base);
+	return k >= 2 && base[k - 1] == '_' && base[k - 2] != '_';
+}
+
 static int
 is_side_effect(const Node *n)
 {
 	const OpRow *row = ops_find(n->op);
-	const char *dot, *base;
+	const char *base;
 
 	if (row && (row->flags & OPF_INPLACE))
 		return 1;
-	if (strncmp(n->op, "aten.", 5) != 0)
+	if (!aten_base(n->op, &base) || inplace_name(base))
 		return 1;
-	if (strstr(n->op, "assert") || strstr(n->op, "constrain_range"))
-		return 1;
-	base = n->op + 5;
-	if (!(dot = strchr(base, '.')))
-		return 1;
-	if (dot > base && dot[-1] == '_' && !(dot - base >= 2 && dot[-2] == '_'))
-		return 1;               /* add_, but not __and__ */
+	for (size_t i = 0; i < sizeof checks / sizeof *checks; i++)
+		if (!strcmp(checks[i], n->op))
+			return 1;
 	for (int k = 0; k < n->nin; k++)
 		if (n->in[k].arg.kind == ARG_GRAPH)
 			return 1;

@@ -33,8 +33,8 @@
 #define MAXR 16           /* dims of a value */
 
 typedef enum {
-	VR_NONE, VR_SAME, VR_BCAST, VR_NEW, VR_DIM, VR_DIM1, VR_DIM2, VR_PERM,
-	VR_ALL, VR_VIEW, VR_EXPAND, VR_INDEX,
+	VR_NONE, VR_SAME, VR_BCAST, VR_NEW, VR_DIM, VR_DIM0, VR_DIM1, VR_DIM2, VR_PERM,
+	VR_ALL, VR_VIEW, VR_EXPAND, VR_INDEX, VR_MARKER, VR_ADD_BDIM, VR_REMOVE_BDIM,
 } VmapRule;
 
 typedef struct VmapRow {
@@ -60,15 +60,6 @@ typedef struct Vmap {
 	int seq;                /* for fresh names */
 	const Node *at;         /* the node being rewritten (names, frames, messages) */
 } Vmap;
-
-static const char P_AT[] = "torch._functorch.predispatch.";
-
-static const char *
-predispatch(const Node *n)
-{
-	size_t k = sizeof P_AT - 1;
-	return strncmp(n->op, P_AT, k) ? NULL : n->op + k;
-}
 
 static uint32_t
 mask_of(const Vmap *m, const Value *v)
@@ -117,6 +108,8 @@ emit(Vmap *m, Node *n)
 	}
 	m->out[m->nout++] = n;
 }
+
+static const VmapRow *rule_of(const char *op);
 
 /* ---- building nodes ---- */
 
@@ -590,7 +583,7 @@ rewrite(Vmap *m, Node *n, uint32_t u)
 	uint32_t s = mask_of(m, x);
 	int p = nbits(s), r = x ? logical_rank(m, x) : 0, rc = 0;
 
-	if (!row)
+	if (!row || row->rule >= VR_MARKER)
 		return lower_fail(m->c, n, "inside torch.vmap: no batching rule for %s (lib/lower/vmap.def lists the ops "
 		                  "the vmap pass rewrites)", n->op);
 	if (row->rule != VR_BCAST && row->rule != VR_INDEX && row->rule != VR_NEW && s != u)
@@ -605,7 +598,8 @@ rewrite(Vmap *m, Node *n, uint32_t u)
 		rc = rule_bcast(m, n, u);
 		break;
 	case VR_DIM:
-		if (!(rc = shift_dims(m, n, "dim", r, p, strcmp(n->op, "aten.slice.Tensor") != 0)))
+	case VR_DIM0:
+		if (!(rc = shift_dims(m, n, "dim", r, p, row->rule == VR_DIM)))
 			rc = batch_outputs(m, n, s);
 		break;
 	case VR_DIM1:
@@ -644,7 +638,7 @@ rewrite(Vmap *m, Node *n, uint32_t u)
 	case VR_INDEX:
 		rc = rule_index(m, n, u);
 		break;
-	case VR_NONE:
+	case VR_NONE: case VR_MARKER: case VR_ADD_BDIM: case VR_REMOVE_BDIM:
 		break;
 	}
 	return rc;
@@ -654,10 +648,11 @@ int
 lower_vmap(LowerCtx *c, Graph *g)
 {
 	Vmap mm = {.c = c, .g = g}, *m = &mm;
+	const VmapRow *row;
 	int any = 0, rc = 0;
 
 	for (int i = 0; i < g->nnode && !any; i++)
-		any = predispatch(g->nodes[i]) != NULL;
+		any = (row = rule_of(g->nodes[i]->op)) && row->rule >= VR_MARKER;
 	if (!any)
 		return 0;
 	m->nmask = g->nvalue + 16;
@@ -665,17 +660,16 @@ lower_vmap(LowerCtx *c, Graph *g)
 	memset(m->mask, 0, sizeof *m->mask * (size_t)m->nmask);
 	for (int i = 0; i < g->nnode && !rc; i++) {
 		Node *n = g->nodes[i];
-		const char *pd = predispatch(n);
+		VmapRule rule = (row = rule_of(n->op)) ? row->rule : VR_NONE;
 		uint32_t u = 0;
 		m->at = n;
 		for (int k = 0; k < n->nin; k++)
 			u |= levels(m, &n->in[k].arg);
-		if (pd && (!strcmp(pd, "lazy_load_decompositions") || !strcmp(pd, "_vmap_increment_nesting") ||
-		           !strcmp(pd, "_vmap_decrement_nesting")))
-			continue;           /* markers: their sizes come from the values */
-		if (pd && !strcmp(pd, "_add_batch_dim"))
+		if (rule == VR_MARKER)
+			continue;           /* nesting markers: the sizes come from the values */
+		if (rule == VR_ADD_BDIM)
 			rc = add_batch_dim(m, n);
-		else if (pd && !strcmp(pd, "_remove_batch_dim"))
+		else if (rule == VR_REMOVE_BDIM)
 			rc = remove_batch_dim(m, n);
 		else if (u) {
 			if (!(rc = rewrite(m, n, u)))
