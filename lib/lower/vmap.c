@@ -102,7 +102,8 @@ emit(Vmap *m, Node *n)
 	if (m->nout == m->cap) {
 		int cap = m->cap * 2 + 16;
 		Node **nn = ARENA_ARRAY(m->c->a, Node *, cap);
-		memcpy(nn, m->out, sizeof *nn * (size_t)m->nout);
+		if (m->nout)            /* m->out is NULL before the first node */
+			memcpy(nn, m->out, sizeof *nn * (size_t)m->nout);
 		m->out = nn;
 		m->cap = cap;
 	}
@@ -213,7 +214,8 @@ physical(const Vmap *m, uint32_t s, int r, const Dim *ld, Dim *out)
 	for (int l = 1; l <= MAXLEV; l++)
 		if (s & (1u << l))
 			out[k++] = m->size[l];
-	memcpy(out + k, ld, sizeof *ld * (size_t)r);
+	if (r)                          /* a 0-d value may have no dims array */
+		memcpy(out + k, ld, sizeof *ld * (size_t)r);
 	return k + r;
 }
 
@@ -268,7 +270,8 @@ set_arg(Vmap *m, Node *n, const char *name, Arg a)
 		return;
 	}
 	NamedArg *in = ARENA_ARRAY(m->c->a, NamedArg, n->nin + 1);
-	memcpy(in, n->in, sizeof *in * (size_t)n->nin);
+	if (n->nin)
+		memcpy(in, n->in, sizeof *in * (size_t)n->nin);
 	in[n->nin++] = (NamedArg){name, 2, a};
 	n->in = in;
 }
@@ -498,7 +501,8 @@ rule_size(Vmap *m, Node *n, uint32_t s, int expand)
 	} else if ((k = batch_sizes(m, n, s, size.u.list)) < 0) {
 		return DIAG_CONVERT;
 	}
-	memcpy(size.u.list + p, na->arg.u.list, sizeof *size.u.list * (size_t)na->arg.n);
+	if (na->arg.n)
+		memcpy(size.u.list + p, na->arg.u.list, sizeof *size.u.list * (size_t)na->arg.n);
 	na->arg = size;
 	return batch_outputs(m, n, s);
 }
