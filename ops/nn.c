@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "nn.h"
+#include "random.h"
 
 /* ---- shared helpers (nn.h) ---- */
 
@@ -386,7 +387,7 @@ lower_upsample(LowerCtx *c, const Node *n, const OpRow *row)
 /* ---- dropout ---- */
 
 /* dropout(input, p, train) and dropout_(self, p=0.5, train=False): the
- * identity at inference. */
+ * identity at inference; in training mode random.c's dropout. */
 int
 lower_dropout(LowerCtx *c, const Node *n, const OpRow *row)
 {
@@ -394,7 +395,7 @@ lower_dropout(LowerCtx *c, const Node *n, const OpRow *row)
 
 	(void)row;
 	if (lower_int(c, n, "train", 0) && lower_float(c, n, "p", 0.5) > 0)
-		return lower_fail(c, n, "dropout in training mode is not supported");
+		return lower_dropout_train(c, n, x);       /* random.c */
 	lower_bind(c, n, 0, lower_input(c, n, x));
 	return 0;
 }

@@ -185,15 +185,16 @@ view_perm(LowerCtx *c, const Node *n, int r, int64_t *perm)
 			return lower_fail(c, n, "dims out of range");
 		perm[a] = b;
 		perm[b] = a;
-	} else if (r == 2) {                                /* t */
-		perm[0] = 1;
-		perm[1] = 0;
+	} else {                                            /* t (rank <= 2), numpy_T: all dims reversed */
+		for (int i = 0; i < r; i++)
+			perm[i] = r - 1 - i;
 	}
 	return 0;
 }
 
 /* transpose.int(self, dim0, dim1), permute(self, dims), t(self),
- * swapaxes(self, axis0, axis1), movedim(self, source, destination) */
+ * swapaxes(self, axis0, axis1), movedim(self, source, destination),
+ * numpy_T(self) (x.T: every dim reversed) */
 int
 lower_transpose(LowerCtx *c, const Node *n, const OpRow *row)
 {

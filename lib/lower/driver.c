@@ -2,8 +2,10 @@
  *
  * Requires a loaded Program (pt2_load); builds everything in the Program's
  * arena.  Steps, in order:
+ *   0. torch.vmap regions become ordinary ops on whole batches (vmap.c);
  *   1. every node whose target has no row is listed (subgraphs included),
- *      and the run fails once;
+ *      and the run fails once; dead nodes (dead.c) are skipped here and
+ *      in step 4, so they need no row;
  *   2. size symbols get their dim_param names (dimname.h, options
  *      dynamic_dimensions);
  *   3. graph inputs (user inputs) and initializers (parameters, buffers,
@@ -42,12 +44,15 @@ needs_int18(const LowerCtx *c, const Node *n, const OpRow *row)
 static int
 count_unsupported(LowerCtx *c, const Graph *g)
 {
+	const unsigned char *dead = lower_dead_nodes(c->a, g, NULL);
 	int bad = 0;
 
 	for (int i = 0; i < g->nnode; i++) {
 		const Node *n = g->nodes[i];
 		const OpRow *row = ops_find_opset(n->op, c->opset);
 		int lo, hi;
+		if (dead[i])
+			continue;
 		if (!row)
 			row = lower_custom_row(c, n);
 		for (int k = 0; k < n->nin; k++)
@@ -151,6 +156,7 @@ lower_program(const Program *p, const LowerOptions *o, Arena *a, Onnx__ModelProt
 	LowerCtx ctx = {0}, *c = &ctx;
 	const Graph *g = p->graph;
 	OutSlot *slots = NULL;
+	const unsigned char *dead;
 	int nslot = 0, rc;
 	int reported = d->n;
 
@@ -168,6 +174,8 @@ lower_program(const Program *p, const LowerOptions *o, Arena *a, Onnx__ModelProt
 	c->vinfo = strmap_new(a, (size_t)g->nvalue + 64);
 	c->producer = strmap_new(a, (size_t)g->nvalue * 2 + 64);
 	c->imports = lower_imports_new(a);
+	if ((rc = lower_vmap(c, p->graph)))
+		return rc;
 	lower_enter_graph(c, g, 0);
 	for (int i = 0; i < p->noutput_spec; i++)
 		if (p->output_specs[i].kind == OUT_USER_OUTPUT || p->output_specs[i].kind == OUT_LOSS_OUTPUT)
@@ -179,8 +187,11 @@ lower_program(const Program *p, const LowerOptions *o, Arena *a, Onnx__ModelProt
 		return DIAG_INPUT;
 	if ((rc = lower_declare_inputs(c)) || (rc = lower_plan_outputs(c, &slots, &nslot)))
 		return rc;
+	dead = lower_dead_nodes(a, g, NULL);
 	for (int i = 0; i < g->nnode; i++) {
 		size_t from = c->g.nodes.n;
+		if (dead[i])
+			continue;
 		if ((rc = lower_node(c, g->nodes[i])))
 			return rc;
 		for (size_t k = from; o->origin && k < c->g.nodes.n; k++)   /* for the outlining (functions) */
@@ -204,6 +215,7 @@ walk_graph(LowerCtx *c, const Graph *g, const char *const *in, const char **out)
 {
 	LowerCtx *up = arena_dup(c->a, c, sizeof *c);   /* the enclosing scope, as it is */
 	const Node *hop = c->node;
+	const unsigned char *dead;
 	int rc = 0;
 
 	c->outer = up;
@@ -217,8 +229,10 @@ walk_graph(LowerCtx *c, const Graph *g, const char *const *in, const char **out)
 		else if (c->uses[a->u.v->id])
 			rc = lower_fail(c, hop, "subgraph '%s': input '%s' has no value", g->name, a->u.v->name);
 	}
+	dead = lower_dead_nodes(c->a, g, NULL);
 	for (int i = 0; i < g->nnode && !rc; i++)
-		rc = lower_node(c, g->nodes[i]);
+		if (!dead[i])
+			rc = lower_node(c, g->nodes[i]);
 	for (int i = 0; i < g->noutput && !rc; i++) {
 		const Arg *a = &g->outputs[i];
 		if (lower_is_value_arg(a))

@@ -46,4 +46,10 @@ const OpRow *lower_custom_row(LowerCtx *c, const Node *n);
  * fill in (YE_CUSTOM_OP_UNMAPPED); returns DIAG_CONVERT. */
 int lower_custom_unmapped(LowerCtx *c, const Node *n);
 
+/* vmap.c */
+/* Rewrites the torch.vmap regions of g (the training IR's
+ * torch._functorch.predispatch markers) into ATen ops on whole batches, in
+ * place.  Returns 0, or DIAG_CONVERT naming an op it has no rule for. */
+int lower_vmap(LowerCtx *c, Graph *g);
+
 #endif

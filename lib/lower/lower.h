@@ -150,6 +150,11 @@ struct LowerCtx {
  * DIAG_INPUT with one line per problem (every unsupported node is listed). */
 int lower_program(const Program *p, const LowerOptions *o, Arena *a, Onnx__ModelProto **out, Diag *d);
 
+/* The nodes of g nothing needs (dead.c): by node id, 1 for a dead node;
+ * *ndead (when not NULL) gets their number.  The driver skips them, so a
+ * dead node never needs a lowering. */
+unsigned char *lower_dead_nodes(Arena *a, const Graph *g, int *ndead);
+
 /* ---- for lowerings ---- */
 
 /* Reports a YE_LOWERING_FAILED diagnostic at n (its graph, name, ATen

@@ -54,12 +54,18 @@ is_python_target(const char *name)
 	return 0;
 }
 
+/* The module of the functions torch.vmap leaves in a training IR graph. */
+#define PREDISPATCH "torch._functorch.predispatch."
+
 START_TEST(test_rows_well_formed)
 {
 	for (int i = 0; i < OP_COUNT; i++) {
 		const OpRow *r = &op_table[i];
 		const char *dot1 = strchr(r->aten, '.'), *dot2 = dot1 ? strchr(dot1 + 1, '.') : NULL;
-		if (is_python_target(r->aten))
+		if (strncmp(r->aten, PREDISPATCH, strlen(PREDISPATCH)) == 0)   /* the vmap markers */
+			ck_assert_msg(r->aten[strlen(PREDISPATCH)] && !strchr(r->aten + strlen(PREDISPATCH), '.'),
+			              "'%s' is not " PREDISPATCH "function", r->aten);
+		else if (is_python_target(r->aten))
 			ck_assert_msg(dot1 && !dot2 && dot1[1], "'%s' is not namespace.function", r->aten);
 		else
 			ck_assert_msg(dot1 && dot2 && !strchr(dot2 + 1, '.') && dot2[1],
