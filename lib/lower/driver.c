@@ -99,7 +99,11 @@ lower_node(LowerCtx *c, const Node *n)
 	if ((row->flags & (OPF_VIEW | OPF_INPLACE)) &&
 	    (!self || self->graph != c->ir || !c->alias[self->id]))
 		return lower_fail(c, n, "a view or in-place op needs a tensor 'self' of this graph");
-	rc = row->fn(c, n, row);
+	if (!lower_row_fn(n, row))
+		return lower_fail(c, n, "no lowering takes complex tensors here (the ops that do are listed "
+		                  "in docs/ops.md, \"complex operands\"); make the complex values real first "
+		                  "(torch.view_as_real) or compute on real and imaginary parts");
+	rc = lower_row_fn(n, row)(c, n, row);
 	if (c->d->code == DIAG_INPUT && c->d->n != reported)
 		return DIAG_INPUT;              /* lower_tensor_arg() & co: a graph torch would not write */
 	if (rc)

@@ -74,7 +74,7 @@ START_TEST(test_rows_well_formed)
 		ck_assert_msg((r->variant & OPV_SP) == 0 && r->variant >= 0 && r->variant <= OPV_FORMULA &&
 		              r->sp >= 0 && r->sp <= 3 && r->variant_name[0], "'%s': bad variant %s", r->aten,
 		              r->variant_name);
-		ck_assert_msg((r->flags & ~(OPF_VIEW | OPF_INPLACE | OPF_INT18)) == 0 &&
+		ck_assert_msg((r->flags & ~(OPF_VIEW | OPF_INPLACE | OPF_INT18 | OPF_COMPLEX)) == 0 &&
 		              (r->flags & (OPF_VIEW | OPF_INPLACE)) != (OPF_VIEW | OPF_INPLACE),
 		              "'%s': bad flags %d", r->aten, r->flags);
 	}
@@ -163,6 +163,8 @@ static const struct {
 	{lower_constrain_range, OPV_FOR_SIZE, "_for_size"},
 	{lower_compare, OPV_NOT, ".ne."},
 	{lower_sym_compare, OPV_NOT, ".ne"},
+	{lower_real, OPV_IMAG, ".imag."},
+	{lower_complex, OPV_POLAR, ".polar."},
 };
 
 /* The lowerings that read the spatial rank (OpRow.sp). */
