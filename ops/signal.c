@@ -964,3 +964,129 @@ lower_istft(LowerCtx *c, const Node *n, const OpRow *row)
 	lower_finish_typed(c, n, 0, y, t);
 	return 0;
 }
+
+/* ---- layout ---- */
+
+/* unfold(self, dimension, size, step): the windows of `size` elements
+ * every `step` along dimension, as a new last dim (before the parts' dim
+ * of a complex self): Gather of the window indices, then that dim moved
+ * behind the others. */
+int
+lower_unfold(LowerCtx *c, const Node *n, const OpRow *row)
+{
+	const Value *sv = lower_tensor_arg(c, n, "self");
+	int r = sv->rank, cx = is_cx(sv), onnx_rank;
+	int64_t d = lower_axis(lower_int(c, n, "dimension", 0), r ? r : 1);
+	int64_t size = lower_int(c, n, "size", 1), step = lower_int(c, n, "step", 1), len, m, *idx;
+	int64_t perm[MAXR + 3], dims[2];
+	const char *x = lower_input(c, n, "self");
+	int k = 0;
+
+	(void)row;
+	if (r == 0)                                 /* a 0-d self: one window of itself */
+		return lower_fail(c, n, "unfold of a 0-d tensor is not supported");
+	if (d < 0 || d >= r || sv->dims[d].e || r > MAXR || size < 0 || step < 1)
+		return lower_fail(c, n, "needs a static, in-range dimension, size >= 0 and step >= 1");
+	len = sv->dims[d].v;
+	if (size > len)
+		return lower_fail(c, n, "size %lld exceeds the dim's %lld", (long long)size, (long long)len);
+	m = (len - size) / step + 1;
+	idx = ARENA_ARRAY(c->a, int64_t, m * size + 1);
+	for (int64_t i = 0; i < m; i++)
+		for (int64_t j = 0; j < size; j++)
+			idx[i * size + j] = i * step + j;
+	dims[0] = m;
+	dims[1] = size;
+	lower_op(c, "Gather", NULL, 2, x, lower_const(c, DT_INT64, 2, dims, idx));
+	onnx_attr_int(c->a, c->last, "axis", d);
+	x = c->last->output[0];
+	/* x: pre..., m, size, post... (, 2); the size dim goes after post */
+	onnx_rank = r + 1 + cx;
+	for (int i = 0; i <= d; i++)
+		perm[k++] = i;
+	for (int i = (int)d + 2; i < r + 1; i++)
+		perm[k++] = i;
+	perm[k++] = d + 1;
+	if (cx)
+		perm[k++] = r + 1;
+	lower_perm(c, x, onnx_rank, perm, lower_out(c, n, 0));
+	return 0;
+}
+
+/* constant_pad_nd(self, pad, value=0) of a complex self: torch's (begin,
+ * end) pairs from the last IR dim backwards, none on the parts' dim; the
+ * padding value is real (its imaginary part is 0). */
+int
+lower_cx_pad(LowerCtx *c, const Node *n, const OpRow *row)
+{
+	const Value *sv = lower_tensor_arg(c, n, "self");
+	int64_t pad[2 * MAXR], pads[2 * (MAXR + 1)] = {0};
+	int k = lower_ints(c, n, "pad", pad, 2 * MAXR), r = sv->rank;
+	double value = lower_float(c, n, "value", 0);
+	const char *x = lower_input(c, n, "self");
+
+	(void)row;
+	if (k < 0 || k % 2 || k / 2 > r)
+		return lower_fail(c, n, "bad 'pad'");
+	for (int i = 0; i < k / 2; i++) {
+		int64_t d = r - 1 - i;
+		if (pad[2 * i] < 0 || pad[2 * i + 1] < 0)
+			return lower_fail(c, n, "negative padding of a complex tensor is not supported");
+		pads[d] = pad[2 * i];
+		pads[r + 1 + d] = pad[2 * i + 1];
+	}
+	if (value == 0) {
+		lower_op(c, "Pad", lower_out(c, n, 0), 2, x, lower_i64s(c, 2 * (r + 1), pads));
+		return 0;
+	}
+	{       /* each part padded with its own value */
+		DType part = part_of(sv);
+		int64_t pp[2 * MAXR] = {0};
+		for (int i = 0; i < r; i++) {
+			pp[i] = pads[i];
+			pp[r + i] = pads[r + 1 + i];
+		}
+		const char *re = lower_op(c, "Pad", NULL, 3, cx_part(c, x, 0, NULL), lower_i64s(c, 2 * r, pp),
+		                          lower_scalar(c, part, value));
+		const char *im = lower_op(c, "Pad", NULL, 2, cx_part(c, x, 1, NULL), lower_i64s(c, 2 * r, pp));
+		cx_join(c, re, im, lower_out(c, n, 0));
+	}
+	return 0;
+}
+
+/* _to_copy(self, dtype=...) to or from a complex dtype: a real self gets a
+ * zero imaginary part, a complex one changes its parts' type; to a real
+ * dtype torch keeps the real part (with a warning). */
+int
+lower_cx_to_copy(LowerCtx *c, const Node *n, const OpRow *row)
+{
+	const Value *sv = lower_tensor_arg(c, n, "self"), *ov = lower_out_tensor(c, n, 0);
+	const char *x = lower_input(c, n, "self");
+
+	(void)row;
+	if (dtype_complex_part(ov->dtype) == DT_FLOAT16 || dtype_complex_part(sv->dtype) == DT_FLOAT16)
+		return lower_fail(c, n, "complex32 is not supported");
+	if (!is_cx(ov)) {
+		lower_finish_typed(c, n, 0, cx_part(c, x, 0, NULL), part_of(sv));
+		return 0;
+	}
+	if (!is_cx(sv))
+		x = cx_from_real(c, lower_cast(c, x, sv->dtype, part_of(ov)), sv->rank);
+	else
+		x = lower_cast(c, x, part_of(sv), part_of(ov));
+	lower_op(c, "Identity", lower_out(c, n, 0), 1, x);
+	return 0;
+}
+
+/* index_select(self, dim, index) of a complex self: Gather along dim
+ * against the IR rank (a negative dim would name the parts' dim). */
+int
+lower_cx_index_select(LowerCtx *c, const Node *n, const OpRow *row)
+{
+	const Value *sv = lower_tensor_arg(c, n, "self");
+
+	(void)row;
+	lower_op(c, "Gather", lower_out(c, n, 0), 2, lower_input(c, n, "self"), lower_input(c, n, "index"));
+	onnx_attr_int(c->a, c->last, "axis", lower_axis(lower_int(c, n, "dim", 0), sv->rank ? sv->rank : 1));
+	return 0;
+}
