@@ -90,7 +90,12 @@ enum {
 	OPV_NOT = 20 << 2,            /* lower_compare, lower_sym_compare: ne, Not of the ONNX op */
 	OPV_IMAG = 21 << 2,           /* lower_real: imag, the second part */
 	OPV_POLAR = 22 << 2,          /* lower_complex: polar(abs, angle), else complex(real, imag) */
-	OPV_FORMULA = 23 << 2,        /* lower_gelu, _mish, _rms_norm: the formula, before
+	OPV_IFFT = 23 << 2,           /* lower_fft*: the inverse (ifft); lower_fftshift: ifftshift */
+	OPV_RFFT = 24 << 2,           /* lower_fft*: rfft; lower_fft_core: _fft_r2c; lower_fftfreq: rfftfreq */
+	OPV_IRFFT = 25 << 2,          /* lower_fft*: irfft; lower_fft_core: _fft_c2r */
+	OPV_HFFT = 26 << 2,           /* lower_fft: hfft */
+	OPV_IHFFT = 27 << 2,          /* lower_fft: ihfft */
+	OPV_FORMULA = 28 << 2,        /* lower_gelu, _mish, _rms_norm: the formula, before
 	                                 the opset of the ONNX operator (the name's next row);
 	                                 the last value (test_ops bounds the column by it) */
 };

@@ -213,20 +213,18 @@ lower_cx_abs(LowerCtx *c, const Node *n, const OpRow *row)
 	return 0;
 }
 
-/* cat(tensors, dim) and stack(tensors, dim) of complex tensors, real ones
- * given a zero imaginary part; dim against the IR rank. */
-int
-lower_cx_cat(LowerCtx *c, const Node *n, const OpRow *row)
+/* cat(tensors, dim) and (stack) stack(tensors, dim) of complex tensors,
+ * real ones given a zero imaginary part; dim against the IR rank. */
+static int
+cx_concat(LowerCtx *c, const Node *n, int stack)
 {
 	const Arg *ts = lower_arg(n, "tensors");
 	const Value *ov = lower_out_tensor(c, n, 0);
-	int stack = strcmp(n->op, "aten.stack.default") == 0;
 	int64_t dim = lower_axis(lower_int(c, n, "dim", 0), ov->rank);
 	DType part = part_of(ov);
 	const char **in, *out;
 	int k = 0;
 
-	(void)row;
 	if (!ts || ts->kind != ARG_TENSORS || !is_cx(ov))
 		return lower_fail(c, n, "needs a list of tensors and a complex result");
 	in = ARENA_ARRAY(c->a, const char *, ts->n + 1);
@@ -247,6 +245,20 @@ lower_cx_cat(LowerCtx *c, const Node *n, const OpRow *row)
 	return 0;
 }
 
+int
+lower_cx_cat(LowerCtx *c, const Node *n, const OpRow *row)
+{
+	(void)row;
+	return cx_concat(c, n, 0);
+}
+
+int
+lower_cx_stack(LowerCtx *c, const Node *n, const OpRow *row)
+{
+	(void)row;
+	return cx_concat(c, n, 1);
+}
+
 /* sum.dim_IntList / mean.dim(self, dim, keepdim=False, dtype=None) of a
  * complex self: each part reduced over the IR dims (all of them, not the
  * parts' dim, for an empty or absent dim). */
@@ -256,9 +268,8 @@ lower_cx_reduce(LowerCtx *c, const Node *n, const OpRow *row)
 	const Value *sv = lower_tensor_arg(c, n, "self");
 	int64_t axes[MAXR];
 	int k = lower_ints(c, n, "dim", axes, MAXR);
-	const char *op = strcmp(n->op, "aten.mean.dim") == 0 ? "ReduceMean" : "ReduceSum";
+	const char *op = row->onnx;             /* ReduceSum, ReduceMean */
 
-	(void)row;
 	if (lower_arg(n, "dtype") && lower_arg(n, "dtype")->kind != ARG_NONE)
 		return lower_fail(c, n, "a dtype for a complex reduction is not supported");
 	if (k <= 0)
@@ -545,23 +556,23 @@ norm_mode(const char *s, int forward)
 	return -1;
 }
 
-/* Fills p from a training-IR fft_* node (n, dim, norm or s, dim, norm). */
+/* Fills p from a training-IR fft_* node of the form nd (1: n, dim, norm;
+ * 2: s, dim=(-2, -1), norm; 0, n-d: s, dim=None, norm) and the row's
+ * variant (0 fft, OPV_IFFT, OPV_RFFT, OPV_IRFFT, OPV_HFFT, OPV_IHFFT). */
 static int
-plan_fft_op(LowerCtx *c, const Node *n, const Value *sv, FftPlan *p)
+plan_fft_op(LowerCtx *c, const Node *n, const Value *sv, FftPlan *p, int form, int variant)
 {
-	const char *op = n->op + strlen("aten.fft_");
-	size_t base = strcspn(op, ".");         /* "rfft2" of "rfft2.default" */
-	int two = op[base - 1] == '2', many = op[base - 1] == 'n';
-	int inv = op[0] == 'i', r = sv->rank;
+	int two = form == 2, many = form == 0, r = sv->rank;
+	int inv = variant == OPV_IFFT || variant == OPV_IRFFT || variant == OPV_IHFFT;
 	int64_t s[MAXR];
 	int ns;
 
-	if (strncmp(op + inv, "hfft", 4) == 0) {        /* hfft: c2r of conj; ihfft: conj of r2c */
+	if (variant == OPV_HFFT || variant == OPV_IHFFT) {      /* hfft: c2r of conj; ihfft: conj of r2c */
 		p->kind = inv ? 1 : 2;
 		p->onesided = 1;
 		p->conj_in = !inv;
 		p->conj_out = inv;
-	} else if (strncmp(op + inv, "rfft", 4) == 0) {
+	} else if (variant == OPV_RFFT || variant == OPV_IRFFT) {
 		p->kind = inv ? 2 : 1;
 		p->onesided = 1;
 	} else {
@@ -597,11 +608,12 @@ plan_fft_op(LowerCtx *c, const Node *n, const Value *sv, FftPlan *p)
 	return 0;
 }
 
-/* Fills p from a core-ATen _fft_r2c / _fft_c2r / _fft_c2c node. */
+/* Fills p from a core-ATen _fft_r2c (OPV_RFFT) / _fft_c2r (OPV_IRFFT) /
+ * _fft_c2c node. */
 static int
-plan_fft_core(LowerCtx *c, const Node *n, const Value *sv, FftPlan *p)
+plan_fft_core(LowerCtx *c, const Node *n, const Value *sv, FftPlan *p, int variant)
 {
-	p->kind = strstr(n->op, "_r2c") ? 1 : strstr(n->op, "_c2r") ? 2 : 0;
+	p->kind = variant == OPV_RFFT ? 1 : variant == OPV_IRFFT ? 2 : 0;
 	p->nd = lower_ints(c, n, "dim", p->dims, MAXR);
 	p->norm = (int)lower_int(c, n, "normalization", 0);
 	p->forward = p->kind == 0 ? (int)lower_int(c, n, "forward", 1) : p->kind == 1;
@@ -617,9 +629,10 @@ plan_fft_core(LowerCtx *c, const Node *n, const Value *sv, FftPlan *p)
 	return 0;
 }
 
-/* The fft_* and _fft_* transforms (see signal.def). */
-int
-lower_fft(LowerCtx *c, const Node *n, const OpRow *row)
+/* The fft_* (form 1, 2 or 0: n-d) and _fft_* (form -1) transforms (see
+ * signal.def). */
+static int
+fft_lower(LowerCtx *c, const Node *n, const OpRow *row, int form)
 {
 	const Value *sv = lower_tensor_arg(c, n, "self"), *ov = lower_out_tensor(c, n, 0);
 	FftPlan p = {0};
@@ -628,8 +641,7 @@ lower_fft(LowerCtx *c, const Node *n, const OpRow *row)
 	int r = sv->rank, rc, last;
 	double total = 1, scale;
 
-	(void)row;
-	rc = strncmp(n->op, "aten._fft_", 10) == 0 ? plan_fft_core(c, n, sv, &p) : plan_fft_op(c, n, sv, &p);
+	rc = form < 0 ? plan_fft_core(c, n, sv, &p, row->variant) : plan_fft_op(c, n, sv, &p, form, row->variant);
 	if (rc)
 		return rc;
 	if (part != DT_FLOAT32 && part != DT_FLOAT64)
@@ -694,17 +706,45 @@ lower_fft(LowerCtx *c, const Node *n, const OpRow *row)
 	return 0;
 }
 
-/* fft_fftshift / fft_ifftshift(self, dim=None): a roll by size / 2 (ifft:
+/* fft_fft, fft_ifft, fft_rfft, ... (self, n=None, dim=-1, norm=None) */
+int
+lower_fft(LowerCtx *c, const Node *n, const OpRow *row)
+{
+	return fft_lower(c, n, row, 1);
+}
+
+/* fft_fft2, ... (self, s=None, dim=(-2, -1), norm=None) */
+int
+lower_fft2(LowerCtx *c, const Node *n, const OpRow *row)
+{
+	return fft_lower(c, n, row, 2);
+}
+
+/* fft_fftn, ... (self, s=None, dim=None, norm=None) */
+int
+lower_fftn(LowerCtx *c, const Node *n, const OpRow *row)
+{
+	return fft_lower(c, n, row, 0);
+}
+
+/* _fft_r2c(self, dim, normalization, onesided), _fft_c2r(self, dim,
+ * normalization, last_dim_size), _fft_c2c(self, dim, normalization, forward) */
+int
+lower_fft_core(LowerCtx *c, const Node *n, const OpRow *row)
+{
+	return fft_lower(c, n, row, -1);
+}
+
+/* fft_fftshift / fft_ifftshift (OPV_IFFT)(self, dim=None): a roll by size / 2 (ifft:
  * by (size + 1) / 2 back) along each dim (all by default). */
 int
 lower_fftshift(LowerCtx *c, const Node *n, const OpRow *row)
 {
 	const Value *sv = lower_tensor_arg(c, n, "self");
 	int64_t dims[MAXR];
-	int k = lower_ints(c, n, "dim", dims, MAXR), inv = strstr(n->op, "ifftshift") != NULL;
+	int k = lower_ints(c, n, "dim", dims, MAXR), inv = row->variant == OPV_IFFT;
 	const char *x = lower_input(c, n, "self");
 
-	(void)row;
 	if (k < 0)
 		for (k = 0; k < sv->rank && k < MAXR; k++)
 			dims[k] = k;
@@ -744,16 +784,15 @@ bind_values(LowerCtx *c, const Node *n, int64_t k, const double *v)
 	return 0;
 }
 
-/* fft_fftfreq(n, d=1.0) and fft_rfftfreq(n, d=1.0): the sample
+/* fft_fftfreq(n, d=1.0) and fft_rfftfreq (OPV_RFFT)(n, d=1.0): the sample
  * frequencies, a constant. */
 int
 lower_fftfreq(LowerCtx *c, const Node *n, const OpRow *row)
 {
 	int64_t len = lower_int(c, n, "n", 0), k;
 	double d = lower_float(c, n, "d", 1.0), *v;
-	int rfft = strstr(n->op, "rfftfreq") != NULL;
+	int rfft = row->variant == OPV_RFFT;
 
-	(void)row;
 	if (len < 0 || len > (1 << 24))
 		return lower_fail(c, n, "n out of range");
 	k = rfft ? len / 2 + 1 : len;
@@ -779,15 +818,16 @@ bessel_i0(double x)
 	return sum;
 }
 
-/* hann/hamming/blackman/bartlett/kaiser_window(window_length,
- * periodic=True, [alpha, beta | beta], dtype): see signal.def. */
-int
-lower_window(LowerCtx *c, const Node *n, const OpRow *row)
+enum { W_HANN, W_HAMMING, W_BLACKMAN, W_BARTLETT, W_KAISER };
+
+/* The window `kind` (window_length, periodic=True, [alpha, beta | beta],
+ * dtype): see signal.def. */
+static int
+window(LowerCtx *c, const Node *n, const OpRow *row, int kind)
 {
 	const Value *ov = lower_out_tensor(c, n, 0);
 	int64_t len = lower_int(c, n, "window_length", 0);
 	int periodic = (int)lower_int(c, n, "periodic", 1);
-	const char *op = n->op + strlen("aten.");
 	double N, *v;
 
 	if (len < 0 || len > (1 << 24))
@@ -805,24 +845,52 @@ lower_window(LowerCtx *c, const Node *n, const OpRow *row)
 	v = ARENA_ARRAY(c->a, double, len + 1);
 	N = (double)(periodic ? len : len - 1);         /* the period */
 	for (int64_t i = 0; i < len; i++) {
-		double x = (double)i;
-		if (len == 1) {
-			v[i] = 1;
-		} else if (strncmp(op, "hamming", 7) == 0) {
-			double alpha = lower_float(c, n, "alpha", 0.54), beta = lower_float(c, n, "beta", 0.46);
-			v[i] = alpha - beta * cos(2 * M_PI * x / N);
-		} else if (strncmp(op, "bartlett", 8) == 0) {
-			v[i] = 1 - fabs(2 * x / N - 1);
-		} else if (strncmp(op, "kaiser", 6) == 0) {
-			double beta = lower_float(c, n, "beta", 12.0), t = 2 * x / N - 1;
+		double x = (double)i, t = len > 1 ? 2 * x / N - 1 : 0;
+		switch (len == 1 ? -1 : kind) {
+		case -1: v[i] = 1; break;
+		case W_HANN: v[i] = 0.5 - 0.5 * cos(2 * M_PI * x / N); break;
+		case W_HAMMING:
+			v[i] = lower_float(c, n, "alpha", 0.54) - lower_float(c, n, "beta", 0.46) * cos(2 * M_PI * x / N);
+			break;
+		case W_BLACKMAN: v[i] = 0.42 - 0.5 * cos(2 * M_PI * x / N) + 0.08 * cos(4 * M_PI * x / N); break;
+		case W_BARTLETT: v[i] = 1 - fabs(t); break;
+		default: {
+			double beta = lower_float(c, n, "beta", 12.0);
 			v[i] = bessel_i0(beta * sqrt(fmax(0, 1 - t * t))) / bessel_i0(beta);
-		} else if (strncmp(op, "hann", 4) == 0) {
-			v[i] = 0.5 - 0.5 * cos(2 * M_PI * x / N);
-		} else {                                /* blackman */
-			v[i] = 0.42 - 0.5 * cos(2 * M_PI * x / N) + 0.08 * cos(4 * M_PI * x / N);
+		}
 		}
 	}
 	return bind_values(c, n, len, v);
+}
+
+int
+lower_hann_window(LowerCtx *c, const Node *n, const OpRow *row)
+{
+	return window(c, n, row, W_HANN);
+}
+
+int
+lower_hamming_window(LowerCtx *c, const Node *n, const OpRow *row)
+{
+	return window(c, n, row, W_HAMMING);
+}
+
+int
+lower_blackman_window(LowerCtx *c, const Node *n, const OpRow *row)
+{
+	return window(c, n, row, W_BLACKMAN);
+}
+
+int
+lower_bartlett_window(LowerCtx *c, const Node *n, const OpRow *row)
+{
+	return window(c, n, row, W_BARTLETT);
+}
+
+int
+lower_kaiser_window(LowerCtx *c, const Node *n, const OpRow *row)
+{
+	return window(c, n, row, W_KAISER);
 }
 
 /* ---- stft / istft ---- */
@@ -850,22 +918,21 @@ stft_window(LowerCtx *c, const Node *n, DType t, int64_t n_fft, int64_t win)
 }
 
 /* stft(self, n_fft, hop_length=None, win_length=None, window=None,
- * [center=True, pad_mode="reflect",] normalized=False, onesided=None,
- * return_complex=None) of a real 1-D or 2-D self: STFT, its (frames,
- * bins) swapped to torch's (bins, frames). */
+ * normalized=False, onesided=None, return_complex=None) of a real 1-D or
+ * 2-D self: STFT, its (frames, bins) swapped to torch's (bins, frames).
+ * torch.stft pads a centered signal itself (aten.pad before the node);
+ * stft.center, the overload that pads, only TorchScript calls. */
 int
 lower_stft(LowerCtx *c, const Node *n, const OpRow *row)
 {
 	const Value *sv = lower_tensor_arg(c, n, "self");
 	int64_t n_fft = lower_int(c, n, "n_fft", 0), hop = lower_int(c, n, "hop_length", n_fft / 4);
 	int64_t win = lower_int(c, n, "win_length", n_fft), zero = 0;
-	int onesided = (int)lower_int(c, n, "onesided", 1), center = 0;
+	int onesided = (int)lower_int(c, n, "onesided", 1);
 	DType t = sv->dtype;
 	const char *x = lower_input(c, n, "self"), *y;
 
 	(void)row;
-	if (strcmp(n->op, "aten.stft.center") == 0)
-		center = (int)lower_int(c, n, "center", 1);
 	if (is_cx(sv) || (t != DT_FLOAT32 && t != DT_FLOAT64))
 		return lower_fail(c, n, "stft takes a real float32 or float64 signal (ONNX STFT of a complex one is not used)");
 	if (sv->rank < 1 || sv->rank > 2 || sv->dims[sv->rank - 1].e)
@@ -874,14 +941,6 @@ lower_stft(LowerCtx *c, const Node *n, const OpRow *row)
 		return lower_fail(c, n, "needs 0 < win_length <= n_fft and hop_length > 0");
 	if (sv->rank == 1)
 		x = lower_unsqueeze(c, x, 1, &zero, NULL);
-	if (center) {
-		const char *mode = lower_str(c, n, "pad_mode", "reflect");
-		int64_t p = n_fft / 2, pads[4] = {0, p, 0, p};
-		if (strcmp(mode, "reflect") != 0 && strcmp(mode, "constant") != 0 && strcmp(mode, "replicate") != 0)
-			return lower_fail(c, n, "pad_mode '%s' is not supported (reflect, constant, replicate are)", mode);
-		x = lower_op(c, "Pad", NULL, 2, x, lower_i64s(c, 4, pads));
-		onnx_attr_string(c->a, c->last, "mode", strcmp(mode, "replicate") == 0 ? "edge" : mode);
-	}
 	x = lower_unsqueeze(c, x, 1, (int64_t[]){2}, NULL);
 	y = lower_op(c, "STFT", NULL, 4, x, lower_i64(c, hop), stft_window(c, n, t, n_fft, win), lower_i64(c, n_fft));
 	onnx_attr_int(c->a, c->last, "onesided", onesided);

@@ -54,7 +54,8 @@ class OpWindow(nn.Module):
                        torch.blackman_window(n, periodic=p), torch.bartlett_window(n, periodic=p),
                        torch.kaiser_window(n, periodic=p)]
         ws += [torch.hamming_window(9, True, 0.5), torch.hamming_window(9, False, 0.6, 0.3),
-               torch.kaiser_window(10, False, 20.0), torch.hann_window(6, dtype=torch.float64).float()]
+               torch.kaiser_window(10, False, 20.0), torch.hann_window(6, dtype=torch.float64).float(),
+               torch.bartlett_window(5), torch.blackman_window(5), torch.kaiser_window(5)]
         return flat_cat(x * torch.hann_window(10), *ws)
 
 
