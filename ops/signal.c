@@ -357,11 +357,19 @@ lower_cx_view(LowerCtx *c, const Node *n, const OpRow *row)
 /* slice.Tensor / select.int of a complex self: the ops' own lowerings (dim
  * normalized against the IR rank), but not written through. */
 int
+lower_cx_slice(LowerCtx *c, const Node *n, const OpRow *row)
+{
+	if (c->update)
+		return lower_fail(c, n, "writing through a view of a complex tensor is not supported");
+	return lower_slice(c, n, row);
+}
+
+int
 lower_cx_select(LowerCtx *c, const Node *n, const OpRow *row)
 {
 	if (c->update)
 		return lower_fail(c, n, "writing through a view of a complex tensor is not supported");
-	return row->fn(c, n, row);
+	return lower_select(c, n, row);
 }
 
 /* ---- signal.def: complex values ---- */

@@ -46,8 +46,7 @@ run_view(LowerCtx *c, const Node *n, const OpRow *row, const char *update)
 	c->node = n;
 	c->out = ARENA_ARRAY(c->a, const char *, lower_nout(n) + 1);
 	c->update = update;
-	rc = lower_row_fn(n, row) ? lower_row_fn(n, row)(c, n, row)
-	                          : lower_fail(c, n, "no lowering takes complex tensors here");
+	rc = row->fn(c, n, row);
 	res = rc ? NULL : c->out[0];
 	if (!rc && !res)
 		lower_fail(c, n, update ? "writing through this view is not supported"

@@ -5,12 +5,6 @@
 
 #include "lower/lower.h"
 
-/* node.c */
-/* The lowering to run for n: row->fn, or for a node reading or writing a
- * complex tensor through a row that is not OPF_COMPLEX, the op's complex
- * lowering (ops_find_complex); NULL when there is none. */
-LowerFn lower_row_fn(const Node *n, const OpRow *row);
-
 /* functional.c */
 Alias *lower_alias_new(LowerCtx *c, Alias *parent, const Node *view, const OpRow *row, const char *name);
 Alias *lower_alias_base(Alias *al);

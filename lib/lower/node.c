@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "core/core.h"
-#include "internal.h"
 
 static int
 vfail(LowerCtx *c, const Node *n, DiagCode code, const char *fmt, va_list ap)
@@ -135,34 +134,4 @@ lower_out_tensor(LowerCtx *c, const Node *n, int k)
 		return v;
 	bad_node(c, n, "output", arena_printf(c->a, "%d", k));
 	return &missing;
-}
-
-static int
-arg_complex(const Arg *a)
-{
-	switch (a->kind) {
-	case ARG_TENSOR: case ARG_OPT_TENSOR:
-		return a->u.v && a->u.v->kind == VAL_TENSOR && dtype_complex_part(a->u.v->dtype);
-	case ARG_TENSORS: case ARG_OPT_TENSORS:
-		for (int i = 0; i < a->n; i++)
-			if (arg_complex(&a->u.list[i]))
-				return 1;
-		return 0;
-	default:
-		return 0;
-	}
-}
-
-LowerFn
-lower_row_fn(const Node *n, const OpRow *row)
-{
-	int cx = 0;
-
-	if (row->flags & OPF_COMPLEX)
-		return row->fn;
-	for (int k = 0; k < n->nin && !cx; k++)
-		cx = arg_complex(&n->in[k].arg);
-	for (int k = 0; k < n->nout && !cx; k++)
-		cx = arg_complex(&n->out[k]);
-	return cx ? ops_find_complex(n->op) : row->fn;
 }
