@@ -1005,7 +1005,7 @@ lower_istft(LowerCtx *c, const Node *n, const OpRow *row)
 	/* overlap-add: Col2Im of (batch, n_fft, frames) into (batch, 1, 1, olen) */
 	olen = n_fft + hop * (nf - 1);
 	{
-		int64_t img[2] = {1, olen}, blk[2] = {1, n_fft}, strides[2] = {1, hop}, one = 1, reps[3] = {1, 1, nf};
+		int64_t img[2] = {1, olen}, blk[2] = {1, n_fft}, strides[2] = {1, hop}, reps[3] = {1, 1, nf};
 		const char *wsq = lower_op(c, "Mul", NULL, 2, w, w);
 		fr = lower_perm(c, fr, 3, (const int64_t[]){0, 2, 1}, NULL);
 		y = lower_op(c, "Col2Im", NULL, 3, fr, lower_i64s(c, 2, img), lower_i64s(c, 2, blk));
@@ -1015,7 +1015,6 @@ lower_istft(LowerCtx *c, const Node *n, const OpRow *row)
 		onnx_attr_ints(c->a, c->last, "strides", 2, strides);
 		y = lower_op(c, "Div", NULL, 2, y, env);
 		y = lower_op(c, "Reshape", NULL, 2, y, lower_i64s(c, 2, (int64_t[]){sv->rank == 2 ? 1 : sv->dims[0].v, olen}));
-		(void)one;
 	}
 	start = center ? n_fft / 2 : 0;
 	end = center ? olen - n_fft / 2 : olen;
