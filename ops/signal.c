@@ -354,6 +354,23 @@ lower_cx_view(LowerCtx *c, const Node *n, const OpRow *row)
 	return 0;
 }
 
+/* expand(self, size) / expand_as(self, other) of a complex self: to the
+ * result's shape with the parts' dim (Expand aligns shapes from the right,
+ * so the IR shape alone would broadcast the parts' dim). */
+int
+lower_cx_expand(LowerCtx *c, const Node *n, const OpRow *row)
+{
+	const Value *ov = lower_out_tensor(c, n, 0);
+
+	(void)row;
+	if (c->update)
+		return lower_fail(c, n, "writing into an expanded tensor is not supported");
+	if (!lower_static(ov))
+		return lower_fail(c, n, "expanding a complex tensor needs a static result shape");
+	lower_op(c, "Expand", lower_out(c, n, 0), 2, lower_input(c, n, "self"), cx_shape(c, ov, NULL));
+	return 0;
+}
+
 /* slice.Tensor / select.int of a complex self: the ops' own lowerings (dim
  * normalized against the IR rank), but not written through. */
 int

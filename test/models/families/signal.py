@@ -48,8 +48,8 @@ class OpWindow(nn.Module):
     def forward(self, x):
         # x (10,): every window is applied to a piece of x, so the model has an input
         ws = []
-        for n in (1, 7):
-            for p in (True, False):
+        for n, periodic in ((1, (True,)), (7, (True, False))):
+            for p in periodic:
                 ws += [torch.hann_window(n, periodic=p), torch.hamming_window(n, periodic=p),
                        torch.blackman_window(n, periodic=p), torch.bartlett_window(n, periodic=p),
                        torch.kaiser_window(n, periodic=p)]
@@ -125,7 +125,8 @@ class OpComplex(nn.Module):
         t = torch.cat([q, z.permute(0, 1), c], dim=-1).reshape(6, 6).transpose(0, 1)
         s = torch.stack([z, w], dim=-1)[:, 1:3, 0].unsqueeze(0).squeeze(0)
         return flat_cat(_vr(q), _vr(t), _vr(s), _vr(z.sum(dim=1)), _vr(z.mean(dim=(0, 1), keepdim=True)),
-                        _vr(-w), z.abs(), z.angle(), x.angle(), z.real, w.imag, _vr(z.select(1, 2).clone()))
+                        _vr(-w), z.abs(), z.angle(), x.angle(), z.real, w.imag, _vr(z.select(1, 2).clone()),
+                        _vr(z[:, :1].expand(3, 2)))
 
 
 def fx_op_complex():
