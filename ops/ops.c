@@ -25,6 +25,27 @@ const OpRow op_table[OP_COUNT] = {
 static_assert(sizeof op_table / sizeof op_table[0] == OP_COUNT, "one table entry per .def row");
 static_assert(OP_COUNT > 0, "the op table is empty");
 
+static const struct {
+	const char *aten;
+	LowerFn fn;
+	const char *fn_name;
+} complex_table[] = {
+#define CX(aten, fn) {aten, fn, #fn},
+#include "complex.def"
+#undef CX
+};
+
+enum { CX_COUNT = sizeof complex_table / sizeof complex_table[0] };
+
+LowerFn
+ops_find_complex(const char *aten)
+{
+	for (int i = 0; i < CX_COUNT; i++)     /* a few rows: a scan */
+		if (strcmp(complex_table[i].aten, aten) == 0)
+			return complex_table[i].fn;
+	return NULL;
+}
+
 static int sorted[OP_COUNT];
 static int nsorted;
 
@@ -148,4 +169,13 @@ ops_write_doc(FILE *f)
 		fprintf(f, " | `%s` | %s |\n", r->fn_name,
 		        r->flags & OPF_INPLACE ? "in-place" : r->flags & OPF_VIEW ? "view" : "");
 	}
+	fprintf(f, "\n## complex operands\n\n"
+	        "A complex tensor is carried as its (real, imaginary) parts, a trailing dim of 2 of the\n"
+	        "part's float type (complex64: float32); a complex model input, output or weight is\n"
+	        "such a float tensor in the ONNX model.  The signal rows above take complex tensors;\n"
+	        "these overloads of other families lower complex operands through their own lowering\n"
+	        "(`ops/complex.def`); any other op on a complex tensor fails with a message.\n\n"
+	        "| ATen overload | lowering |\n| --- | --- |\n");
+	for (int i = 0; i < CX_COUNT; i++)
+		fprintf(f, "| `%s` | `%s` |\n", complex_table[i].aten, complex_table[i].fn_name);
 }

@@ -57,6 +57,7 @@ enum {
 	OPF_VIEW = 1,       /* result is a view of self (see above) */
 	OPF_INPLACE = 2,    /* result is written into self */
 	OPF_INT18 = 4,      /* integer operands need opset 18 (see above) */
+	OPF_COMPLEX = 8,    /* the lowering takes complex tensors (see below) */
 };
 
 /* VARIANT values.  The spatial rank takes the low two bits (OPV_SP) and is
@@ -87,7 +88,14 @@ enum {
 	OPV_UNBIND = 18 << 2,         /* lower_split: unbind, parts of 1 squeezed */
 	OPV_FOR_SIZE = 19 << 2,       /* lower_constrain_range: _for_size, size >= 0 */
 	OPV_NOT = 20 << 2,            /* lower_compare, lower_sym_compare: ne, Not of the ONNX op */
-	OPV_FORMULA = 21 << 2,        /* lower_gelu, _mish, _rms_norm: the formula, before
+	OPV_IMAG = 21 << 2,           /* lower_real: imag, the second part */
+	OPV_POLAR = 22 << 2,          /* lower_complex: polar(abs, angle), else complex(real, imag) */
+	OPV_IFFT = 23 << 2,           /* lower_fft*: the inverse (ifft); lower_fftshift: ifftshift */
+	OPV_RFFT = 24 << 2,           /* lower_fft*: rfft; lower_fft_core: _fft_r2c; lower_fftfreq: rfftfreq */
+	OPV_IRFFT = 25 << 2,          /* lower_fft*: irfft; lower_fft_core: _fft_c2r */
+	OPV_HFFT = 26 << 2,           /* lower_fft: hfft */
+	OPV_IHFFT = 27 << 2,          /* lower_fft: ihfft */
+	OPV_FORMULA = 28 << 2,        /* lower_gelu, _mish, _rms_norm: the formula, before
 	                                 the opset of the ONNX operator (the name's next row);
 	                                 the last value (test_ops bounds the column by it) */
 };
@@ -118,6 +126,9 @@ enum {
 #define OP(aten, fn, onnx, variant, opset_min, opset_max, flags) int fn(LowerCtx *c, const Node *n, const OpRow *row);
 #include "all.def"
 #undef OP
+#define CX(aten, fn) int fn(LowerCtx *c, const Node *n, const OpRow *row);
+#include "complex.def"
+#undef CX
 
 extern const OpRow op_table[OP_COUNT];
 
@@ -130,6 +141,13 @@ const OpRow *ops_find_opset(const char *aten, int opset);
 /* Sets *lo and *hi to the lowest and highest opset some row of aten is
  * valid for; returns 0, or -1 when aten has no row. */
 int ops_opsets(const char *aten, int *lo, int *hi);
+/* Complex tensors are carried as their (real, imag) parts in a trailing
+ * dim of 2 (ops/signal.c).  A node reading or writing one lowers through
+ * its row when the row is OPF_COMPLEX, else through the op's row in
+ * ops/complex.def, CX(ATEN_NAME, LOWER_FN): the lowering of the op on
+ * complex operands, called with the op's own row.  Returns that LOWER_FN,
+ * or NULL when the op has none. */
+LowerFn ops_find_complex(const char *aten);
 /* Writes docs/ops.md (the table as Markdown, by family). */
 void ops_write_doc(FILE *f);
 

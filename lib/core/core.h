@@ -191,6 +191,11 @@ int dtype_size(DType t);              /* bytes per element; 0 for DT_UNKNOWN */
 int dtype_onnx(DType t);              /* ONNX TensorProto.DataType; 0 if none */
 int dtype_torch(DType t);             /* torch ScalarType code; -1 if none */
 DType dtype_from_onnx(int elem);      /* the row of an ONNX element type; DT_UNKNOWN if none */
+/* The dtype of one part (real or imaginary) of a complex dtype: complex64
+ * -> float32, complex128 -> float64, complex32 -> float16; DT_UNKNOWN for a
+ * dtype that is not complex.  The lowering carries a complex tensor as its
+ * parts with a trailing dim of 2 (docs/ops.md, signal). */
+DType dtype_complex_part(DType t);
 
 /* 16-bit float encodings, rounded to nearest even. */
 uint16_t dtype_f16_bits(float f);

@@ -62,6 +62,17 @@ int dtype_size(DType t) { return t < DT_COUNT ? rows[t].size : 0; }
 int dtype_onnx(DType t) { return t < DT_COUNT ? rows[t].onnx : 0; }
 
 DType
+dtype_complex_part(DType t)
+{
+	switch (t) {
+	case DT_COMPLEX32: return DT_FLOAT16;
+	case DT_COMPLEX64: return DT_FLOAT32;
+	case DT_COMPLEX128: return DT_FLOAT64;
+	default: return DT_UNKNOWN;
+	}
+}
+
+DType
 dtype_from_onnx(int elem)
 {
 	for (int t = 1; elem && t < DT_COUNT; t++)

@@ -68,11 +68,15 @@ record_type(LowerCtx *c, const char *name, const Value *v)
 	case VAL_TENSOR:
 		elem = dtype_onnx(v->dtype);
 		rank = v->rank;
-		dims = ARENA_ARRAY(c->a, int64_t, rank + 1);
-		params = ARENA_ARRAY(c->a, const char *, rank + 1);
+		dims = ARENA_ARRAY(c->a, int64_t, rank + 2);
+		params = ARENA_ARRAY(c->a, const char *, rank + 2);
 		for (int i = 0; i < rank; i++) {
 			dims[i] = v->dims[i].e ? -1 : v->dims[i].v;
 			params[i] = v->dims[i].e ? lower_dim_param(c, v->dims[i].e) : NULL;
+		}
+		if (dtype_complex_part(v->dtype)) {     /* (real, imag) as a trailing dim */
+			elem = dtype_onnx(dtype_complex_part(v->dtype));
+			dims[rank++] = 2;
 		}
 		break;
 	case VAL_SYM_INT: elem = ONNX_INT64; break;

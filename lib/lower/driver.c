@@ -94,6 +94,48 @@ check_supported(LowerCtx *c)
 }
 
 static int
+arg_complex(const Arg *a)
+{
+	switch (a->kind) {
+	case ARG_TENSOR: case ARG_OPT_TENSOR:
+		return a->u.v && a->u.v->kind == VAL_TENSOR && dtype_complex_part(a->u.v->dtype);
+	case ARG_TENSORS: case ARG_OPT_TENSORS:
+		for (int i = 0; i < a->n; i++)
+			if (arg_complex(&a->u.list[i]))
+				return 1;
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+/* The row to lower n by: row itself, or for a node reading or writing a
+ * complex tensor through a row that is not OPF_COMPLEX, a copy whose fn is
+ * the op's complex lowering (ops_find_complex; a view re-lowered later
+ * runs it too); NULL when the op has none. */
+static const OpRow *
+complex_row(LowerCtx *c, const Node *n, const OpRow *row)
+{
+	int cx = 0;
+	LowerFn fn;
+	OpRow *r;
+
+	if (row->flags & OPF_COMPLEX)
+		return row;
+	for (int k = 0; k < n->nin && !cx; k++)
+		cx = arg_complex(&n->in[k].arg);
+	for (int k = 0; k < n->nout && !cx; k++)
+		cx = arg_complex(&n->out[k]);
+	if (!cx)
+		return row;
+	if (!(fn = ops_find_complex(n->op)))
+		return NULL;
+	r = arena_dup(c->a, row, sizeof *row);
+	r->fn = fn;
+	return r;
+}
+
+static int
 lower_node(LowerCtx *c, const Node *n)
 {
 	const OpRow *row = ops_find_opset(n->op, c->opset);
@@ -110,6 +152,10 @@ lower_node(LowerCtx *c, const Node *n)
 	if ((row->flags & (OPF_VIEW | OPF_INPLACE)) &&
 	    (!self || self->graph != c->ir || !c->alias[self->id]))
 		return lower_fail(c, n, "a view or in-place op needs a tensor 'self' of this graph");
+	if (!(row = complex_row(c, n, row)))
+		return lower_fail(c, n, "no lowering takes complex tensors here (the ops that do are listed "
+		                  "in docs/ops.md, \"complex operands\"); make the complex values real first "
+		                  "(torch.view_as_real) or compute on real and imaginary parts");
 	rc = row->fn(c, n, row);
 	if (c->d->code == DIAG_INPUT && c->d->n != reported)
 		return DIAG_INPUT;              /* lower_tensor_arg() & co: a graph torch would not write */

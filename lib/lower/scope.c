@@ -74,8 +74,9 @@ tensor_bytes(Arena *a, const TensorData *t, size_t *len)
 Onnx__ValueInfoProto *
 lower_value_info(LowerCtx *c, const char *name, const Value *v)
 {
-	int64_t *dims = ARENA_ARRAY(c->a, int64_t, v->rank + 1);
-	const char **params = ARENA_ARRAY(c->a, const char *, v->rank + 1);
+	int64_t *dims = ARENA_ARRAY(c->a, int64_t, v->rank + 2);
+	const char **params = ARENA_ARRAY(c->a, const char *, v->rank + 2);
+	DType part = dtype_complex_part(v->dtype);
 
 	if (v->kind != VAL_TENSOR)
 		return onnx_value_info(c->a, name, v->kind == VAL_SYM_INT ? ONNX_INT64
@@ -84,6 +85,10 @@ lower_value_info(LowerCtx *c, const char *name, const Value *v)
 	for (int i = 0; i < v->rank; i++) {
 		dims[i] = v->dims[i].e ? -1 : v->dims[i].v;
 		params[i] = v->dims[i].e ? lower_dim_param(c, v->dims[i].e) : NULL;
+	}
+	if (part) {     /* a complex tensor is its (real, imag) parts, a trailing dim of 2 */
+		dims[v->rank] = 2;
+		return onnx_value_info(c->a, name, dtype_onnx(part), v->rank + 1, dims, params);
 	}
 	return onnx_value_info(c->a, name, dtype_onnx(v->dtype), v->rank, dims, params);
 }
@@ -103,7 +108,7 @@ lower_declare_inputs(LowerCtx *c)
 		strmap_put(c->names, v->name, (void *)v->name);
 		c->alias[v->id] = lower_alias_new(c, NULL, NULL, NULL, v->name);
 		if (s->kind == IN_USER_INPUT && v->kind != VAL_CUSTOM_OBJ) {
-			if (v->kind == VAL_TENSOR && !dtype_onnx(v->dtype))
+			if (v->kind == VAL_TENSOR && !dtype_onnx(v->dtype) && !dtype_complex_part(v->dtype))
 				return diag_report(c->d, YE_INPUT_DTYPE, &(DiagAt){.file = p->path},
 					"input '%s' is %s, which ONNX has no type for", v->name, dtype_name(v->dtype));
 			onnx_vec_push(c->a, &c->g.inputs, lower_value_info(c, v->name, v));
@@ -111,11 +116,21 @@ lower_declare_inputs(LowerCtx *c)
 			const TensorData *t = v->data;
 			size_t len;
 			const uint8_t *b = tensor_bytes(c->a, t, &len);
-			if (!dtype_onnx(t->dtype))
+			DType part = dtype_complex_part(t->dtype);
+			if (!dtype_onnx(t->dtype) && !part)
 				return diag_report(c->d, YE_INPUT_DTYPE, &(DiagAt){.file = p->path},
 					"weight '%s' is %s, which ONNX has no type for", s->target, dtype_name(t->dtype));
-			onnx_vec_push(c->a, &c->g.inits, onnx_tensor(c->a, v->name, dtype_onnx(t->dtype),
-			                                             t->rank, t->sizes, b, len));
+			if (part) {     /* complex: its bytes are (real, imag) pairs already */
+				int64_t *sz = ARENA_ARRAY(c->a, int64_t, t->rank + 1);
+				for (int k = 0; k < t->rank; k++)
+					sz[k] = t->sizes[k];
+				sz[t->rank] = 2;
+				onnx_vec_push(c->a, &c->g.inits, onnx_tensor(c->a, v->name, dtype_onnx(part),
+				                                             t->rank + 1, sz, b, len));
+			} else {
+				onnx_vec_push(c->a, &c->g.inits, onnx_tensor(c->a, v->name, dtype_onnx(t->dtype),
+				                                             t->rank, t->sizes, b, len));
+			}
 		} else if (c->uses[v->id]) {
 			return diag_report(c->d, YE_INPUT_KIND, &(DiagAt){.file = p->path},
 				"input '%s' (%s) is not supported yet", v->name, s->target ? s->target : "custom object or token");

@@ -80,7 +80,7 @@ START_TEST(test_rows_well_formed)
 		ck_assert_msg((r->variant & OPV_SP) == 0 && r->variant >= 0 && r->variant <= OPV_FORMULA &&
 		              r->sp >= 0 && r->sp <= 3 && r->variant_name[0], "'%s': bad variant %s", r->aten,
 		              r->variant_name);
-		ck_assert_msg((r->flags & ~(OPF_VIEW | OPF_INPLACE | OPF_INT18)) == 0 &&
+		ck_assert_msg((r->flags & ~(OPF_VIEW | OPF_INPLACE | OPF_INT18 | OPF_COMPLEX)) == 0 &&
 		              (r->flags & (OPF_VIEW | OPF_INPLACE)) != (OPF_VIEW | OPF_INPLACE),
 		              "'%s': bad flags %d", r->aten, r->flags);
 	}
@@ -177,6 +177,23 @@ static const struct {
 	{lower_constrain_range, OPV_FOR_SIZE, "_for_size"},
 	{lower_compare, OPV_NOT, ".ne."},
 	{lower_sym_compare, OPV_NOT, ".ne"},
+	{lower_real, OPV_IMAG, ".imag."},
+	{lower_complex, OPV_POLAR, ".polar."},
+	{lower_fft, OPV_IFFT, ".fft_ifft."},
+	{lower_fft, OPV_RFFT, ".fft_rfft."},
+	{lower_fft, OPV_IRFFT, ".fft_irfft."},
+	{lower_fft, OPV_HFFT, ".fft_hfft."},
+	{lower_fft, OPV_IHFFT, ".fft_ihfft."},
+	{lower_fft2, OPV_IFFT, ".fft_ifft2."},
+	{lower_fft2, OPV_RFFT, ".fft_rfft2."},
+	{lower_fft2, OPV_IRFFT, ".fft_irfft2."},
+	{lower_fftn, OPV_IFFT, ".fft_ifftn."},
+	{lower_fftn, OPV_RFFT, ".fft_rfftn."},
+	{lower_fftn, OPV_IRFFT, ".fft_irfftn."},
+	{lower_fft_core, OPV_RFFT, "._fft_r2c."},
+	{lower_fft_core, OPV_IRFFT, "._fft_c2r."},
+	{lower_fftshift, OPV_IFFT, ".fft_ifftshift."},
+	{lower_fftfreq, OPV_RFFT, ".fft_rfftfreq."},
 };
 
 /* The lowerings that read the spatial rank (OpRow.sp). */
