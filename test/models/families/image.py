@@ -87,22 +87,35 @@ DECOMP_BUILDER["op_resize"] = "fx_op_resize_small"
 
 
 class OpResizeAA(nn.Module):
+    def __init__(self, small=False):
+        super().__init__()
+        self.small = small
+
     def forward(self, x4):
         # x4 (1, 2, 9, 10). Antialiased bilinear and bicubic: down to (4, 3), (5, 7),
-        # by scale 0.4, and up to (11, 13) (no filter widening). (With align_corners
-        # they fail: ONNX Resize's antialias does not match torch there.)
+        # by scale 0.4, and up to (11, 13) (no filter widening); small (the _decomp
+        # twin) the first of each. (With align_corners they fail: ONNX Resize's
+        # antialias does not match torch there.)
         I = F.interpolate
         outs = []
         for mode in ("bilinear", "bicubic"):
-            outs += [I(x4, size=(4, 3), mode=mode, antialias=True),
-                     I(x4, size=(5, 7), mode=mode, antialias=True),
-                     I(x4, scale_factor=0.4, mode=mode, antialias=True),
-                     I(x4, size=(11, 13), mode=mode, antialias=True)]
+            outs.append(I(x4, size=(4, 3), mode=mode, antialias=True))
+            if not self.small:
+                outs += [I(x4, size=(5, 7), mode=mode, antialias=True),
+                         I(x4, scale_factor=0.4, mode=mode, antialias=True),
+                         I(x4, size=(11, 13), mode=mode, antialias=True)]
         return flat_cat(*outs)
 
 
-def fx_op_resize_aa():
-    return SlimFixture(OpResizeAA(), (r(1, 2, 9, 10),))
+def fx_op_resize_aa(small=False):
+    return SlimFixture(OpResizeAA(small), (r(1, 2, 9, 10),))
+
+
+def fx_op_resize_aa_small():
+    return fx_op_resize_aa(True)
+
+
+DECOMP_BUILDER["op_resize_aa"] = "fx_op_resize_aa_small"
 
 
 class OpResizeDefault(nn.Module):
@@ -130,42 +143,29 @@ def fx_op_resize_default():
 
 
 class OpGridSample(nn.Module):
-    def forward(self, x, grid):
-        # x (B, 2, 4, 5), grid (B, 3, 4, 2) in [-1.2, 1.2]: every mode (bilinear,
-        # nearest, bicubic) x padding mode (zeros, border, reflection) x align_corners
-        # (False, True), in that nesting order; stacked. (No bfloat16 case: torch's CPU
-        # kernel rounds the source coordinates to bfloat16, 4e-2 off float32 and off us.)
-        outs = []
+    def forward(self, x, grid, x5, grid5):
+        # x (B, 2, 4, 5), grid (B, 3, 4, 2); x5 (B, 1, 2, 3, 4), grid5 (B, 2, 2, 3, 3);
+        # grids in [-1.2, 1.2]. Output 0: 2-D, every mode (bilinear, nearest, bicubic) x
+        # padding mode (zeros, border, reflection) x align_corners (False, True), in that
+        # nesting order, stacked; output 1: 3-D, the same without bicubic (torch has no
+        # 3-D bicubic). (No bfloat16 case: torch's CPU kernel rounds the source
+        # coordinates to bfloat16, 4e-2 off float32 and off us.)
+        outs, outs5 = [], []
         for mode in ("bilinear", "nearest", "bicubic"):
             for pad in ("zeros", "border", "reflection"):
                 for ac in (False, True):
                     outs.append(F.grid_sample(x, grid, mode=mode, padding_mode=pad, align_corners=ac))
-        return torch.stack(outs)
+                    if mode != "bicubic":
+                        outs5.append(F.grid_sample(x5, grid5, mode=mode, padding_mode=pad, align_corners=ac))
+        return torch.stack(outs), torch.stack(outs5)
 
 
 def fx_op_grid_sample():
     b = Dim("batch", min=1, max=64)
-    shapes = [(_rb, (2, 4, 5)), (_grid, (3, 4, 2))]
-    return SlimFixture(OpGridSample(), (r(2, 2, 4, 5), _grid(2, 3, 4, 2)),
-                       dynamic_shapes={"x": {0: b}, "grid": {0: b}},
+    shapes = [(_rb, (2, 4, 5)), (_grid, (3, 4, 2)), (_rb, (1, 2, 3, 4)), (_grid, (2, 2, 3, 3))]
+    return SlimFixture(OpGridSample(), (r(2, 2, 4, 5), _grid(2, 3, 4, 2), r(2, 1, 2, 3, 4), _grid(2, 2, 2, 3, 3)),
+                       dynamic_shapes={"x": {0: b}, "grid": {0: b}, "x5": {0: b}, "grid5": {0: b}},
                        cases=_batch_cases(shapes, (1,)))
-
-
-class OpGridSample3d(nn.Module):
-    def forward(self, x, grid):
-        # x (1, 2, 3, 4, 5), grid (1, 2, 3, 4, 3) in [-1.2, 1.2]: modes bilinear and
-        # nearest (torch has no 3-D bicubic) x padding (zeros, border, reflection) x
-        # align_corners (False, True), in that nesting order; stacked
-        outs = []
-        for mode in ("bilinear", "nearest"):
-            for pad in ("zeros", "border", "reflection"):
-                for ac in (False, True):
-                    outs.append(F.grid_sample(x, grid, mode=mode, padding_mode=pad, align_corners=ac))
-        return torch.stack(outs)
-
-
-def fx_op_grid_sample3d():
-    return SlimFixture(OpGridSample3d(), (r(1, 2, 3, 4, 5), _grid(1, 2, 3, 4, 3)))
 
 
 class OpImageMisc(nn.Module):
@@ -189,6 +189,11 @@ class OpImageMisc(nn.Module):
                  torch.native_channel_shuffle(x, 2)]
         outs += list(torch.meshgrid(a, b)) + list(torch.meshgrid(a, b, indexing="xy"))
         outs += [x.unfold(3, 2, 1), x.unfold(2, 2, 2)]
+        cols = F.unfold(x, (2, 3), dilation=(1, 2), padding=1, stride=(2, 1))
+        outs.append(cols)
+        if not self.small:
+            outs += [F.fold(cols, (4, 4), (2, 3), dilation=(1, 2), padding=1, stride=(2, 1)),
+                     F.fold(F.unfold(x, 2, stride=2), (4, 4), 2, stride=2)]
         return flat_cat(*outs)
 
 
@@ -203,47 +208,36 @@ def fx_op_image_misc_small():
 DECOMP_BUILDER["op_image_misc"] = "fx_op_image_misc_small"
 
 
-class OpImageFold(nn.Module):
+class OpImageUnpool(nn.Module):
     def __init__(self, small=False):
         super().__init__()
         self.small = small
 
-    def forward(self, x):
-        # x (1, 3, 4, 6). Pieces: unfold (im2col: kernel (2, 3), dilation (1, 2),
-        # padding 1, stride (2, 1)); fold (col2im) of it back (its windows overlap); fold
-        # of an unfold with kernel 2, stride 2 (not in small, the _decomp twin)
-        cols = F.unfold(x, (2, 3), dilation=(1, 2), padding=1, stride=(2, 1))
-        outs = [cols, F.fold(cols, (4, 6), (2, 3), dilation=(1, 2), padding=1, stride=(2, 1))]
-        if not self.small:
-            outs.append(F.fold(F.unfold(x, 2, stride=2), (4, 6), 2, stride=2))
-        return flat_cat(*outs)
-
-
-def fx_op_image_fold(small=False):
-    return SlimFixture(OpImageFold(small), (r(1, 3, 4, 6),))
-
-
-def fx_op_image_fold_small():
-    return fx_op_image_fold(True)
-
-
-DECOMP_BUILDER["op_image_fold"] = "fx_op_image_fold_small"
-
-
-class OpImageUnpool(nn.Module):
     def forward(self, x4, x5):
         # x4 (1, 2, 4, 6), x5 (1, 2, 4, 4, 6). Pieces: max_unpool2d of max_pool2d 2;
         # the same to output_size (5, 7); max_unpool3d of max_pool3d 2; adaptive_max_pool3d
         # to (2, 3, 4) and to 1
         y, i = F.max_pool2d(x4, 2, return_indices=True)
         y3, i3 = F.max_pool3d(x5, 2, return_indices=True)
-        return flat_cat(F.max_unpool2d(y, i, 2), F.max_unpool2d(y, i, 2, output_size=(5, 7)),
-                        F.max_unpool3d(y3, i3, 2), F.adaptive_max_pool3d(x5, (2, 3, 4)),
-                        F.adaptive_max_pool3d(x5, 1))
+        # (small, the _decomp twin: the first of each op)
+        outs = [F.max_unpool2d(y, i, 2)]
+        if not self.small:
+            outs.append(F.max_unpool2d(y, i, 2, output_size=(5, 7)))
+        outs += [F.max_unpool3d(y3, i3, 2), F.adaptive_max_pool3d(x5, (2, 3, 4))]
+        if not self.small:
+            outs.append(F.adaptive_max_pool3d(x5, 1))
+        return flat_cat(*outs)
 
 
-def fx_op_image_unpool():
-    return SlimFixture(OpImageUnpool(), (r(1, 2, 4, 6), r(1, 2, 4, 4, 6)))
+def fx_op_image_unpool(small=False):
+    return SlimFixture(OpImageUnpool(small), (r(1, 2, 4, 6), r(1, 2, 4, 4, 6)))
+
+
+def fx_op_image_unpool_small():
+    return fx_op_image_unpool(True)
+
+
+DECOMP_BUILDER["op_image_unpool"] = "fx_op_image_unpool_small"
 
 
 class OpImagePad(nn.Module):
@@ -255,13 +249,15 @@ class OpImagePad(nn.Module):
         # x3 (1, 2, 5), x4 (1, 2, 4, 5), x5 (1, 1, 3, 4, 5). The padding ATen ops
         # called directly: reflection_pad1d/2d/3d, replication_pad1d/2d/3d (with a
         # negative pad: a crop), _pad_circular (1d and 2d), in that order
-        # (small, the _decomp twin: the 1d and 2d ones but the 1d circular)
+        # (small, the _decomp twin: the 2d ones)
         A = torch.ops.aten
-        outs = [A.reflection_pad1d(x3, [2, 1]), A.reflection_pad2d(x4, [1, 2, 3, 0])]
-        if not self.small:
-            outs += [A.reflection_pad3d(x5, [1, 1, 2, 0, 2, 1])]
-        outs += [A.replication_pad1d(x3, [3, 1]), A.replication_pad2d(x4, [1, 2, -1, 3])]
-        if not self.small:
+        full = not self.small
+        outs = [A.reflection_pad1d(x3, [2, 1])] if full else []
+        outs += [A.reflection_pad2d(x4, [1, 2, 3, 0])]
+        if full:
+            outs += [A.reflection_pad3d(x5, [1, 1, 2, 0, 2, 1]), A.replication_pad1d(x3, [3, 1])]
+        outs += [A.replication_pad2d(x4, [1, 2, -1, 3])]
+        if full:
             outs += [A.replication_pad3d(x5, [1, 0, 2, 1, 0, 3]), A._pad_circular(x3, [2, 1])]
         outs += [A._pad_circular(x4, [1, 2, 3, 0])]
         return flat_cat(*outs)
@@ -280,8 +276,8 @@ DECOMP_BUILDER["op_image_pad"] = "fx_op_image_pad_small"
 
 # torch 2.14 makes all of them and their _decomp twins (but op_resize_default's: core
 # ATen spells those out in index arithmetic, as op_resize_decomp shows); torch 2.6
-# (for the fixture budget) the training IR of four
-family(["op_resize", "op_resize_aa", "op_grid_sample", "op_grid_sample3d", "op_image_misc",
-        "op_image_fold", "op_image_unpool", "op_image_pad"], versions=("2.14",), decomp=True)
+# (for the fixture budget) the training IR of three
+family(["op_resize", "op_resize_aa", "op_grid_sample", "op_image_misc",
+        "op_image_unpool", "op_image_pad"], versions=("2.14",), decomp=True)
 family(["op_resize_default"], versions=("2.14",), decomp=False)
-DEFAULT_SET["2.6"].update(["op_resize", "op_grid_sample", "op_image_misc", "op_image_pad"])
+DEFAULT_SET["2.6"].update(["op_resize", "op_grid_sample", "op_image_misc"])
