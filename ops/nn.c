@@ -316,22 +316,25 @@ float_list(LowerCtx *c, const Node *n, const char *name, double *buf, int max)
 
 /* The scale factors of an upsampling node: the .vec overloads' list, or
  * the .default overloads' scales (1d), scales_h/scales_w (2d) and
- * scales_d/scales_h/scales_w (3d), each optional.  Returns sp when every
- * spatial dim has one, else -1. */
+ * scales_d/scales_h/scales_w (3d), each optional (0 in sf when absent).
+ * Returns how many are given. */
 static int
 upsample_scales(LowerCtx *c, const Node *n, int sp, double *sf)
 {
 	static const char *const names[3][3] = {{"scales"}, {"scales_h", "scales_w"}, {"scales_d", "scales_h", "scales_w"}};
+	int k = 0;
 
-	if (lower_arg(n, "scale_factors"))
-		return float_list(c, n, "scale_factors", sf, NN_MAXSP) == sp ? sp : -1;
+	if (lower_arg(n, "scale_factors")) {
+		if (float_list(c, n, "scale_factors", sf, NN_MAXSP) != sp)
+			return 0;
+		return sp;
+	}
 	for (int i = 0; i < sp; i++) {
 		const Arg *g = lower_arg(n, names[sp - 1][i]);
-		if (!g || g->kind == ARG_NONE)
-			return -1;
-		sf[i] = lower_float(c, n, names[sp - 1][i], 0.0);
+		sf[i] = !g || g->kind == ARG_NONE ? 0.0 : lower_float(c, n, names[sp - 1][i], 0.0);
+		k += sf[i] > 0;
 	}
-	return sp;
+	return k;
 }
 
 /* upsample_nearest1d/2d/3d, _upsample_nearest_exact1d/2d/3d,
@@ -358,7 +361,7 @@ lower_upsample(LowerCtx *c, const Node *n, const OpRow *row)
 	const char *in_name = lower_arg(n, "input") ? "input" : "self";
 	const Value *xv = lower_arg_value(n, in_name), *ov = lower_out_value(n, 0);
 	DType cdt = nn_cdt(n, in_name);
-	int sp = row->sp, align = (int)lower_int(c, n, "align_corners", 0), have_scales;
+	int sp = row->sp, align = (int)lower_int(c, n, "align_corners", 0), have_scales, given;
 	int exact = row->variant == OPV_NEAREST_EXACT, nearest = exact || row->variant == OPV_NEAREST;
 	int aa = row->variant == OPV_AA || row->variant == OPV_CUBIC_AA;
 	int cubic = row->variant == OPV_CUBIC || row->variant == OPV_CUBIC_AA;
@@ -371,12 +374,23 @@ lower_upsample(LowerCtx *c, const Node *n, const OpRow *row)
 	if (aa && align)
 		return lower_fail(c, n, "antialiasing with align_corners=True has no ONNX Resize form that matches "
 		                        "torch (measured 0.6 off in onnxruntime); use align_corners=False");
-	have_scales = upsample_scales(c, n, sp, sf) == sp;
+	given = upsample_scales(c, n, sp, sf);
+	have_scales = given == sp;
 	/* a scale only matters off align_corners, and must give torch's size */
 	for (int i = 0; have_scales && i < sp; i++) {
 		const Dim *in = &xv->dims[i + 2], *out = &ov->dims[i + 2];
 		have_scales = !align && sf[i] > 0 &&
 		              (in->e || out->e || (int64_t)floor((double)in->v * sf[i]) == out->v);
+	}
+	/* else torch still maps a dim by its given scale (the .default forms
+	 * take both): Resize's sizes map by out / in, the same only when the
+	 * scale is that */
+	for (int i = 0; !have_scales && !align && given && i < sp; i++) {
+		const Dim *in = &xv->dims[i + 2], *out = &ov->dims[i + 2];
+		if (sf[i] > 0 && (in->e || out->e || fabs(sf[i] * (double)in->v - (double)out->v) > 1e-6 * (double)out->v))
+			return lower_fail(c, n, "scale %g with output size %lld has no ONNX Resize form (torch maps the "
+			                        "source by the scale, Resize by the sizes)", sf[i],
+			                  out->e ? -1LL : (long long)out->v);
 	}
 	if (have_scales) {
 		float s[NN_MAXSP + 2] = {1.0f, 1.0f};
