@@ -315,37 +315,83 @@ float_list(LowerCtx *c, const Node *n, const char *name, double *buf, int max)
 	return g->n;
 }
 
-/* upsample_nearest2d.vec(input, output_size, scale_factors) and
- * upsample_bilinear2d.vec(input, output_size, align_corners, scale_factors)
- * as one Resize (the code also serves the 1d/3d, linear, trilinear,
- * bicubic and _upsample_nearest_exact .vec overloads, once a fixture
- * needs their rows).  torch maps output pixel d to source
- * (d + 0.5) / s - 0.5 (half_pixel; linear clamps at 0 as ONNX does),
+/* The scale factors of an upsampling node: the .vec overloads' list, or
+ * the .default overloads' scales (1d), scales_h/scales_w (2d) and
+ * scales_d/scales_h/scales_w (3d), each optional (0 in sf when absent).
+ * Returns how many are given. */
+static int
+upsample_scales(LowerCtx *c, const Node *n, int sp, double *sf)
+{
+	static const char *const names[3][3] = {{"scales"}, {"scales_h", "scales_w"}, {"scales_d", "scales_h", "scales_w"}};
+	int k = 0;
+
+	if (lower_arg(n, "scale_factors")) {
+		if (float_list(c, n, "scale_factors", sf, NN_MAXSP) != sp)
+			return 0;
+		return sp;
+	}
+	for (int i = 0; i < sp; i++) {
+		const Arg *g = lower_arg(n, names[sp - 1][i]);
+		sf[i] = !g || g->kind == ARG_NONE ? 0.0 : lower_float(c, n, names[sp - 1][i], 0.0);
+		k += sf[i] > 0;
+	}
+	return k;
+}
+
+/* upsample_nearest1d/2d/3d, _upsample_nearest_exact1d/2d/3d,
+ * upsample_linear1d, upsample_bilinear2d, upsample_trilinear3d,
+ * upsample_bicubic2d and _upsample_bilinear2d_aa/_upsample_bicubic2d_aa,
+ * in their .vec (input, output_size, [align_corners,] scale_factors) and
+ * .default (self, output_size, [align_corners,] scales...) forms, as one
+ * Resize.  torch maps output pixel d to source (d + 0.5) / s - 0.5
+ * (half_pixel; linear clamps at 0 as ONNX does, cubic reads outside with
+ * the edge values as ONNX's exclude_outside=0 does, a = -0.75),
  * d * (in - 1) / (out - 1) with align_corners, floor(d / s) for nearest
  * (asymmetric, floor) and floor((d + 0.5) / s) for nearest-exact
  * (half_pixel, round_prefer_ceil), where s is the scale factor when given,
  * else out / in.  So a given scale goes in as Resize's scales, else the
- * output size as its sizes. */
+ * output size as its sizes.  The antialiased forms are Resize's antialias
+ * (opset 18): a triangle (bilinear) or a = -0.5 cubic filter (bicubic, as
+ * torch's and PIL's) widened by the downscale factor, weights normalized
+ * over the input (exclude_outside=1, as PIL's).  With align_corners, Resize's antialias does not place
+ * the filter as torch does (measured 0.6 off in onnxruntime), so that
+ * fails. */
 int
 lower_upsample(LowerCtx *c, const Node *n, const OpRow *row)
 {
-	const Value *xv = lower_arg_value(n, "input"), *ov = lower_out_value(n, 0);
-	DType cdt = nn_cdt(n, "input");
-	int sp = row->sp, align = (int)lower_int(c, n, "align_corners", 0), have_scales;
+	const char *in_name = lower_arg(n, "input") ? "input" : "self";
+	const Value *xv = lower_arg_value(n, in_name), *ov = lower_out_value(n, 0);
+	DType cdt = nn_cdt(n, in_name);
+	int sp = row->sp, align = (int)lower_int(c, n, "align_corners", 0), have_scales, given;
 	int exact = row->variant == OPV_NEAREST_EXACT, nearest = exact || row->variant == OPV_NEAREST;
-	int cubic = row->variant == OPV_CUBIC;
+	int aa = row->variant == OPV_AA || row->variant == OPV_CUBIC_AA;
+	int cubic = row->variant == OPV_CUBIC || row->variant == OPV_CUBIC_AA;
 	double sf[NN_MAXSP];
 	const char *scales = "", *sizes = "";
 	OnnxNode *nd;
 
 	if (!xv || !ov || sp < 1 || xv->rank != sp + 2 || ov->rank != sp + 2)
 		return lower_fail(c, n, "needs a batched input with %d spatial dims", sp);
-	have_scales = float_list(c, n, "scale_factors", sf, NN_MAXSP) == sp;
+	if (aa && align)
+		return lower_fail(c, n, "antialiasing with align_corners=True has no ONNX Resize form that matches "
+		                        "torch (measured 0.6 off in onnxruntime); use align_corners=False");
+	given = upsample_scales(c, n, sp, sf);
+	have_scales = given == sp;
 	/* a scale only matters off align_corners, and must give torch's size */
 	for (int i = 0; have_scales && i < sp; i++) {
 		const Dim *in = &xv->dims[i + 2], *out = &ov->dims[i + 2];
 		have_scales = !align && sf[i] > 0 &&
 		              (in->e || out->e || (int64_t)floor((double)in->v * sf[i]) == out->v);
+	}
+	/* else torch still maps a dim by its given scale (the .default forms
+	 * take both): Resize's sizes map by out / in, the same only when the
+	 * scale is that */
+	for (int i = 0; !have_scales && !align && given && i < sp; i++) {
+		const Dim *in = &xv->dims[i + 2], *out = &ov->dims[i + 2];
+		if (sf[i] > 0 && (in->e || out->e || fabs(sf[i] * (double)in->v - (double)out->v) > 1e-6 * (double)out->v))
+			return lower_fail(c, n, "scale %g with output size %lld has no ONNX Resize form (torch maps the "
+			                        "source by the scale, Resize by the sizes)", sf[i],
+			                  out->e ? -1LL : (long long)out->v);
 	}
 	if (have_scales) {
 		float s[NN_MAXSP + 2] = {1.0f, 1.0f};
@@ -364,21 +410,25 @@ lower_upsample(LowerCtx *c, const Node *n, const OpRow *row)
 			sz[1] = xv->dims[1].v;
 			sizes = lower_i64s(c, sp + 2, sz);
 		} else {
-			const char *nc = lower_op(c, "Shape", NULL, 1, lower_input(c, n, "input"));
+			const char *nc = lower_op(c, "Shape", NULL, 1, lower_input(c, n, in_name));
 			onnx_attr_int(c->a, c->last, "end", 2);
 			sizes = lower_op(c, "Concat", NULL, 2, nc, lower_i64s(c, sp, sz + 2));
 			onnx_attr_int(c->a, c->last, "axis", 0);
 		}
 	}
-	nd = lower_result(c, n, row->onnx, cdt, 4, lower_operand(c, n, "input", cdt), "", scales, sizes);
+	nd = lower_result(c, n, row->onnx, cdt, 4, lower_operand(c, n, in_name, cdt), "", scales, sizes);
 	if (nearest) {
 		onnx_attr_string(c->a, nd, "coordinate_transformation_mode", exact ? "half_pixel" : "asymmetric");
 		onnx_attr_string(c->a, nd, "mode", "nearest");
 		onnx_attr_string(c->a, nd, "nearest_mode", exact ? "round_prefer_ceil" : "floor");
 	} else {
+		if (aa) {
+			onnx_attr_int(c->a, nd, "antialias", 1);
+			onnx_attr_int(c->a, nd, "exclude_outside", 1);
+		}
 		onnx_attr_string(c->a, nd, "coordinate_transformation_mode", align ? "align_corners" : "half_pixel");
 		if (cubic)
-			onnx_attr_float(c->a, nd, "cubic_coeff_a", -0.75f);
+			onnx_attr_float(c->a, nd, "cubic_coeff_a", aa ? -0.5f : -0.75f);
 		onnx_attr_string(c->a, nd, "mode", cubic ? "cubic" : "linear");
 	}
 	return 0;

@@ -95,7 +95,9 @@ enum {
 	OPV_IRFFT = 25 << 2,          /* lower_fft*: irfft; lower_fft_core: _fft_c2r */
 	OPV_HFFT = 26 << 2,           /* lower_fft: hfft */
 	OPV_IHFFT = 27 << 2,          /* lower_fft: ihfft */
-	OPV_FORMULA = 28 << 2,        /* lower_gelu, _mish, _rms_norm: the formula, before
+	OPV_AA = 28 << 2,             /* lower_upsample: antialiased bilinear (_upsample_bilinear2d_aa) */
+	OPV_CUBIC_AA = 29 << 2,       /* lower_upsample: antialiased bicubic */
+	OPV_FORMULA = 30 << 2,        /* lower_gelu, _mish, _rms_norm: the formula, before
 	                                 the opset of the ONNX operator (the name's next row);
 	                                 the last value (test_ops bounds the column by it) */
 };

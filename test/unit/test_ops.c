@@ -170,6 +170,8 @@ static const struct {
 	{lower_upsample, OPV_NEAREST, "nearest"},
 	{lower_upsample, OPV_NEAREST_EXACT, "nearest_exact"},
 	{lower_upsample, OPV_CUBIC, "bicubic"},
+	{lower_upsample, OPV_AA, "bilinear2d_aa"},
+	{lower_upsample, OPV_CUBIC_AA, "bicubic2d_aa"},
 	{lower_var_mean, OPV_STD, ".std."},
 	{lower_arg_reduce, OPV_MAX, "max"},
 	{lower_adaptive_pool, OPV_MAX, "max"},
