@@ -40,6 +40,8 @@ class OpDataDep(nn.Module):
         put[x[:, 0] < 0] = s[:5]                              # a row mask, rows broadcast
         u, inv, cnt = torch.unique(x, sorted=True, return_inverse=True, return_counts=True)
         u1 = torch.unique(x[1])                               # sorted, values only
+        ui, invi = torch.unique(x.int(), sorted=False, return_inverse=True)   # int32; torch
+        ub = torch.unique(m)                                  # sorts anyway; bool
         ud, invd, cntd = torch.unique(x, dim=0, return_inverse=True, return_counts=True)
         ud1 = _dd_dense(torch.unique(x, dim=1))
         consec = ()
@@ -52,8 +54,8 @@ class OpDataDep(nn.Module):
         nz_cut = torch.nonzero_static(m, size=3)                   # fewer: the first 3
         aw = _dd_dense(torch.argwhere(x < 0))                 # (the same in torch 2.6)
         ms = x.masked_scatter(m, s.reshape(4, 5))
-        return flat_cat(sel, sel_b, idx, put, u, inv, cnt, u1, ud, invd, cntd, ud1, *consec,
-                        nz_pad, nz_cut, aw, ms)
+        return flat_cat(sel, sel_b, idx, put, u, inv, cnt, u1, ui, invi, ub, ud, invd, cntd,
+                        ud1, *consec, nz_pad, nz_cut, aw, ms)
 
 
 def fx_op_data_dep(consecutive=True):
