@@ -289,6 +289,8 @@ lower_rnn(LowerCtx *c, const Node *n, const OpRow *row)
 			return lower_fail(c, n, "%s is unrolled over the time steps and needs a static sequence length "
 			                  "(export with a static dim %d)", r.proj ? "an LSTM with proj_size" : "a relu RNN", bf);
 		r.steps = xv->dims[bf].v;
+		if (r.steps < 1)
+			return lower_fail(c, n, "an empty sequence (no time step)");
 	}
 	r.h0 = r.lstm ? list_item(c, n, "hx", 0, r.cdt, NULL) : lower_operand(c, n, "hx", r.cdt);
 	r.c0 = r.lstm ? list_item(c, n, "hx", 1, r.cdt, NULL) : NULL;
