@@ -163,6 +163,8 @@ static const struct {
 	{lower_constrain_range, OPV_FOR_SIZE, "_for_size"},
 	{lower_compare, OPV_NOT, ".ne."},
 	{lower_sym_compare, OPV_NOT, ".ne"},
+	{lower_median, OPV_NAN, ".nanmedian."},
+	{lower_cumext, OPV_MAX, "max"},
 };
 
 /* The lowerings that read the spatial rank (OpRow.sp). */
