@@ -68,4 +68,88 @@ def fx_op_search_int():
     return SlimFixture(OpSearchInt().eval(), (xi, xd, torch.tensor([0, 1, 1, 3])))
 
 
-family(["op_search", "op_search_int"], versions=("2.14", "2.6"), decomp=True)
+class OpSpecial(nn.Module):
+    def forward(self, x, p, g):
+        # x (3, 8) in (-4, 4); p (3, 8) in (0, 1); g (3, 8) in (0.05, 12)
+        S = torch.special
+        xz = torch.where(x.abs() < 0.6, 0.0, x)                  # exact zeros
+        gn = torch.where(g > 10.5, float("nan"), g)               # NaN
+        f = flat_cat(
+            torch.erfc(x), S.erfc(x * 2), S.erfcx(x), S.erfcx(x * 2), S.ndtr(x), S.log_ndtr(x * 3),
+            torch.erfinv(p * 2 - 1), S.erfinv(p * 1.998 - 0.999), S.ndtri(p), S.ndtri(p ** 12),
+            torch.lgamma(g), S.gammaln(x), torch.digamma(g), S.psi(x), S.digamma(g),
+            torch.polygamma(1, g), torch.polygamma(2, g), S.polygamma(3, g), torch.polygamma(0, g),
+            torch.mvlgamma(g + 2, 3), S.multigammaln(g + 1, 1),
+            torch.i0(x * 5), S.i0(x), S.i0e(x * 6), S.i1(x * 5), S.i1e(x * 6),
+            torch.xlogy(x, g), torch.xlogy(2.0, g), torch.xlogy(xz, 3.0), S.xlogy(xz, gn),
+            S.xlog1py(xz, p), S.entr(xz), S.entr(gn), torch.sinc(x), S.sinc(xz),
+            torch.logaddexp(x, g), torch.logaddexp2(x, xz), S.expit(x), S.expm1(x), S.exp2(x),
+            S.log1p(p), S.logit(p), S.logit(p, eps=0.1), S.round(x * 3), S.round(x, decimals=2),
+            S.softmax(x, 1), S.log_softmax(x, 0), S.logsumexp(x, 1))
+        return f
+
+
+def fx_op_special():
+    x = torch.rand(3, 8) * 8 - 4
+    x[0, :3] = torch.tensor([0.0, -2.0, 1.0])                  # poles of lgamma / digamma
+    return SlimFixture(OpSpecial().eval(), (x, torch.rand(3, 8) * 0.98 + 0.01,
+                                            torch.rand(3, 8) * 11.95 + 0.05))
+
+
+class OpMath2(nn.Module):
+    def forward(self, x, y, e):
+        # x (3, 6) floats with 0.0, -0.0, +-inf and NaN; y (3, 6) floats in (-3, 3) with a
+        # zero; e (3, 6) int32 in [-4, 4]
+        fm, fe = torch.frexp(x)
+        fm2, fe2 = torch.frexp(y * 1000)
+        f = flat_cat(torch.fmax(x, y), torch.fmin(x, y), torch.heaviside(x, y), torch.deg2rad(x),
+                     torch.rad2deg(y), torch.exp2(y), torch.log10(y.abs() + 0.1),
+                     torch.acosh(y.abs() + 1), torch.atanh(torch.tanh(y)), torch.sgn(y),
+                     torch.ldexp(y, e), fm, fm2, torch.deg2rad(e))
+        d = flat_cat(torch.float_power(y.abs(), 2), torch.float_power(y, e),
+                     torch.float_power(2, y), torch.float_power(y, torch.tensor(0.5)))
+        b = flat_cat(torch.signbit(x), torch.isposinf(x), torch.isneginf(x), torch.isreal(x))
+        return f, d, flat_cat(fe, fe2), b
+
+
+def fx_op_math2():
+    x = torch.randn(3, 6) * 4
+    x[0, :5] = torch.tensor([0.0, -0.0, float("inf"), -float("inf"), float("nan")])
+    x[1, 0] = 0.5
+    y = torch.rand(3, 6) * 6 - 3
+    y[2, 2] = 0.0
+    return SlimFixture(OpMath2().eval(), (x, y, torch.randint(-4, 5, (3, 6), dtype=torch.int32)))
+
+
+class OpMath2Int(nn.Module):
+    def forward(self, a, s, a32, s32, a16, s16, a8, s8, u8, su8):
+        # a, s (12,) int64: values with large magnitudes and negatives, counts in [-2, 70);
+        # the same for int32 (counts to 40), int16 (to 20), int8 (to 10), uint8 (to 10)
+        L, R = torch.bitwise_left_shift, torch.bitwise_right_shift
+        i64 = flat_cat(L(a, s), R(a, s), a << s, a >> s, L(a, 3), R(a, 2), L(5, s), R(-1000, s),
+                       torch.gcd(a, s), torch.lcm(a % 1000, s), torch.fmax(a, s), torch.fmin(a, s),
+                       torch.heaviside(a, s), torch.gcd(a, a * 3))
+        i32 = flat_cat(L(a32, s32), R(a32, s32), a32 << s32, torch.gcd(a32, s32), torch.lcm(a32, s32))
+        i16 = flat_cat(L(a16, s16), R(a16, s16), a16 >> s16)
+        i8 = flat_cat(L(a8, s8), R(a8, s8), torch.gcd(a8, s8), torch.lcm(a8, s8))
+        ub = flat_cat(L(u8, su8), R(u8, su8), u8 >> 3)
+        b = flat_cat(torch.signbit(a), torch.isposinf(a), torch.isneginf(s), torch.isreal(a8))
+        return i64, i32, i16, i8, ub, b
+
+
+def fx_op_math2_int():
+    a = torch.tensor([0, 1, -1, 7, -7, 123456789, -987654321, 2 ** 40 + 3, -(2 ** 62), 2 ** 62 - 1, 48, -36])
+    s = torch.tensor([3, 0, 5, 63, 64, 70, -2, 12, 1, 2, 18, 24])
+    a32 = torch.tensor([0, 1, -1, 7, -7, 123456, -98765, 2 ** 30, -(2 ** 31), 60, 48, -36], dtype=torch.int32)
+    s32 = torch.tensor([3, 0, 5, 31, 32, 40, -2, 1, 1, 2, 18, 24], dtype=torch.int32)
+    a16 = torch.tensor([0, 1, -1, 7, -7, 12345, -9876, 2 ** 14, -(2 ** 15), 60], dtype=torch.int16)
+    s16 = torch.tensor([3, 0, 5, 15, 16, 20, -2, 1, 1, 2], dtype=torch.int16)
+    a8 = torch.tensor([0, 1, -1, 7, -7, 100, -100, 64, -128, 60], dtype=torch.int8)
+    s8 = torch.tensor([3, 0, 5, 7, 8, 10, -2, 1, 1, 2], dtype=torch.int8)
+    u8 = torch.tensor([0, 1, 255, 7, 200, 100, 128, 64], dtype=torch.uint8)
+    su8 = torch.tensor([3, 0, 5, 7, 8, 10, 1, 2], dtype=torch.uint8)
+    return SlimFixture(OpMath2Int().eval(), (a, s, a32, s32, a16, s16, a8, s8, u8, su8))
+
+
+family(["op_search", "op_search_int", "op_special", "op_math2", "op_math2_int"],
+       versions=("2.14", "2.6"), decomp=True)
