@@ -151,5 +151,55 @@ def fx_op_math2_int():
     return SlimFixture(OpMath2Int().eval(), (a, s, a32, s32, a16, s16, a8, s8, u8, su8))
 
 
-family(["op_search", "op_search_int", "op_special", "op_math2", "op_math2_int"],
+class OpMatrix(nn.Module):
+    def forward(self, x, v, iv):
+        # x (3, 4) float; v (3,) float; iv (3,) int64
+        z = x.view(3, 2, 2)
+        f = flat_cat(
+            torch.diag(v), torch.diag(v, 1), torch.diag(x), torch.diag(x, -1), torch.diag(x, 2),
+            torch.diag_embed(x), torch.diag_embed(x, offset=-1, dim1=0, dim2=2), torch.diagflat(v),
+            torch.diagflat(x, 1), torch.rot90(x), torch.rot90(x, 2), torch.rot90(x, -1, [1, 0]),
+            torch.rot90(z, 1, [2, 0]), torch.kron(x, v[:2].view(1, 2)), torch.kron(v, x),
+            torch.block_diag(x, v, v[0]), torch.cartesian_prod(v, v[:2]), torch.cartesian_prod(v),
+            torch.cartesian_prod(v[:2], v, v[1:]), torch.tensordot(x, x.t(), 1),
+            torch.tensordot(z, z, dims=([1, 2], [2, 1])), torch.tensordot(x, v, dims=([0], [0])),
+            torch.vander(v), torch.vander(v, 4, increasing=True))
+        i = flat_cat(torch.tril_indices(3, 4) + iv[0], torch.triu_indices(4, 3, 1) + iv[1],
+                     torch.tril_indices(3, 3, -1) * iv[2], torch.vander(iv), torch.kron(iv, iv),
+                     torch.diag(iv), torch.block_diag(iv.view(1, 3), iv[:2].view(2, 1)))
+        return f, i
+
+
+def fx_op_matrix():
+    return SlimFixture(OpMatrix().eval(), (r(3, 4), r(3), torch.tensor([2, -1, 3])))
+
+
+class OpVector(nn.Module):
+    def forward(self, a, b):
+        # a, b (4, 3) floats
+        A = torch.ops.aten
+        inf = float("inf")
+        return flat_cat(
+            torch.cross(a, b, dim=1), torch.linalg.cross(a, b), torch.cross(a[:3].t(), b[:3].t(), dim=0),
+            torch.cdist(a, b), torch.cdist(a, b, p=1), torch.cdist(a.view(2, 2, 3), b.view(2, 2, 3), p=3),
+            torch.cdist(a, b, p=inf), torch.dist(a, b), torch.dist(a, b, 1), torch.dist(a, b, inf),
+            torch.dist(a, b, 0), A.norm.Scalar(a, 3), A.norm.ScalarOpt_dim(a, 1, [1], True),
+            A.norm.ScalarOpt_dim(a, 2, [0]), torch.renorm(a, 2, 0, 1.0), torch.renorm(a, 1, 1, 2.0),
+            torch.linalg.norm(a), torch.linalg.norm(a, dim=1), torch.linalg.norm(a, 3, dim=0),
+            torch.linalg.norm(a, "fro"), torch.linalg.norm(a, 1), torch.linalg.norm(a, inf, dim=(0, 1)),
+            torch.linalg.norm(a[0], -1), torch.linalg.matrix_norm(a), torch.linalg.matrix_norm(a, 1),
+            torch.linalg.matrix_norm(a, -inf, keepdim=True), torch.linalg.matrix_norm(a.view(2, 2, 3), -1),
+            F.cosine_similarity(a, b), F.cosine_similarity(a, b[:1], dim=1),
+            F.cosine_similarity(a, b, dim=0, eps=0.5), F.pairwise_distance(a, b),
+            F.pairwise_distance(a, b, p=1, keepdim=True), torch.trapezoid(a),
+            torch.trapezoid(a, dx=0.5, dim=0), torch.trapz(a, b), torch.trapezoid(a, torch.arange(3.0) ** 2),
+            torch.trapz(a, dx=2.0), torch.cumulative_trapezoid(a), torch.cumulative_trapezoid(a, dx=0.5, dim=0),
+            torch.cumulative_trapezoid(a, b, dim=0))
+
+
+def fx_op_vector():
+    return SlimFixture(OpVector().eval(), (r(4, 3), r(4, 3)))
+
+
+family(["op_search", "op_search_int", "op_special", "op_math2", "op_math2_int", "op_matrix", "op_vector"],
        versions=("2.14", "2.6"), decomp=True)
