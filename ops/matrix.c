@@ -387,3 +387,71 @@ lower_vander(LowerCtx *c, const Node *n, const OpRow *row)
 	lower_finish(c, n, 0, out, cdt);
 	return 0;
 }
+
+/* ---- determinants (ONNX Det, LU with partial pivoting like torch's) ---- */
+
+/* Det of self in float32 or float64 (onnxruntime's Det kernel types). */
+static const char *
+det_of(LowerCtx *c, const Node *n, DType *cdt)
+{
+	const char *name = lower_arg(n, "A") ? "A" : "self";   /* linalg_* name it A */
+	const Value *sv = lower_tensor_arg(c, n, name);
+
+	*cdt = sv->dtype == DT_FLOAT64 ? DT_FLOAT64 : DT_FLOAT32;
+	if (sv->rank < 2)
+		lower_fail(c, n, "needs square matrices (rank 2 or more)");
+	return lower_op(c, "Det", NULL, 1, lower_operand(c, n, name, *cdt));
+}
+
+/* The outputs past the ones ONNX gives (the LU factors and pivots of
+ * _linalg_det / _linalg_slogdet) must be unused. */
+static int
+only_first(LowerCtx *c, const Node *n, int k)
+{
+	for (int i = k; i < lower_nout(n); i++)
+		if (lower_out_used(c, n, i))
+			return lower_fail(c, n, "its LU factors and pivots are used, which ONNX's Det does not give");
+	return 0;
+}
+
+/* linalg_det(A), _linalg_det(A) -> (det, LU, pivots) */
+int
+lower_det(LowerCtx *c, const Node *n, const OpRow *row)
+{
+	DType cdt;
+	const char *d = det_of(c, n, &cdt);
+
+	(void)row;
+	if (only_first(c, n, 1))
+		return DIAG_CONVERT;
+	lower_finish(c, n, 0, d, cdt);
+	return 0;
+}
+
+/* logdet(self) = log(det): NaN for a negative determinant, -inf for 0 */
+int
+lower_logdet(LowerCtx *c, const Node *n, const OpRow *row)
+{
+	DType cdt;
+	const char *d = det_of(c, n, &cdt);
+
+	(void)row;
+	lower_finish(c, n, 0, lower_op(c, "Log", NULL, 1, d), cdt);
+	return 0;
+}
+
+/* linalg_slogdet(A) -> (sign, logabsdet), _linalg_slogdet(A) -> (sign,
+ * logabsdet, LU, pivots) */
+int
+lower_slogdet(LowerCtx *c, const Node *n, const OpRow *row)
+{
+	DType cdt;
+	const char *d = det_of(c, n, &cdt);
+
+	(void)row;
+	if (only_first(c, n, 2))
+		return DIAG_CONVERT;
+	lower_finish(c, n, 0, lower_op(c, "Sign", NULL, 1, d), cdt);
+	lower_finish(c, n, 1, lower_op(c, "Log", NULL, 1, lower_op(c, "Abs", NULL, 1, d)), cdt);
+	return 0;
+}

@@ -87,7 +87,7 @@ enum {
 	OPV_UNBIND = 18 << 2,         /* lower_split: unbind, parts of 1 squeezed */
 	OPV_FOR_SIZE = 19 << 2,       /* lower_constrain_range: _for_size, size >= 0 */
 	OPV_NOT = 20 << 2,            /* lower_compare, lower_sym_compare: ne, Not of the ONNX op */
-	OPV_NAN = 21 << 2,            /* lower_median: nanmedian, NaN left out */
+	OPV_NAN = 21 << 2,            /* lower_median, lower_quantile: nan*, NaN left out */
 	OPV_FORMULA = 22 << 2,        /* lower_gelu, _mish, _rms_norm: the formula, before
 	                                 the opset of the ONNX operator (the name's next row);
 	                                 the last value (test_ops bounds the column by it) */

@@ -466,3 +466,127 @@ lower_aminmax(LowerCtx *c, const Node *n, const OpRow *row)
 	lower_finish(c, n, 1, lower_reduce(c, "ReduceMax", x, k, &dim, keep, NULL), cdt);
 	return 0;
 }
+
+/* nanmean(self, dim=None, keepdim=False, dtype=None): the sum of the
+ * non-NaN values over their count (torch's nansum / count). */
+int
+lower_nanmean(LowerCtx *c, const Node *n, const OpRow *row)
+{
+	const Value *sv = lower_tensor_arg(c, n, "self");
+	DType cdt = lower_compute(out_dtype(n, 0));
+	int64_t axes[MAXR];
+	int k = lower_ints(c, n, "dim", axes, MAXR), keep = (int)lower_int(c, n, "keepdim", 0);
+	const char *x = lower_operand(c, n, "self", cdt), *isn, *s, *cnt;
+
+	if (!lower_is_float(cdt))
+		return lower_fail(c, n, "needs a floating tensor");
+	if (k < 0 || sv->rank == 0)
+		k = 0;
+	isn = lower_op(c, "IsNaN", NULL, 1, x);
+	s = lower_reduce(c, row->onnx, lower_op(c, "Where", NULL, 3, isn, lower_scalar(c, cdt, 0), x), k, axes, keep, NULL);
+	cnt = lower_reduce(c, row->onnx, lower_cast(c, lower_op(c, "Not", NULL, 1, isn), DT_BOOL, cdt), k, axes, keep, NULL);
+	lower_finish(c, n, 0, lower_op(c, "Div", NULL, 2, s, cnt), cdt);
+	return 0;
+}
+
+/* quantile / nanquantile (self, q, dim=None, keepdim=False,
+ * interpolation='linear'), q a number (.scalar) or a 0-d / 1-D tensor:
+ * torch's quantile_compute on the slice sorted with NaN last: rank
+ * q (count - 1), count the slice's length (quantile, where a NaN makes the
+ * result NaN) or its non-NaN values (nanquantile, rank at least 0); lower,
+ * higher and nearest (half to even) round the rank, linear and midpoint
+ * lerp between its floor and ceiling as torch's lerp does. */
+int
+lower_quantile(LowerCtx *c, const Node *n, const OpRow *row)
+{
+	const Value *sv = lower_tensor_arg(c, n, "self"), *qv = lower_arg_value(n, "q");
+	DType cdt = lower_compute(sv->dtype);
+	const char *mode = lower_str(c, n, "interpolation", "linear");
+	const Arg *d = lower_arg(n, "dim");
+	int has_dim = d && d->kind != ARG_NONE, keep = (int)lower_int(c, n, "keepdim", 0), rank = sv->rank;
+	int q1d = qv && qv->rank == 1, nan = row->variant == OPV_NAN;
+	int64_t dim = 0, minus1 = -1, last;
+	const char *x = lower_operand(c, n, "self", cdt), *q = lower_operand(c, n, "q", cdt), *len, *isn, *idx, *vals;
+	const char *nn, *all, *cnt, *rk, *below, *above, *vb, *va, *w, *r;
+
+	if (!lower_is_float(cdt))
+		return lower_fail(c, n, "needs a floating tensor");
+	if (rank > MAXR || (qv && qv->rank > 1))
+		return lower_fail(c, n, "needs a tensor of rank %d or less and a 0-d or 1-D q", MAXR);
+	if (strcmp(mode, "linear") && strcmp(mode, "lower") && strcmp(mode, "higher") && strcmp(mode, "nearest") &&
+	    strcmp(mode, "midpoint"))
+		return lower_fail(c, n, "interpolation='%s' is not linear, lower, higher, nearest or midpoint", mode);
+	if (!has_dim || rank == 0) {
+		x = lower_op(c, "Reshape", NULL, 2, x, lower_i64s(c, 1, &minus1));
+		len = unsq(c, lower_op(c, "Size", NULL, 1, x), 0);
+		rank = 1;
+	} else {
+		dim = lower_axis(lower_int(c, n, "dim", 0), rank);
+		len = dim_len(c, sv, dim, x);
+		x = move_last(c, x, rank, dim);
+	}
+	isn = lower_op(c, "IsNaN", NULL, 1, x);
+	idx = sort_indices(c, nan_key(c, x, isn, cdt), len);
+	vals = gather_last(c, x, idx);                     /* sorted, NaN last */
+	/* per-slice counts [..., 1]: the non-NaN values, and all of them */
+	nn = reduce_last(c, "ReduceSum", lower_cast(c, lower_op(c, "Not", NULL, 1, isn), DT_BOOL, cdt), 1);
+	all = reduce_last(c, "ReduceSum", lower_cast(c, lower_op(c, "Equal", NULL, 2, isn, isn), DT_BOOL, cdt), 1);
+	cnt = nan ? nn : all;
+	if (!q1d)
+		q = lower_op(c, "Reshape", NULL, 2, q, lower_i64s(c, 1, (int64_t[]){1}));
+	rk = lower_op(c, "Mul", NULL, 2, q, lower_op(c, "Sub", NULL, 2, cnt, lower_scalar(c, cdt, 1)));
+	if (nan)
+		rk = lower_op(c, "Max", NULL, 2, rk, lower_scalar(c, cdt, 0));
+	if (!strcmp(mode, "lower"))
+		rk = lower_op(c, "Floor", NULL, 1, rk);
+	else if (!strcmp(mode, "higher"))
+		rk = lower_op(c, "Ceil", NULL, 1, rk);
+	else if (!strcmp(mode, "nearest"))
+		rk = lower_op(c, "Round", NULL, 1, rk);
+	/* rk >= 0 (q in [0, 1]), so the cast truncates to the floor */
+	below = lower_cast(c, rk, cdt, DT_INT64);
+	vb = gather_last(c, vals, below);
+	r = vb;
+	if (!strcmp(mode, "linear") || !strcmp(mode, "midpoint")) {
+		above = lower_cast(c, lower_op(c, "Ceil", NULL, 1, rk), cdt, DT_INT64);
+		va = gather_last(c, vals, above);
+		w = !strcmp(mode, "midpoint") ? lower_scalar(c, cdt, 0.5)
+		    : lower_op(c, "Sub", NULL, 2, rk, lower_cast(c, below, DT_INT64, cdt));
+		{
+			const char *diff = lower_op(c, "Sub", NULL, 2, va, vb);
+			const char *lo = lower_op(c, "Add", NULL, 2, vb, lower_op(c, "Mul", NULL, 2, w, diff));
+			const char *hi = lower_op(c, "Sub", NULL, 2, va, lower_op(c, "Mul", NULL, 2, diff,
+			                          lower_op(c, "Sub", NULL, 2, lower_scalar(c, cdt, 1), w)));
+			r = lower_op(c, "Where", NULL, 3, lower_op(c, "Less", NULL, 2, w, lower_scalar(c, cdt, 0.5)), lo, hi);
+		}
+	}
+	if (!nan)
+		r = lower_op(c, "Where", NULL, 3, lower_op(c, "Less", NULL, 2, nn, all), lower_scalar(c, cdt, NAN), r);
+	/* r [..., Q]: q's dim first (1-D q) or dropped, then the kept dim */
+	last = rank - 1;
+	if (q1d) {
+		int64_t perm[MAXR];
+		perm[0] = rank - 1;
+		for (int i = 1; i < rank; i++)
+			perm[i] = i - 1;
+		r = lower_perm(c, r, rank, perm, NULL);
+	} else {
+		r = lower_squeeze(c, r, 1, &last, NULL);
+	}
+	if (keep) {
+		if (has_dim && sv->rank > 0) {
+			int64_t at = dim + q1d;
+			r = lower_unsqueeze(c, r, 1, &at, NULL);
+		} else {
+			int64_t shape[MAXR + 1];
+			int k = 0;
+			if (q1d)
+				shape[k++] = -1;
+			for (int i = 0; i < sv->rank; i++)
+				shape[k++] = 1;
+			r = lower_op(c, "Reshape", NULL, 2, r, lower_i64s(c, k, shape));
+		}
+	}
+	lower_finish(c, n, 0, r, cdt);
+	return 0;
+}

@@ -164,6 +164,7 @@ static const struct {
 	{lower_compare, OPV_NOT, ".ne."},
 	{lower_sym_compare, OPV_NOT, ".ne"},
 	{lower_median, OPV_NAN, ".nanmedian."},
+	{lower_quantile, OPV_NAN, ".nanquantile."},
 	{lower_cumext, OPV_MAX, "max"},
 };
 

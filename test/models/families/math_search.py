@@ -29,7 +29,9 @@ class OpSearch(nn.Module):
                      torch.histc(x, bins=4), torch.histc(xr, bins=3, min=-1, max=-1))
         i = flat_cat(mi, mi2, ni, mdi, ki, ki2, cmxi, cmni, cmxi2, cmni2, moi,
                      torch.bucketize(x, b), torch.bucketize(x, b, right=True),
-                     torch.bucketize(x, b, out_int32=True), torch.bucketize(0.5, b),
+                     torch.bucketize(x, b, out_int32=True),
+                     # bucketize.Scalar: torch 2.6's fake-tensor kernel recurses
+                     *([torch.bucketize(0.5, b)] if TV >= (2, 9) else []),
                      torch.searchsorted(b, x), torch.searchsorted(b, x, right=True),
                      torch.searchsorted(q, x[:, :4]), torch.searchsorted(q, x[:, 2:], side="right"),
                      torch.searchsorted(bu, x, sorter=torch.argsort(bu)),
@@ -201,5 +203,43 @@ def fx_op_vector():
     return SlimFixture(OpVector().eval(), (r(4, 3), r(4, 3)))
 
 
-family(["op_search", "op_search_int", "op_special", "op_math2", "op_math2_int", "op_matrix", "op_vector"],
+class OpStats(nn.Module):
+    def forward(self, x, xn, q, m):
+        # x (3, 5) distinct floats; xn (3, 5) with NaNs (row 2 all NaN); q (3,) quantiles in
+        # [0, 1]; m (2, 3, 3) matrices (m[1] with a negative determinant)
+        f = flat_cat(
+            torch.quantile(x, 0.3), torch.quantile(x, 0.5, dim=1), torch.quantile(x, q, dim=0, keepdim=True),
+            torch.quantile(x, q), torch.quantile(x, q, dim=1, interpolation="lower"),
+            torch.quantile(x, 0.4, dim=1, keepdim=True, interpolation="higher"),
+            torch.quantile(x, q, dim=-1, interpolation="nearest"),
+            torch.quantile(x, 0.7, dim=0, interpolation="midpoint"), torch.quantile(xn, 0.5, dim=1),
+            torch.quantile(x, 0.25, keepdim=True),
+            torch.nanquantile(xn, 0.5, dim=1), torch.nanquantile(xn, q, dim=1, interpolation="midpoint"),
+            torch.nanquantile(xn, 0.2), torch.nanmean(xn), torch.nanmean(xn, dim=1),
+            torch.nanmean(xn, dim=(0, 1), keepdim=True), torch.nanmean(x, 0),
+            torch.linalg.det(m), torch.det(m[0]), torch.logdet(m), torch.linalg.slogdet(m).sign,
+            torch.linalg.slogdet(m).logabsdet, torch.slogdet(m[0])[1])
+        return f
+
+
+def fx_op_stats(nans=True):
+    x = torch.randperm(15).float().view(3, 5) / 4 - 1.7
+    xn = torch.randn(3, 5)
+    if nans:
+        xn[0, 1] = xn[1, 0] = xn[1, 3] = float("nan")
+        xn[2] = float("nan")
+    m = torch.randn(2, 3, 3) + 2 * torch.eye(3)
+    m[1] = m[1][[1, 0, 2]]
+    return SlimFixture(OpStats().eval(), (x, xn, torch.tensor([0.0, 0.35, 1.0]), m))
+
+
+def fx_op_stats_nonan():
+    # core ATen decomposes quantile into aten.sort, whose TopK lowering does not order NaN
+    # last as torch does: the _decomp twin has no NaN
+    return fx_op_stats(nans=False)
+
+
+DECOMP_BUILDER["op_stats"] = "fx_op_stats_nonan"
+family(["op_search", "op_search_int", "op_special", "op_math2", "op_math2_int", "op_matrix", "op_vector",
+        "op_stats"],
        versions=("2.14", "2.6"), decomp=True)
