@@ -454,3 +454,121 @@ logaddexp(LowerCtx *c, const Node *n, int base2)
 
 int lower_logaddexp(LowerCtx *c, const Node *n, const OpRow *row) { (void)row; return logaddexp(c, n, 0); }
 int lower_logaddexp2(LowerCtx *c, const Node *n, const OpRow *row) { (void)row; return logaddexp(c, n, 1); }
+
+/* ---- orthogonal polynomials of a constant degree (the .n_scalar rows) ---- */
+
+enum { POLY_T, POLY_U, POLY_V, POLY_W, POLY_H, POLY_HE, POLY_L, POLY_P };
+
+#define POLY_MAX_DEGREE 256     /* the recurrence is unrolled: 3 to 5 nodes a step */
+
+/* torch's *_polynomial_*_forward(x, n) in the result's compute dtype: the
+ * three-term recurrence from p0 = 1 and p1, then the kernel's special
+ * cases (|x| == 1, and for T beyond degree 6, U, V, W beyond 8, the
+ * trigonometric closed forms on |x| < 1), each a Where over the rest. */
+static int
+orth_poly(LowerCtx *c, const Node *n, int kind)
+{
+	DType cdt = lower_compute(out_dtype(n));
+	const char *x = lower_operand(c, n, "x", cdt), *one, *two_x, *p, *q, *r, *ax, *unit, *ac;
+	int64_t deg = (int64_t)lower_float(c, n, "n", 0);
+	double m = (double)deg, odd = deg % 2 ? -1 : 1;
+#define K(v) lower_scalar(c, cdt, (v))
+
+	if (!lower_is_float(cdt))
+		return lower_fail(c, n, "needs a floating tensor");
+	if (deg > POLY_MAX_DEGREE)
+		return lower_fail(c, n, "degree %lld is above %d (the recurrence is unrolled)", (long long)deg,
+		                  POLY_MAX_DEGREE);
+	one = lower_op(c, "Expand", NULL, 2, K(1), lower_op(c, "Shape", NULL, 1, x));
+	if (deg < 0) {
+		lower_finish(c, n, 0, mul(c, one, K(0)), cdt);
+		return 0;
+	}
+	two_x = add(c, x, x);
+	p = one;
+	q = kind == POLY_T || kind == POLY_HE || kind == POLY_P ? x
+	  : kind == POLY_U || kind == POLY_H ? two_x
+	  : kind == POLY_V ? sub(c, two_x, K(1))
+	  : kind == POLY_W ? add(c, two_x, K(1))
+	  : sub(c, K(1), x);
+	r = deg == 0 ? one : q;
+	for (int64_t k = 1 + (kind <= POLY_H); deg >= 2 && k <= deg - (kind > POLY_H); k++) {
+		double kk = (double)k;
+		switch (kind) {
+		case POLY_H:    /* torch's k runs 2, 4, ..: k * p with k = 2 (step - 1) */
+			r = sub(c, mul(c, two_x, q), mul(c, K(2 * (kk - 1)), p));
+			break;
+		case POLY_HE:
+			r = sub(c, mul(c, x, q), mul(c, K(kk), p));
+			break;
+		case POLY_L:
+			r = dv(c, sub(c, mul(c, add(c, K(2 * kk), sub(c, K(1), x)), q), mul(c, K(kk), p)), K(kk + 1));
+			break;
+		case POLY_P:
+			r = dv(c, sub(c, mul(c, mul(c, K(2 * kk + 1), x), q), mul(c, K(kk), p)), K(kk + 1));
+			break;
+		default:
+			r = sub(c, mul(c, two_x, q), p);
+		}
+		p = q;
+		q = r;
+	}
+	ax = op1(c, "Abs", x);
+	unit = op2(c, "Equal", ax, K(1));
+	ac = op1(c, "Acos", x);
+	{
+		const char *inside = op2(c, "Less", ax, K(1)), *pos = op2(c, "Greater", x, K(0)), *t;
+		switch (kind) {
+		case POLY_T:
+			if (deg > 6)
+				r = where(c, inside, op1(c, "Cos", mul(c, K(m), ac)), r);
+			r = where(c, unit, where(c, pos, K(1), K(odd)), r);
+			break;
+		case POLY_U:
+			if (deg > 8) {
+				const char *s = op1(c, "Sin", ac), *a1 = mul(c, K(m + 1), ac);
+				t = where(c, op2(c, "Equal", s, K(0)), dv(c, mul(c, K(m + 1), op1(c, "Cos", a1)), x),
+				          dv(c, op1(c, "Sin", a1), s));
+				r = where(c, inside, t, r);
+			}
+			r = where(c, unit, where(c, pos, K(m + 1), K(odd * (m + 1))), r);
+			break;
+		case POLY_V:
+			if (deg > 8) {
+				const char *h = mul(c, ac, K(0.5));
+				t = where(c, op2(c, "Equal", op1(c, "Sin", h), K(1)), K(odd * (2 * m + 1)),
+				          dv(c, op1(c, "Cos", mul(c, K(m + 0.5), ac)), op1(c, "Cos", h)));
+				r = where(c, inside, t, r);
+			}
+			r = where(c, unit, where(c, pos, K(1), K(odd * (2 * m + 1))), r);
+			break;
+		case POLY_W:
+			if (deg > 8) {
+				const char *h = mul(c, ac, K(0.5));
+				t = where(c, op2(c, "Equal", op1(c, "Cos", h), K(1)), where(c, pos, K(2 * m + 1), K(odd)),
+				          dv(c, op1(c, "Sin", mul(c, K(m + 0.5), ac)), op1(c, "Sin", h)));
+				r = where(c, inside, t, r);
+			}
+			r = where(c, unit, where(c, pos, K(2 * m + 1), K(odd)), r);
+			break;
+		case POLY_L:
+			r = where(c, op2(c, "Equal", ax, K(0)), K(1), r);
+			break;
+		case POLY_P:
+			r = where(c, unit, where(c, pos, K(1), K(odd)), r);
+			break;
+		}
+	}
+#undef K
+	lower_finish(c, n, 0, r, cdt);
+	return 0;
+}
+
+int lower_chebyshev_t(LowerCtx *c, const Node *n, const OpRow *row) { (void)row; return orth_poly(c, n, POLY_T); }
+int lower_chebyshev_u(LowerCtx *c, const Node *n, const OpRow *row) { (void)row; return orth_poly(c, n, POLY_U); }
+int lower_chebyshev_v(LowerCtx *c, const Node *n, const OpRow *row) { (void)row; return orth_poly(c, n, POLY_V); }
+int lower_chebyshev_w(LowerCtx *c, const Node *n, const OpRow *row) { (void)row; return orth_poly(c, n, POLY_W); }
+int lower_hermite_h(LowerCtx *c, const Node *n, const OpRow *row) { (void)row; return orth_poly(c, n, POLY_H); }
+int lower_hermite_he(LowerCtx *c, const Node *n, const OpRow *row) { (void)row; return orth_poly(c, n, POLY_HE); }
+int lower_laguerre(LowerCtx *c, const Node *n, const OpRow *row) { (void)row; return orth_poly(c, n, POLY_L); }
+int lower_legendre(LowerCtx *c, const Node *n, const OpRow *row) { (void)row; return orth_poly(c, n, POLY_P); }
