@@ -25,6 +25,7 @@ class OpSearch(nn.Module):
         amn2, amx2 = torch.aminmax(x)
         f = flat_cat(torch.median(x), torch.nanmedian(xn), mv, mv2, nv, md, kv, kv2, cmx, cmn,
                      cmx2, cmn2, mo, torch.logcumsumexp(x * 30, dim=1), torch.logcumsumexp(xn, 0),
+                     torch.ops.aten._logcumsumexp(x, 0),
                      amn, amx, amn2, amx2, torch.histc(x, bins=5, min=-1, max=1),
                      torch.histc(x, bins=4), torch.histc(xr, bins=3, min=-1, max=-1))
         i = flat_cat(mi, mi2, ni, mdi, ki, ki2, cmxi, cmni, cmxi2, cmni2, moi,
