@@ -135,6 +135,83 @@ write_variant(FILE *f, const char *v)
 	}
 }
 
+/* The ATen base name of a row ("add_" of aten.add_.Tensor) into buf; 0
+ * for a row outside the aten namespace. */
+static int
+base_name(const char *aten, char *buf, size_t size, int inplace_too)
+{
+	const char *b = strncmp(aten, "aten.", 5) == 0 ? aten + 5 : NULL, *e;
+	size_t n;
+
+	if (!b)
+		return 0;
+	e = strchr(b, '.');
+	n = e ? (size_t)(e - b) : strlen(b);
+	if (!inplace_too && n > 1 && b[n - 1] == '_' && b[n - 2] != '_')
+		n--;
+	snprintf(buf, size, "%.*s", (int)n, b);
+	return 1;
+}
+
+/* How many distinct ATen base names the rows hold (in-place forms apart,
+ * or folded into their function when !inplace_too). */
+static int
+count_base_names(int inplace_too)
+{
+	int n = 0;
+
+	for (int i = 0; i < OP_COUNT; i++) {
+		char a[128], b[128];
+		int seen = 0;
+		if (!base_name(op_table[i].aten, a, sizeof a, inplace_too))
+			continue;
+		for (int k = 0; k < i && !seen; k++)
+			seen = base_name(op_table[k].aten, b, sizeof b, inplace_too) && strcmp(a, b) == 0;
+		n += !seen;
+	}
+	return n;
+}
+
+/* The leading comment of ops/FAMILY.def, as text: the family's notes (what
+ * it covers, how, and what ONNX cannot express).  docs are made from the
+ * repository root (make docs), where the file is; elsewhere nothing. */
+static void
+write_family_notes(FILE *f, const char *family)
+{
+	char path[256], line[1024];
+	FILE *in;
+	int open = 0;
+
+	snprintf(path, sizeof path, "ops/%s.def", family);
+	if (!(in = fopen(path, "r")))
+		return;
+	while (fgets(line, sizeof line, in)) {
+		char *t = line, *end;
+		if (!open) {
+			if (strncmp(t, "/*", 2) != 0)
+				break;
+			t += 2;
+			open = 1;
+		} else {
+			while (*t == ' ' || *t == '\t')
+				t++;
+			if (*t == '*' && t[1] != '/')
+				t++;
+		}
+		if ((end = strstr(t, "*/")))
+			*end = 0;
+		while (*t == ' ')
+			t++;
+		fputs(*t ? t : "\n", f);
+		if (*t && t[strlen(t) - 1] != '\n')
+			fputc('\n', f);
+		if (end)
+			break;
+	}
+	fclose(in);
+	fputc('\n', f);
+}
+
 void
 ops_write_doc(FILE *f)
 {
@@ -154,14 +231,20 @@ ops_write_doc(FILE *f)
 	        "one lowering differ in besides the ONNX operator (the spatial rank of a pool, the\n"
 	        "reduction, ...; `OPV_*` in `ops/ops.h`). *view*: the result aliases `self`;\n"
 	        "*in-place*: the result is written back into `self` (both are functionalized\n"
-	        "during lowering, so writes through views reach their base).\n",
-	        names, OP_COUNT);
+	        "during lowering, so writes through views reach their base).\n\n"
+	        "The rows hold %d distinct ATen base names (`add` of `aten.add.Tensor`; the in-place\n"
+	        "`add_` counted apart), %d with the in-place forms folded into their function.\n"
+	        "Each family below opens with its notes: what it covers, how, and what ONNX cannot\n"
+	        "express (such a node fails with a message saying why and what to do).\n",
+	        names, OP_COUNT, count_base_names(1), count_base_names(0));
 	for (int i = 0; i < OP_COUNT; i++) {
 		const OpRow *r = &op_table[i];
 		if (!family || strcmp(family, r->family) != 0) {
 			family = r->family;
-			fprintf(f, "\n## %s\n\n| ATen overload | ONNX | opsets | variant | lowering | kind |\n"
-			        "| --- | --- | --- | --- | --- | --- |\n", family);
+			fprintf(f, "\n## %s\n\n", family);
+			write_family_notes(f, family);
+			fprintf(f, "| ATen overload | ONNX | opsets | variant | lowering | kind |\n"
+			        "| --- | --- | --- | --- | --- | --- |\n");
 		}
 		fprintf(f, "| `%s` | %s | %d-%d%s | ", r->aten, r->onnx[0] ? r->onnx : "-", r->opset_min,
 		        r->opset_max, r->flags & OPF_INT18 ? "; 18 on integers" : "");

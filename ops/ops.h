@@ -97,7 +97,8 @@ enum {
 	OPV_IHFFT = 27 << 2,          /* lower_fft: ihfft */
 	OPV_AA = 28 << 2,             /* lower_upsample: antialiased bilinear (_upsample_bilinear2d_aa) */
 	OPV_CUBIC_AA = 29 << 2,       /* lower_upsample: antialiased bicubic */
-	OPV_FORMULA = 30 << 2,        /* lower_gelu, _mish, _rms_norm: the formula, before
+	OPV_NAN = 30 << 2,            /* lower_median, lower_quantile: nan*, NaN left out */
+	OPV_FORMULA = 31 << 2,        /* lower_gelu, _mish, _rms_norm: the formula, before
 	                                 the opset of the ONNX operator (the name's next row);
 	                                 the last value (test_ops bounds the column by it) */
 };

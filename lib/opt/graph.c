@@ -347,8 +347,12 @@ opt_dim_eq(OptDim a, OptDim b)
 int
 opt_same_shape(Opt *o, int a, int b)
 {
-	const OptValue *x = &o->val[a], *y = &o->val[b];
+	const OptValue *x, *y;
 
+	if (a < 0 || b < 0)     /* an absent input ("") has no value to compare */
+		return 0;
+	x = &o->val[a];
+	y = &o->val[b];
 	if (x->rank < 0 || x->rank != y->rank)
 		return 0;
 	for (int i = 0; i < x->rank; i++)

@@ -196,6 +196,9 @@ static const struct {
 	{lower_fft_core, OPV_IRFFT, "._fft_c2r."},
 	{lower_fftshift, OPV_IFFT, ".fft_ifftshift."},
 	{lower_fftfreq, OPV_RFFT, ".fft_rfftfreq."},
+	{lower_median, OPV_NAN, ".nanmedian."},
+	{lower_quantile, OPV_NAN, ".nanquantile."},
+	{lower_cumext, OPV_MAX, "max"},
 };
 
 /* The lowerings that read the spatial rank (OpRow.sp). */
