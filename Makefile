@@ -61,7 +61,7 @@ CMD_OBJ  = $(B)/cmd/yobx-export.o $(B)/cmd/render.o
 $(B)/yobx-export: $(CMD_OBJ) $(B)/libyobx.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-$(B)/test/%: test/unit/%.c $(B)/libyobx.a test/unit/testutil.h test/unit/minigraph.h test/unit/diagtext.h test/unit/zipwrite.h
+$(B)/test/%: test/unit/%.c $(B)/libyobx.a test/unit/testutil.h test/unit/minigraph.h test/unit/diagtext.h test/unit/zipwrite.h test/unit/optparse.h test/unit/pipelinerun.h
 	@mkdir -p $(B)/test
 	$(CC) $(CFLAGS) $(CHECK_CFLAGS) $(LDFLAGS) -o $@ $< $(B)/libyobx.a $(CHECK_LIBS) $(LDLIBS)
 
@@ -94,7 +94,7 @@ test:
 
 # The fuzz targets exercise the readers only, so they link just those.
 FUZZ_LIB = core/die core/arena core/diag core/dtype core/strmap core/tensor read/zip read/json read/pickle \
-           sym/sym sym/symeval read/torchsave
+           sym/sym sym/symeval read/torchsave read/bundle
 $(B)/fuzz/%: test/fuzz/%.c $(FUZZ_LIB:%=$(B)/lib/%.o)
 	@mkdir -p $(B)/fuzz
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lz -lm

@@ -12,14 +12,6 @@
 
 #include "lower/lower.h"
 
-static DType
-out_dtype(const Node *n)
-{
-	const Value *v = lower_out_value(n, 0);
-
-	return v ? v->dtype : DT_FLOAT32;
-}
-
 /* The second operand's schema name: "other" for most, "exponent" for pow. */
 static const char *
 second(const Node *n)
@@ -30,7 +22,7 @@ second(const Node *n)
 int
 lower_unary(LowerCtx *c, const Node *n, const OpRow *row)
 {
-	DType cdt = lower_opmath(out_dtype(n));
+	DType cdt = lower_opmath(lower_out_dtype(n, 0));
 
 	lower_result(c, n, row->onnx, cdt, 1, lower_operand(c, n, "self", cdt));
 	return 0;
@@ -39,7 +31,7 @@ lower_unary(LowerCtx *c, const Node *n, const OpRow *row)
 int
 lower_rsqrt(LowerCtx *c, const Node *n, const OpRow *row)
 {
-	DType cdt = lower_opmath(out_dtype(n));
+	DType cdt = lower_opmath(lower_out_dtype(n, 0));
 	const char *s = lower_op(c, row->onnx, NULL, 1, lower_operand(c, n, "self", cdt));
 
 	lower_result(c, n, "Reciprocal", cdt, 1, s);
@@ -56,7 +48,7 @@ lower_rsqrt(LowerCtx *c, const Node *n, const OpRow *row)
 int
 lower_silu(LowerCtx *c, const Node *n, const OpRow *row)
 {
-	DType cdt = lower_opmath(out_dtype(n));
+	DType cdt = lower_opmath(lower_out_dtype(n, 0));
 	const char *x = lower_operand(c, n, "self", cdt);
 
 	if (row->variant != OPV_FORMULA && c->opset <= SWISH_BODY_OPSET)
@@ -72,7 +64,7 @@ lower_silu(LowerCtx *c, const Node *n, const OpRow *row)
 int
 lower_gelu(LowerCtx *c, const Node *n, const OpRow *row)
 {
-	DType cdt = lower_opmath(out_dtype(n));
+	DType cdt = lower_opmath(lower_out_dtype(n, 0));
 	const char *x = lower_operand(c, n, "self", cdt);
 	const char *approx = lower_str(c, n, "approximate", "none");
 	int tanh_form = strcmp(approx, "tanh") == 0;
@@ -104,7 +96,7 @@ lower_gelu(LowerCtx *c, const Node *n, const OpRow *row)
 int
 lower_clamp(LowerCtx *c, const Node *n, const OpRow *row)
 {
-	DType cdt = lower_opmath(out_dtype(n));
+	DType cdt = lower_opmath(lower_out_dtype(n, 0));
 	const char *x = lower_operand(c, n, "self", cdt);
 	const char *lo = lower_operand(c, n, "min", cdt), *hi = lower_operand(c, n, "max", cdt);
 
@@ -122,21 +114,12 @@ lower_clamp(LowerCtx *c, const Node *n, const OpRow *row)
 	return 0;
 }
 
-/* The dtype Where, Mul, Add, Max and Min compute bools in: onnxruntime
- * has no bool kernels for them; 0/1 int32 results cast back to bool are
- * the logical ones (a sum of trues is nonzero). */
-static DType
-where_dtype(DType t)
-{
-	return t == DT_BOOL ? DT_INT32 : lower_opmath(t);
-}
-
 /* add/sub/mul/div/pow/maximum/minimum and rsub; alpha scales `other`,
  * except in rsub (other - alpha * self), where it scales `self`. */
 int
 lower_binary(LowerCtx *c, const Node *n, const OpRow *row)
 {
-	DType cdt = where_dtype(out_dtype(n));
+	DType cdt = lower_opmath_nobool(lower_out_dtype(n, 0));
 	const char *a = lower_operand(c, n, "self", cdt);
 	const char *b = lower_operand(c, n, second(n), cdt);
 	double alpha = lower_float(c, n, "alpha", 1.0);
@@ -190,7 +173,7 @@ lower_logical(LowerCtx *c, const Node *n, const OpRow *row)
 int
 lower_bitwise(LowerCtx *c, const Node *n, const OpRow *row)
 {
-	DType dt = out_dtype(n);
+	DType dt = lower_out_dtype(n, 0);
 	const char *a = lower_operand(c, n, "self", dt), *b = lower_operand(c, n, "other", dt);
 	const char *op = row->onnx;
 
@@ -211,7 +194,7 @@ lower_bitwise(LowerCtx *c, const Node *n, const OpRow *row)
 int
 lower_where(LowerCtx *c, const Node *n, const OpRow *row)
 {
-	DType cdt = where_dtype(out_dtype(n));
+	DType cdt = lower_opmath_nobool(lower_out_dtype(n, 0));
 	const char *cond = lower_operand(c, n, "condition", DT_BOOL);
 
 	lower_result(c, n, row->onnx, cdt, 3, cond, lower_operand(c, n, "self", cdt),
@@ -222,7 +205,7 @@ lower_where(LowerCtx *c, const Node *n, const OpRow *row)
 int
 lower_masked_fill(LowerCtx *c, const Node *n, const OpRow *row)
 {
-	DType cdt = where_dtype(out_dtype(n));
+	DType cdt = lower_opmath_nobool(lower_out_dtype(n, 0));
 	const char *mask = lower_operand(c, n, "mask", DT_BOOL);
 
 	lower_result(c, n, row->onnx, cdt, 3, mask, lower_operand(c, n, "value", cdt),
@@ -261,7 +244,7 @@ bool_to(LowerCtx *c, const char *b, DType t)
 int
 lower_expm1(LowerCtx *c, const Node *n, const OpRow *row)
 {
-	DType cdt = lower_opmath(out_dtype(n));
+	DType cdt = lower_opmath(lower_out_dtype(n, 0));
 
 	lower_result(c, n, "Sub", cdt, 2, lower_op(c, row->onnx, NULL, 1, self_in(c, n, cdt)),
 	             lower_scalar(c, cdt, 1));
@@ -272,7 +255,7 @@ lower_expm1(LowerCtx *c, const Node *n, const OpRow *row)
 int
 lower_log1p(LowerCtx *c, const Node *n, const OpRow *row)
 {
-	DType cdt = lower_opmath(out_dtype(n));
+	DType cdt = lower_opmath(lower_out_dtype(n, 0));
 
 	lower_result(c, n, row->onnx, cdt, 1, lower_op(c, "Add", NULL, 2, self_in(c, n, cdt),
 	                                               lower_scalar(c, cdt, 1)));
@@ -283,7 +266,7 @@ lower_log1p(LowerCtx *c, const Node *n, const OpRow *row)
 int
 lower_log2(LowerCtx *c, const Node *n, const OpRow *row)
 {
-	DType cdt = lower_opmath(out_dtype(n));
+	DType cdt = lower_opmath(lower_out_dtype(n, 0));
 
 	lower_result(c, n, "Div", cdt, 2, lower_op(c, row->onnx, NULL, 1, self_in(c, n, cdt)),
 	             lower_scalar(c, cdt, M_LN2));
@@ -293,7 +276,7 @@ lower_log2(LowerCtx *c, const Node *n, const OpRow *row)
 int
 lower_square(LowerCtx *c, const Node *n, const OpRow *row)
 {
-	DType cdt = lower_opmath(out_dtype(n));
+	DType cdt = lower_opmath(lower_out_dtype(n, 0));
 	const char *x = self_in(c, n, cdt);
 
 	lower_result(c, n, row->onnx, cdt, 2, x, x);
@@ -305,7 +288,7 @@ lower_square(LowerCtx *c, const Node *n, const OpRow *row)
 int
 lower_trunc(LowerCtx *c, const Node *n, const OpRow *row)
 {
-	DType cdt = lower_opmath(out_dtype(n));
+	DType cdt = lower_opmath(lower_out_dtype(n, 0));
 	const char *x = self_in(c, n, cdt), *t = x;
 	int frac = row->variant == OPV_FRAC;
 
@@ -324,7 +307,7 @@ lower_trunc(LowerCtx *c, const Node *n, const OpRow *row)
 int
 lower_round(LowerCtx *c, const Node *n, const OpRow *row)
 {
-	DType cdt = lower_opmath(out_dtype(n));
+	DType cdt = lower_opmath(lower_out_dtype(n, 0));
 	int64_t d = lower_int(c, n, "decimals", 0);
 	const char *p = lower_scalar(c, cdt, pow(10.0, (double)(d < 0 ? -d : d)));
 	const char *r;
@@ -338,7 +321,7 @@ lower_round(LowerCtx *c, const Node *n, const OpRow *row)
 int
 lower_logit(LowerCtx *c, const Node *n, const OpRow *row)
 {
-	DType cdt = lower_opmath(out_dtype(n));
+	DType cdt = lower_opmath(lower_out_dtype(n, 0));
 	const char *x = self_in(c, n, cdt);
 	const Arg *eps = lower_arg(n, "eps");
 
@@ -392,7 +375,7 @@ dtype_max(DType t)
 int
 lower_nan_to_num(LowerCtx *c, const Node *n, const OpRow *row)
 {
-	DType odt = out_dtype(n), cdt = lower_opmath(odt);
+	DType odt = lower_out_dtype(n, 0), cdt = lower_opmath(odt);
 	const char *x = self_in(c, n, cdt), *inf;
 	double big = dtype_max(odt);
 
@@ -416,7 +399,7 @@ lower_nan_to_num(LowerCtx *c, const Node *n, const OpRow *row)
 int
 lower_atan2(LowerCtx *c, const Node *n, const OpRow *row)
 {
-	DType cdt = lower_opmath(out_dtype(n));
+	DType cdt = lower_opmath(lower_out_dtype(n, 0));
 	const char *y = self_in(c, n, cdt), *x = lower_operand(c, n, "other", cdt), *zero = lower_scalar(c, cdt, 0);
 	const char *r = lower_op(c, row->onnx, NULL, 1, lower_op(c, "Div", NULL, 2, y, x));
 	const char *turn;
@@ -432,7 +415,7 @@ lower_atan2(LowerCtx *c, const Node *n, const OpRow *row)
 int
 lower_hypot(LowerCtx *c, const Node *n, const OpRow *row)
 {
-	DType cdt = lower_opmath(out_dtype(n));
+	DType cdt = lower_opmath(lower_out_dtype(n, 0));
 	const char *a = self_in(c, n, cdt), *b = lower_operand(c, n, "other", cdt);
 
 	lower_result(c, n, row->onnx, cdt, 1, lower_op(c, "Add", NULL, 2, lower_op(c, "Mul", NULL, 2, a, a),
@@ -445,7 +428,7 @@ lower_hypot(LowerCtx *c, const Node *n, const OpRow *row)
 int
 lower_copysign(LowerCtx *c, const Node *n, const OpRow *row)
 {
-	DType cdt = lower_opmath(out_dtype(n));
+	DType cdt = lower_opmath(lower_out_dtype(n, 0));
 	const char *a = lower_op(c, "Abs", NULL, 1, self_in(c, n, cdt));
 	const char *b = lower_operand(c, n, "other", cdt), *zero = lower_scalar(c, cdt, 0), *neg;
 
@@ -459,7 +442,7 @@ lower_copysign(LowerCtx *c, const Node *n, const OpRow *row)
 int
 lower_lerp(LowerCtx *c, const Node *n, const OpRow *row)
 {
-	DType cdt = lower_opmath(out_dtype(n));
+	DType cdt = lower_opmath(lower_out_dtype(n, 0));
 	const char *a = self_in(c, n, cdt), *b = lower_operand(c, n, "end", cdt);
 	const char *w = lower_operand(c, n, "weight", cdt);
 
@@ -471,7 +454,7 @@ lower_lerp(LowerCtx *c, const Node *n, const OpRow *row)
 int
 lower_addcmul(LowerCtx *c, const Node *n, const OpRow *row)
 {
-	DType cdt = lower_opmath(out_dtype(n));
+	DType cdt = lower_opmath(lower_out_dtype(n, 0));
 	const char *t = lower_op(c, row->onnx, NULL, 2, lower_operand(c, n, "tensor1", cdt),
 	                         lower_operand(c, n, "tensor2", cdt));
 	double v = lower_float(c, n, "value", 1.0);
@@ -521,7 +504,7 @@ floor_div(LowerCtx *c, const char *a, const char *b, DType cdt)
 int
 lower_div_mode(LowerCtx *c, const Node *n, const OpRow *row)
 {
-	DType cdt = lower_opmath(out_dtype(n));
+	DType cdt = lower_opmath(lower_out_dtype(n, 0));
 	const char *a = self_in(c, n, cdt), *b = lower_operand(c, n, "other", cdt), *q;
 	const char *mode = lower_str(c, n, "rounding_mode", lower_arg(n, "rounding_mode") ? NULL : "floor");
 
@@ -548,7 +531,7 @@ lower_div_mode(LowerCtx *c, const Node *n, const OpRow *row)
 int
 lower_fmod(LowerCtx *c, const Node *n, const OpRow *row)
 {
-	DType cdt = lower_opmath(out_dtype(n));
+	DType cdt = lower_opmath(lower_out_dtype(n, 0));
 	const char *a = self_in(c, n, cdt), *b = lower_operand(c, n, "other", cdt), *r;
 	int python = row->variant == OPV_PYTHON;
 
@@ -572,7 +555,7 @@ lower_fmod(LowerCtx *c, const Node *n, const OpRow *row)
 int
 lower_shift(LowerCtx *c, const Node *n, const OpRow *row)
 {
-	DType cdt = lower_opmath(out_dtype(n));
+	DType cdt = lower_opmath(lower_out_dtype(n, 0));
 	int64_t k = lower_int(c, n, "other", 0);
 	const char *x = self_in(c, n, cdt), *p;
 

@@ -18,14 +18,6 @@
 
 #define MAXR 16
 
-static DType
-out_dtype(const Node *n)
-{
-	const Value *v = lower_out_value(n, 0);
-
-	return v ? v->dtype : DT_FLOAT32;
-}
-
 static const char *
 self_name(LowerCtx *c, const Node *n)
 {
@@ -261,15 +253,6 @@ lower_index(LowerCtx *c, const Node *n, const OpRow *row)
 	return 0;
 }
 
-/* The dtype index_put writes in: onnxruntime's Where, Expand and
- * ScatterND lack bool (Where), bfloat16 and the small integers in places,
- * so those travel as int32 or float32 (exact both ways). */
-static DType
-put_dtype(DType t)
-{
-	return t == DT_BOOL ? DT_INT32 : lower_opmath(t);
-}
-
 /* index_put with a boolean mask: one value (not accumulated) is a Where
  * with the mask unsqueezed to self's trailing dims; else, for a mask on
  * the leading dims, a ScatterND at its true positions of the values
@@ -281,7 +264,7 @@ put_masked(LowerCtx *c, const Node *n, const OpRow *row, const Value *sv, const 
 	int64_t numel = 1, axes[MAXR], one = 1, zero = 0, m = mask->rank;
 	const char *idx, *shape, *parts[2], *x;
 	int k = 0;
-	DType cdt = put_dtype(sv->dtype);
+	DType cdt = lower_opmath_nobool(sv->dtype);
 
 	for (int i = 0; i < vv->rank; i++)
 		numel *= vv->dims[i].e ? 2 : vv->dims[i].v;
@@ -420,7 +403,7 @@ lower_index_put(LowerCtx *c, const Node *n, const OpRow *row)
 	for (int i = il.k; i < r; i++)
 		if (!il.adjacent || perm[i] > il.pos[0])
 			res[m++] = sd[perm[i]];
-	cdt = put_dtype(sv->dtype);
+	cdt = lower_opmath_nobool(sv->dtype);
 	upd = lower_op(c, "Expand", NULL, 2, lower_operand(c, n, "values", cdt), lower_i64s(c, m, res));
 	if (torch_layout(&il, r, tperm)) {
 		for (int i = 0; i < m; i++)
@@ -552,7 +535,7 @@ lower_scatter(LowerCtx *c, const Node *n, const OpRow *row)
 {
 	const Value *sv = lower_arg_value(n, "self"), *iv = lower_arg_value(n, "index");
 	const Value *srcv = lower_arg_value(n, "src");
-	DType cdt = lower_opmath(out_dtype(n));
+	DType cdt = lower_opmath(lower_out_dtype(n, 0));
 	int64_t dim = lower_axis(lower_int(c, n, "dim", 0), sv ? sv->rank : 0), idims[MAXR];
 	const char *reduce = lower_str(c, n, "reduce", NULL), *red = NULL, *x, *idx, *src, *r;
 	int include_self = (int)lower_int(c, n, "include_self", 1), mean = 0;
@@ -587,7 +570,7 @@ lower_scatter(LowerCtx *c, const Node *n, const OpRow *row)
 		return 0;
 	}
 	if (!mean) {
-		if (cdt == out_dtype(n))
+		if (cdt == lower_out_dtype(n, 0))
 			scatter_elements(c, lower_out(c, n, 0), x, idx, src, dim, red);
 		else
 			lower_finish_typed(c, n, 0, scatter_elements(c, NULL, x, idx, src, dim, red), cdt);
@@ -626,7 +609,7 @@ int
 lower_index_add(LowerCtx *c, const Node *n, const OpRow *row)
 {
 	const Value *sv = lower_arg_value(n, "self"), *iv = lower_arg_value(n, "index");
-	DType cdt = lower_opmath(out_dtype(n));
+	DType cdt = lower_opmath(lower_out_dtype(n, 0));
 	int64_t dim = lower_axis(lower_int(c, n, "dim", 0), sv ? sv->rank : 0), shape[MAXR];
 	int add = row->variant == OPV_ADD;
 	const char *upd, *r;

@@ -9,20 +9,12 @@
 
 #include "lower/lower.h"
 
-static DType
-out_dtype(const Node *n)
-{
-	const Value *v = lower_out_value(n, 0);
-
-	return v ? v->dtype : DT_FLOAT32;
-}
-
 /* cumsum(self, dim, dtype=None); integer inputs sum in int64 (the result
  * dtype torch gives them). */
 int
 lower_cumsum(LowerCtx *c, const Node *n, const OpRow *row)
 {
-	DType cdt = lower_opmath(out_dtype(n));
+	DType cdt = lower_opmath(lower_out_dtype(n, 0));
 
 	lower_result(c, n, row->onnx, cdt, 2, lower_operand(c, n, "self", cdt), lower_i64(c, lower_int(c, n, "dim", 0)));
 	return 0;
@@ -35,7 +27,7 @@ int
 lower_cumprod(LowerCtx *c, const Node *n, const OpRow *row)
 {
 	const Value *sv = lower_tensor_arg(c, n, "self");
-	DType cdt = lower_opmath(out_dtype(n));
+	DType cdt = lower_opmath(lower_out_dtype(n, 0));
 	int64_t dim = lower_axis(lower_int(c, n, "dim", 0), sv->rank), len;
 	const char *x = lower_operand(c, n, "self", cdt), **part, *out;
 
@@ -119,7 +111,7 @@ int
 lower_diff(LowerCtx *c, const Node *n, const OpRow *row)
 {
 	const Value *sv = lower_tensor_arg(c, n, "self");
-	DType t = out_dtype(n);
+	DType t = lower_out_dtype(n, 0);
 	DType cdt = t == DT_BOOL ? DT_BOOL : lower_opmath(t);
 	int64_t dim = lower_axis(lower_int(c, n, "dim", -1), sv->rank), times = lower_int(c, n, "n", 1);
 	int64_t zero = 0, one = 1, minus1 = -1, end = INT64_MAX;

@@ -11,21 +11,6 @@
 
 #define MAXR 16
 
-static DType
-out_dtype(const Node *n)
-{
-	const Value *v = lower_out_value(n, 0);
-
-	return v ? v->dtype : DT_FLOAT32;
-}
-
-/* The dtype Where, Mul and MatMul run in for a dtype-t result (no bool kernels). */
-static DType
-mat_dtype(DType t)
-{
-	return t == DT_BOOL ? DT_INT32 : lower_opmath(t);
-}
-
 static int
 static_dims(const Value *v, int64_t *d)
 {
@@ -98,7 +83,7 @@ int
 lower_diag_embed(LowerCtx *c, const Node *n, const OpRow *row)
 {
 	const Value *sv = lower_tensor_arg(c, n, "self");
-	DType cdt = mat_dtype(out_dtype(n));
+	DType cdt = lower_opmath_nobool(lower_out_dtype(n, 0));
 	int r = sv->rank + 1;
 	int64_t d1 = lower_axis(lower_int(c, n, "dim1", -2), r), d2 = lower_axis(lower_int(c, n, "dim2", -1), r);
 
@@ -117,7 +102,7 @@ static int
 diag(LowerCtx *c, const Node *n, int flat)
 {
 	const Value *sv = lower_tensor_arg(c, n, "self");
-	DType cdt = mat_dtype(out_dtype(n));
+	DType cdt = lower_opmath_nobool(lower_out_dtype(n, 0));
 	int64_t off = lower_int(c, n, flat ? "offset" : "diagonal", 0), d[MAXR], numel = 1, minus1 = -1, len, *idx;
 	const char *x = lower_operand(c, n, "self", cdt);
 
@@ -190,7 +175,7 @@ int
 lower_kron(LowerCtx *c, const Node *n, const OpRow *row)
 {
 	const Value *av = lower_tensor_arg(c, n, "self"), *bv = lower_tensor_arg(c, n, "other");
-	DType cdt = mat_dtype(out_dtype(n));
+	DType cdt = lower_opmath_nobool(lower_out_dtype(n, 0));
 	int64_t da[MAXR], db[MAXR], sa[2 * MAXR], sb[2 * MAXR], so[MAXR];
 	int r = av->rank > bv->rank ? av->rank : bv->rank;
 	const char *p;
@@ -230,7 +215,7 @@ int
 lower_block_diag(LowerCtx *c, const Node *n, const OpRow *row)
 {
 	const Arg *ts = tensor_list(c, n);
-	DType cdt = mat_dtype(out_dtype(n));
+	DType cdt = lower_opmath_nobool(lower_out_dtype(n, 0));
 	int64_t width = 0, left = 0;
 	const char **parts;
 
@@ -272,7 +257,7 @@ int
 lower_cartesian_prod(LowerCtx *c, const Node *n, const OpRow *row)
 {
 	const Arg *ts = tensor_list(c, n);
-	DType cdt = mat_dtype(out_dtype(n));
+	DType cdt = lower_opmath_nobool(lower_out_dtype(n, 0));
 	int64_t grid[MAXR], shape[MAXR], col[2] = {-1, 1};
 	const char **cols, *out;
 	int k;
@@ -316,7 +301,7 @@ int
 lower_tensordot(LowerCtx *c, const Node *n, const OpRow *row)
 {
 	const Value *av = lower_tensor_arg(c, n, "self"), *bv = lower_tensor_arg(c, n, "other");
-	DType cdt = mat_dtype(out_dtype(n));
+	DType cdt = lower_opmath_nobool(lower_out_dtype(n, 0));
 	int64_t ca[MAXR], cb[MAXR], da[MAXR], db[MAXR], pa[MAXR], pb[MAXR], so[2 * MAXR], fa = 1, fb = 1, cc = 1, m[2];
 	int ka = lower_ints(c, n, "dims_self", ca, MAXR), kb = lower_ints(c, n, "dims_other", cb, MAXR), ra = 0, rb = 0, ro = 0;
 	int used_a[MAXR] = {0}, used_b[MAXR] = {0};
@@ -363,7 +348,7 @@ int
 lower_vander(LowerCtx *c, const Node *n, const OpRow *row)
 {
 	const Value *sv = lower_tensor_arg(c, n, "x");
-	DType cdt = mat_dtype(out_dtype(n));
+	DType cdt = lower_opmath_nobool(lower_out_dtype(n, 0));
 	int64_t cnt, one = 1;
 	int inc = (int)lower_int(c, n, "increasing", 0);
 	const char *x, **cols, *p, *out;

@@ -13,14 +13,6 @@
 
 #include "lower/lower.h"
 
-static DType
-out_dtype(const Node *n, int k)
-{
-	const Value *v = lower_out_value(n, k);
-
-	return v ? v->dtype : DT_FLOAT32;
-}
-
 static int
 is_unsigned(DType t)
 {
@@ -69,7 +61,7 @@ shift_width(LowerCtx *c, const Node *n, DType t)
 int
 lower_lshift(LowerCtx *c, const Node *n, const OpRow *row)
 {
-	DType t = out_dtype(n, 0);
+	DType t = lower_out_dtype(n, 0);
 	int bits = shift_width(c, n, t);
 	const char *a, *b, *bad, *r;
 
@@ -91,7 +83,7 @@ lower_lshift(LowerCtx *c, const Node *n, const OpRow *row)
 int
 lower_rshift(LowerCtx *c, const Node *n, const OpRow *row)
 {
-	DType t = out_dtype(n, 0), u;
+	DType t = lower_out_dtype(n, 0), u;
 	int bits = shift_width(c, n, t), uns = is_unsigned(t);
 	const char *a, *b, *bad, *neg, *na, *r;
 
@@ -152,7 +144,7 @@ int_operands(LowerCtx *c, const Node *n, DType t)
 int
 lower_gcd(LowerCtx *c, const Node *n, const OpRow *row)
 {
-	DType t = out_dtype(n, 0);
+	DType t = lower_out_dtype(n, 0);
 
 	(void)row;
 	if (int_operands(c, n, t))
@@ -166,7 +158,7 @@ lower_gcd(LowerCtx *c, const Node *n, const OpRow *row)
 int
 lower_lcm(LowerCtx *c, const Node *n, const OpRow *row)
 {
-	DType t = out_dtype(n, 0);
+	DType t = lower_out_dtype(n, 0);
 	const char *a, *b, *g, *z, *r;
 
 	(void)row;
@@ -185,7 +177,7 @@ lower_lcm(LowerCtx *c, const Node *n, const OpRow *row)
 int
 lower_fmax(LowerCtx *c, const Node *n, const OpRow *row)
 {
-	DType t = out_dtype(n, 0), cdt = t == DT_BOOL ? DT_INT32 : lower_opmath(t);
+	DType t = lower_out_dtype(n, 0), cdt = lower_opmath_nobool(t);
 	const char *a = lower_operand(c, n, "self", cdt), *b = lower_operand(c, n, "other", cdt);
 	const char *r = op2(c, row->onnx, a, b);
 
@@ -201,7 +193,7 @@ lower_fmax(LowerCtx *c, const Node *n, const OpRow *row)
 int
 lower_sgn(LowerCtx *c, const Node *n, const OpRow *row)
 {
-	DType cdt = lower_opmath(out_dtype(n, 0));
+	DType cdt = lower_opmath(lower_out_dtype(n, 0));
 	const char *x = lower_operand(c, n, "self", cdt), *r = lower_op(c, row->onnx, NULL, 1, x);
 
 	if (lower_is_float(cdt))
@@ -214,7 +206,7 @@ lower_sgn(LowerCtx *c, const Node *n, const OpRow *row)
 int
 lower_heaviside(LowerCtx *c, const Node *n, const OpRow *row)
 {
-	DType t = out_dtype(n, 0), cdt = t == DT_BOOL ? DT_INT32 : lower_opmath(t);
+	DType t = lower_out_dtype(n, 0), cdt = lower_opmath_nobool(t);
 	const char *x = lower_operand(c, n, "self", cdt), *zero = lower_scalar(c, cdt, 0);
 	const char *step = where(c, op2(c, "Greater", x, zero), lower_scalar(c, cdt, 1), zero);
 
@@ -230,7 +222,7 @@ in_dtype(const Node *n)
 	const Value *v = lower_arg_value(n, "self");
 	DType t = v ? v->dtype : DT_FLOAT32;
 
-	return t == DT_BOOL ? DT_INT32 : lower_opmath(t);
+	return lower_opmath_nobool(t);
 }
 
 /* An all-false bool tensor shaped like x. */
@@ -290,7 +282,7 @@ lower_isreal(LowerCtx *c, const Node *n, const OpRow *row)
 static int
 scale(LowerCtx *c, const Node *n, const OpRow *row, double k)
 {
-	DType cdt = lower_opmath(out_dtype(n, 0));
+	DType cdt = lower_opmath(lower_out_dtype(n, 0));
 
 	lower_finish(c, n, 0, op2(c, row->onnx, lower_operand(c, n, "self", cdt), lower_scalar(c, cdt, k)), cdt);
 	return 0;
@@ -303,7 +295,7 @@ int lower_rad2deg(LowerCtx *c, const Node *n, const OpRow *row) { return scale(c
 int
 lower_exp2(LowerCtx *c, const Node *n, const OpRow *row)
 {
-	DType cdt = lower_compute(out_dtype(n, 0));
+	DType cdt = lower_compute(lower_out_dtype(n, 0));
 
 	lower_finish(c, n, 0, op2(c, row->onnx, lower_scalar(c, cdt, 2), lower_operand(c, n, "self", cdt)), cdt);
 	return 0;
@@ -313,7 +305,7 @@ lower_exp2(LowerCtx *c, const Node *n, const OpRow *row)
 int
 lower_log10(LowerCtx *c, const Node *n, const OpRow *row)
 {
-	DType cdt = lower_compute(out_dtype(n, 0));
+	DType cdt = lower_compute(lower_out_dtype(n, 0));
 	const char *l = lower_op(c, row->onnx, NULL, 1, lower_operand(c, n, "self", cdt));
 
 	lower_finish(c, n, 0, op2(c, "Div", l, lower_scalar(c, cdt, M_LN10)), cdt);
@@ -324,7 +316,7 @@ lower_log10(LowerCtx *c, const Node *n, const OpRow *row)
 int
 lower_ldexp(LowerCtx *c, const Node *n, const OpRow *row)
 {
-	DType cdt = lower_compute(out_dtype(n, 0));
+	DType cdt = lower_compute(lower_out_dtype(n, 0));
 	const char *p = op2(c, row->onnx, lower_scalar(c, cdt, 2), lower_operand(c, n, "other", cdt));
 
 	lower_finish(c, n, 0, op2(c, "Mul", lower_operand(c, n, "self", cdt), p), cdt);
@@ -338,7 +330,7 @@ int
 lower_frexp(LowerCtx *c, const Node *n, const OpRow *row)
 {
 	const DType d = DT_FLOAT64;
-	DType t = out_dtype(n, 0);
+	DType t = lower_out_dtype(n, 0);
 	const char *x = lower_operand(c, n, "self", d), *a = lower_op(c, "Abs", NULL, 1, x), *one = lower_scalar(c, d, 1);
 	const char *ok, *e, *m, *am, *hi, *lo, *z = lower_scalar(c, d, 0);
 

@@ -10,29 +10,12 @@
 
 #define MAXR 16
 
-static DType
-out_dtype(const Node *n, int k)
-{
-	const Value *v = lower_out_value(n, k);
-
-	return v ? v->dtype : DT_FLOAT32;
-}
-
-/* The dtype a reduction of dtype-t values computes in: lower_opmath(),
- * and int32 for bool (onnxruntime's ReduceMax, ArgMax, ... have no bool
- * kernels). */
-static DType
-reduce_dtype(DType t)
-{
-	return t == DT_BOOL ? DT_INT32 : lower_opmath(t);
-}
-
 /* sum / mean / amax / amin / prod / max / min (self, dim=None,
  * keepdim=False, dtype=None) */
 int
 lower_reduction(LowerCtx *c, const Node *n, const OpRow *row)
 {
-	DType odt = out_dtype(n, 0), cdt = reduce_dtype(odt);
+	DType odt = lower_out_dtype(n, 0), cdt = lower_opmath_nobool(odt);
 	int64_t axes[MAXR];
 	int k = lower_ints(c, n, "dim", axes, MAXR);
 	const char *r;
@@ -63,7 +46,7 @@ int
 lower_var_mean(LowerCtx *c, const Node *n, const OpRow *row)
 {
 	const Value *xv = lower_arg_value(n, "self");
-	DType cdt = lower_compute(out_dtype(n, 0));
+	DType cdt = lower_compute(lower_out_dtype(n, 0));
 	int64_t axes[MAXR], cnt = 1;
 	int k = lower_ints(c, n, "dim", axes, MAXR), keep = (int)lower_int(c, n, "keepdim", 0);
 	double corr = lower_arg(n, "unbiased") ? (double)lower_int(c, n, "unbiased", 1)
@@ -118,7 +101,7 @@ int
 lower_arg_reduce(LowerCtx *c, const Node *n, const OpRow *row)
 {
 	const Value *sv = lower_arg_value(n, "self");
-	DType cdt = reduce_dtype(sv ? sv->dtype : DT_FLOAT32);
+	DType cdt = lower_opmath_nobool(sv ? sv->dtype : DT_FLOAT32);
 	const Arg *d = lower_arg(n, "dim");
 	int keep = (int)lower_int(c, n, "keepdim", 0), two = lower_nout(n) > 1, ismax = row->variant == OPV_MAX;
 	int64_t dim = d && d->kind != ARG_NONE ? lower_int(c, n, "dim", 0) : 0, minus1 = -1;
@@ -157,7 +140,7 @@ int
 lower_logsumexp(LowerCtx *c, const Node *n, const OpRow *row)
 {
 	const Value *sv = lower_tensor_arg(c, n, "self");
-	DType cdt = lower_compute(out_dtype(n, 0));
+	DType cdt = lower_compute(lower_out_dtype(n, 0));
 	int64_t axes[MAXR];
 	int k = reduced_axes(c, n, sv->rank, axes), keep = (int)lower_int(c, n, "keepdim", 0);
 	const char *x = lower_operand(c, n, "self", cdt), *m, *s;
@@ -179,7 +162,7 @@ int
 lower_vector_norm(LowerCtx *c, const Node *n, const OpRow *row)
 {
 	const Value *sv = lower_tensor_arg(c, n, "self");
-	DType cdt = lower_compute(out_dtype(n, 0));
+	DType cdt = lower_compute(lower_out_dtype(n, 0));
 	int64_t axes[MAXR];
 	int k = reduced_axes(c, n, sv->rank, axes), keep = (int)lower_int(c, n, "keepdim", 0);
 	double p = lower_float(c, n, "ord", 2.0);
@@ -213,7 +196,7 @@ int
 lower_nansum(LowerCtx *c, const Node *n, const OpRow *row)
 {
 	const Value *sv = lower_tensor_arg(c, n, "self");
-	DType cdt = lower_opmath(out_dtype(n, 0));
+	DType cdt = lower_opmath(lower_out_dtype(n, 0));
 	int64_t axes[MAXR];
 	int k = reduced_axes(c, n, sv->rank, axes);
 	const char *x = lower_operand(c, n, "self", cdt);

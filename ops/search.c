@@ -16,22 +16,6 @@
 
 #define MAXR 16
 
-static DType
-out_dtype(const Node *n, int k)
-{
-	const Value *v = lower_out_value(n, k);
-
-	return v ? v->dtype : DT_FLOAT32;
-}
-
-/* The dtype comparisons and reductions of dtype-t values run in: bool as
- * int32 (no bool kernels), small integers as int32 (lower_opmath). */
-static DType
-search_dtype(DType t)
-{
-	return t == DT_BOOL ? DT_INT32 : lower_opmath(t);
-}
-
 /* x (rank `rank`) with dim moved last, the others keeping their order. */
 static const char *
 move_last(LowerCtx *c, const char *x, int rank, int64_t dim)
@@ -153,7 +137,7 @@ int
 lower_median(LowerCtx *c, const Node *n, const OpRow *row)
 {
 	const Value *sv = lower_tensor_arg(c, n, "self");
-	DType cdt = search_dtype(sv->dtype);
+	DType cdt = lower_opmath_nobool(sv->dtype);
 	int by_dim = lower_nout(n) == 2, flt = lower_is_float(cdt), rank = sv->rank;
 	int keep = (int)lower_int(c, n, "keepdim", 0);
 	int64_t dim = lower_axis(lower_int(c, n, "dim", -1), rank), minus1 = -1;
@@ -203,7 +187,7 @@ int
 lower_kthvalue(LowerCtx *c, const Node *n, const OpRow *row)
 {
 	const Value *sv = lower_tensor_arg(c, n, "self");
-	DType cdt = search_dtype(sv->dtype);
+	DType cdt = lower_opmath_nobool(sv->dtype);
 	int rank = sv->rank, keep = (int)lower_int(c, n, "keepdim", 0);
 	int64_t dim = lower_axis(lower_int(c, n, "dim", -1), rank), k = lower_int(c, n, "k", 1), km1 = k - 1, last = -1;
 	const char *x = lower_operand(c, n, "self", cdt), *idx, *val;
@@ -237,7 +221,7 @@ int
 lower_mode(LowerCtx *c, const Node *n, const OpRow *row)
 {
 	const Value *sv = lower_tensor_arg(c, n, "self");
-	DType cdt = search_dtype(sv->dtype);
+	DType cdt = lower_opmath_nobool(sv->dtype);
 	int rank = sv->rank, keep = (int)lower_int(c, n, "keepdim", 0);
 	int64_t dim = lower_axis(lower_int(c, n, "dim", -1), rank);
 	const char *x = lower_operand(c, n, "self", cdt), *len, *ar, *cnt, *cand, *mv, *mi;
@@ -282,7 +266,7 @@ lower_bucketize(LowerCtx *c, const Node *n, const OpRow *row)
 {
 	int sa, sb;
 	DType da = lower_arg_dtype(n, "self", &sa), db = lower_arg_dtype(n, "boundaries", &sb);
-	DType cdt = search_dtype(lower_promote(da, sa, db, 0));
+	DType cdt = lower_opmath_nobool(lower_promote(da, sa, db, 0));
 	const char *x = lower_operand(c, n, "self", cdt), *b = lower_operand(c, n, "boundaries", cdt);
 
 	(void)row;
@@ -301,7 +285,7 @@ lower_searchsorted(LowerCtx *c, const Node *n, const OpRow *row)
 	int sa;
 	const Value *qv = lower_tensor_arg(c, n, "sorted_sequence");
 	DType da = lower_arg_dtype(n, "self", &sa);
-	DType cdt = search_dtype(lower_promote(da, sa, qv->dtype, 0));
+	DType cdt = lower_opmath_nobool(lower_promote(da, sa, qv->dtype, 0));
 	const char *x = lower_operand(c, n, "self", cdt), *seq = lower_operand(c, n, "sorted_sequence", cdt);
 	const char *side = lower_str(c, n, "side", NULL), *sorter = lower_operand(c, n, "sorter", DT_INT64);
 	int right = (int)lower_int(c, n, "right", 0);
@@ -373,7 +357,7 @@ int
 lower_cumext(LowerCtx *c, const Node *n, const OpRow *row)
 {
 	const Value *sv = lower_tensor_arg(c, n, "self");
-	DType cdt = search_dtype(sv->dtype);
+	DType cdt = lower_opmath_nobool(sv->dtype);
 	int rank = sv->rank, flt = lower_is_float(cdt);
 	int64_t dim = lower_axis(lower_int(c, n, "dim", 0), rank), zero = 0, one = 1, last = -1;
 	const char *x = lower_operand(c, n, "self", cdt), *len, *ar, *m, *key, *isn = NULL, *masked, *vals, *idx;
@@ -422,7 +406,7 @@ int
 lower_logcumsumexp(LowerCtx *c, const Node *n, const OpRow *row)
 {
 	const Value *sv = lower_tensor_arg(c, n, "self");
-	DType cdt = lower_compute(out_dtype(n, 0));
+	DType cdt = lower_compute(lower_out_dtype(n, 0));
 	int rank = sv->rank;
 	int64_t dim = lower_axis(lower_int(c, n, "dim", 0), rank), last = -1;
 	const char *x = lower_operand(c, n, "self", cdt), *len, *m, *masked, *mx, *s;
@@ -452,7 +436,7 @@ int
 lower_aminmax(LowerCtx *c, const Node *n, const OpRow *row)
 {
 	const Value *sv = lower_tensor_arg(c, n, "self");
-	DType cdt = search_dtype(sv->dtype);
+	DType cdt = lower_opmath_nobool(sv->dtype);
 	const Arg *d = lower_arg(n, "dim");
 	int64_t dim = 0;
 	int k = d && d->kind != ARG_NONE, keep = (int)lower_int(c, n, "keepdim", 0);
@@ -473,7 +457,7 @@ int
 lower_nanmean(LowerCtx *c, const Node *n, const OpRow *row)
 {
 	const Value *sv = lower_tensor_arg(c, n, "self");
-	DType cdt = lower_compute(out_dtype(n, 0));
+	DType cdt = lower_compute(lower_out_dtype(n, 0));
 	int64_t axes[MAXR];
 	int k = lower_ints(c, n, "dim", axes, MAXR), keep = (int)lower_int(c, n, "keepdim", 0);
 	const char *x = lower_operand(c, n, "self", cdt), *isn, *s, *cnt;

@@ -603,6 +603,20 @@ lower_opmath(DType t)
 	}
 }
 
+DType
+lower_opmath_nobool(DType t)
+{
+	return t == DT_BOOL ? DT_INT32 : lower_opmath(t);
+}
+
+DType
+lower_out_dtype(const Node *n, int k)
+{
+	const Value *v = lower_out_value(n, k);
+
+	return v ? v->dtype : DT_FLOAT32;
+}
+
 const char *
 lower_perm(LowerCtx *c, const char *x, int rank, const int64_t *perm, const char *out)
 {

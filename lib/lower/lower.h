@@ -325,6 +325,12 @@ const char *lower_reduce(LowerCtx *c, const char *op, const char *x, int k, cons
  * Results are cast back to t; integer casts wrap, as torch's integer
  * arithmetic does. */
 DType lower_opmath(DType t);
+/* lower_opmath(t), and int32 for bool: the dtype comparisons, reductions,
+ * Where and scatters of dtype-t values run in (onnxruntime's ReduceMax,
+ * ArgMax, Less, ... have no bool kernels). */
+DType lower_opmath_nobool(DType t);
+/* The dtype of n's output k; float32 when the IR records none. */
+DType lower_out_dtype(const Node *n, int k);
 /* Transpose(x, perm) of a rank-`rank` tensor; x itself when perm is the
  * identity and out is NULL.  Returns the output name (out, or a fresh one). */
 const char *lower_perm(LowerCtx *c, const char *x, int rank, const int64_t *perm, const char *out);

@@ -22,6 +22,8 @@ typedef struct Checker {
 	Arena *a;
 	Diag *d;
 	const char *label;
+	const OnnxNode *node;   /* the node being checked, named by the diagnostics */
+	const char *graph;      /* the name of the graph holding it */
 } Checker;
 
 /* A scope: the names defined so far in one graph, and its parent's. */
@@ -30,10 +32,22 @@ typedef struct Scope {
 	const struct Scope *up;
 } Scope;
 
+/* The node's name, or its op type when it has none. */
+static const char *
+node_name(const OnnxNode *n)
+{
+	return n->name && *n->name ? n->name : n->op_type ? n->op_type : "";
+}
+
 static int
 bad(Checker *c, const char *fmt, const char *a, const char *b)
 {
-	return diag_report(c->d, YE_ONNX_INPUT, &(DiagAt){.file = c->label}, fmt, a ? a : "", b ? b : "");
+	const OnnxNode *n = c->node;
+
+	/* file and graph first, as a reader's finding: "m.onnx:main_graph: node 'r1' (Relu): ..." */
+	return diag_report(c->d, YE_ONNX_INPUT, &(DiagAt){.file = c->label, .entry = n ? c->graph : NULL,
+	                   .graph = n ? c->graph : NULL, .node = n ? node_name(n) : NULL,
+	                   .target = n ? n->op_type : NULL}, fmt, a ? a : "", b ? b : "");
 }
 
 static int
@@ -171,16 +185,15 @@ check_tensor(Checker *c, OnnxTensor *t)
 static int check_graph(Checker *c, Onnx__GraphProto *g, const Scope *up, int depth);
 
 static int
-check_attribute(Checker *c, const OnnxNode *n, Onnx__AttributeProto *at, const Scope *s, int depth)
+check_attribute(Checker *c, Onnx__AttributeProto *at, const Scope *s, int depth)
 {
-	const char *node = n->name && *n->name ? n->name : n->op_type;
 	int ok;
 
 	if (!at->name || !*at->name)
-		return bad(c, "node '%s': an attribute has no name%s", node, NULL);
+		return bad(c, "an attribute has no name%s%s", NULL, NULL);
 	if (at->ref_attr_name && *at->ref_attr_name)
-		return bad(c, "node '%s': attribute '%s' refers to a function attribute outside a function",
-		           node, at->name);
+		return bad(c, "attribute '%s' refers to a function attribute outside a function%s",
+		           at->name, NULL);
 	switch (at->type) {
 	case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOAT: ok = at->has_f; break;
 	case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT: ok = at->has_i; break;
@@ -188,7 +201,7 @@ check_attribute(Checker *c, const OnnxNode *n, Onnx__AttributeProto *at, const S
 	case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__TENSOR: ok = at->t && !check_tensor(c, at->t); break;
 	case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__GRAPH:
 		if (!at->g)
-			return bad(c, "node '%s': attribute '%s' is a graph but holds none", node, at->name);
+			return bad(c, "attribute '%s' is a graph but holds none%s", at->name, NULL);
 		return check_graph(c, at->g, s, depth + 1);
 	case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOATS: ok = !at->n_ints && !at->n_strings; break;
 	case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS: ok = !at->n_floats && !at->n_strings; break;
@@ -211,8 +224,8 @@ check_attribute(Checker *c, const OnnxNode *n, Onnx__AttributeProto *at, const S
 	}
 	if (!ok)
 		return c->d->code ? c->d->code
-		       : bad(c, "node '%s': attribute '%s' does not hold the kind of value its type says",
-		             node, at->name);
+		       : bad(c, "attribute '%s' does not hold the kind of value its type says%s",
+		             at->name, NULL);
 	return 0;
 }
 
@@ -260,23 +273,30 @@ check_graph(Checker *c, Onnx__GraphProto *g, const Scope *up, int depth)
 		return bad(c, "graph '%s' has fields this reader does not know (sparse initializers, "
 		           "quantization annotations)%s", g->name, NULL);
 	for (size_t i = 0; i < g->n_node; i++) {
-		const OnnxNode *n = g->node[i];
-		const char *node = n->name && *n->name ? n->name : n->op_type ? n->op_type : "";
+		const OnnxNode *n = g->node[i], *outer = c->node;
+		const char *outer_graph = c->graph;
+		int rc = 0;
 		if (!n->op_type || !*n->op_type)
-			return bad(c, "node %s: no op_type%s", arena_printf(c->a, "%zu", i), NULL);
-		for (size_t k = 0; k < n->n_input; k++)
+			return bad(c, "node %s of the graph has no op_type%s", arena_printf(c->a, "%zu", i), NULL);
+		c->node = n;
+		c->graph = g->name && *g->name ? g->name : "graph";
+		for (size_t k = 0; k < n->n_input && !rc; k++)
 			if (!n->input[k] || (*n->input[k] && !defined(&s, n->input[k])))
-				return bad(c, "node '%s' reads '%s', which no graph input, initializer or earlier node "
-				           "defines", node, n->input[k] ? n->input[k] : "");
-		for (size_t k = 0; k < n->n_attribute; k++)
-			if (check_attribute(c, n, n->attribute[k], &s, depth))
-				return DIAG_INPUT;
-		if (!n->n_output)
-			return bad(c, "node '%s' has no output%s", node, NULL);
-		for (size_t k = 0; k < n->n_output; k++)
-			if (!n->output[k] || (*n->output[k] &&
-			    define(c, &s, n->output[k], arena_printf(c->a, "an output of node '%s'", node))))
-				return c->d->code ? c->d->code : bad(c, "node '%s': an output without a name%s", node, NULL);
+				rc = bad(c, "reads '%s', which no graph input, initializer or earlier node defines%s",
+				         n->input[k] ? n->input[k] : "", NULL);
+		for (size_t k = 0; k < n->n_attribute && !rc; k++)
+			rc = check_attribute(c, n->attribute[k], &s, depth);
+		if (!rc && !n->n_output)
+			rc = bad(c, "the node has no output%s%s", NULL, NULL);
+		for (size_t k = 0; k < n->n_output && !rc; k++)
+			if (!n->output[k])
+				rc = bad(c, "an output without a name%s%s", NULL, NULL);
+			else if (*n->output[k])
+				rc = define(c, &s, n->output[k], arena_printf(c->a, "an output of node '%s'", node_name(n)));
+		c->node = outer;
+		c->graph = outer_graph;
+		if (rc)
+			return DIAG_INPUT;
 	}
 	for (size_t i = 0; i < g->n_output; i++)
 		if (check_value(c, g->output[i], "graph output"))
@@ -292,7 +312,7 @@ check_graph(Checker *c, Onnx__GraphProto *g, const Scope *up, int depth)
 int
 onnx_model_check(Onnx__ModelProto *m, Arena *a, const char *label, Diag *d)
 {
-	Checker c = {a, d, label};
+	Checker c = {a, d, label, NULL, NULL};
 
 	if (!m->graph)
 		return bad(&c, "the model has no graph%s%s", NULL, NULL);

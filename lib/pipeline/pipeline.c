@@ -50,8 +50,7 @@ void
 pipeline_close(Pipeline *pl)
 {
 	pt2_close(&pl->prog);
-	if (pl->kind == INPUT_BUNDLE)
-		zip_close(&pl->bundle.zip);
+	zip_close(&pl->bundle.zip);   /* the input zip, .pt2 or bundle; a no-op otherwise */
 	onnx_input_close(&pl->onnx);
 }
 
@@ -91,8 +90,6 @@ onnx_sniff(const char *path)
 static int
 read_input(Pipeline *pl, Diag *d)
 {
-	Diag quiet = {0};
-
 	if (irtext_sniff(pl->input)) {
 		pl->kind = INPUT_TEXT;
 		return irtext_load(&pl->prog, pl->input, d);
@@ -105,17 +102,16 @@ read_input(Pipeline *pl, Diag *d)
 		pl->model = rc ? NULL : pl->onnx.model;
 		return rc;
 	}
-	if (zip_open(&pl->bundle.zip, pl->input, pl->a, &quiet) == 0) {
-		if (bundle_sniff(&pl->bundle.zip)) {
-			pl->kind = INPUT_BUNDLE;
-			diag_input(d, pl->input);
-			return bundle_read(&pl->bundle, pl->a, d);
-		}
-		zip_close(&pl->bundle.zip);
+	/* one mapping for either zip: a bundle, or a .pt2 read in place */
+	diag_input(d, pl->input);
+	if (zip_open(&pl->bundle.zip, pl->input, pl->a, d))
+		return DIAG_INPUT;
+	if (bundle_sniff(&pl->bundle.zip)) {
+		pl->kind = INPUT_BUNDLE;
+		return bundle_read(&pl->bundle, pl->a, d);
 	}
-	diag_free(&quiet);   /* pt2_load() says it again, with its context */
 	pl->kind = INPUT_PT2;
-	return pt2_load(&pl->prog, pl->input, d);
+	return pt2_load_mem(&pl->prog, pl->input, pl->bundle.zip.base, pl->bundle.zip.len, pl->bundle.zip.fd, d);
 }
 
 int

@@ -140,7 +140,7 @@ typedef struct Pipeline {
 	double flops;               /* all nodes at the sample sizes; -1 when some is unknown */
 	int64_t flops_unknown;      /* nodes whose count is unknown */
 	InputFile kind;
-	Bundle bundle;              /* INPUT_BUNDLE */
+	Bundle bundle;              /* INPUT_BUNDLE; bundle.zip maps a .pt2 input too */
 	OnnxInput onnx;             /* INPUT_ONNX, or a bundle's ONNX capture */
 	const char *strategy;       /* the capture written (the report's capture_strategy) */
 	const PipelineStrategy *winner;  /* a bundle's capture that converted, else NULL */

@@ -12,58 +12,10 @@
 #include "pipeline/pipeline.h"
 #include "diagtext.h"
 #include "zipwrite.h"
+#include "pipelinerun.h"
 #include "testutil.h"
 
 #define BUNDLE(name) TEST_PATH("models/bundles/" name ".yxc")
-
-typedef struct Run {
-	Arena a;
-	Pipeline pl;
-	Diag d;
-	char dir[64];
-	int rc;
-} Run;
-
-/* Converts input with the options text into a scratch folder. */
-static void
-run(Run *r, const char *input, const char *options)
-{
-	char *opts;
-	FILE *f;
-
-	memset(r, 0, sizeof *r);
-	arena_init(&r->a);
-	strcpy(r->dir, "/tmp/test_capture.XXXXXX");
-	ck_assert(mkdtemp(r->dir) != NULL);
-	opts = arena_printf(&r->a, "%s/opts.yaml", r->dir);
-	ck_assert((f = fopen(opts, "w")) != NULL);
-	fputs(options, f);
-	fclose(f);
-	r->pl.input = input;
-	r->pl.options = opts;
-	r->pl.out = arena_printf(&r->a, "%s/m.onnx", r->dir);
-	pipeline_init(&r->pl, &r->a);
-	r->rc = pipeline_run(&r->pl, &r->d);
-}
-
-static int
-exists(Run *r, const char *name)
-{
-	return access(arena_printf(&r->a, "%s/%s", r->dir, name), F_OK) == 0;
-}
-
-static void
-done(Run *r)
-{
-	static const char *const names[] = {"opts.yaml", "m.onnx", "m.xlsx", "m.onnx.data", "re.onnx", "re.xlsx"};
-
-	pipeline_close(&r->pl);
-	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-		unlink(arena_printf(&r->a, "%s/%s", r->dir, names[i]));
-	rmdir(r->dir);
-	diag_free(&r->d);
-	arena_free(&r->a);
-}
 
 /* The strategies of the captures rows, space-separated. */
 static const char *
@@ -112,15 +64,15 @@ START_TEST(winner_per_strategy_and_fallback)
 		const char *bundle = winners[i].bundle;
 		char path[128];
 		snprintf(path, sizeof path, "test/models/bundles/%s.yxc", bundle);
-		run(&r, path, winners[i].options);
+		test_run(&r, path, winners[i].options);
 		ck_assert_msg(r.rc == 0, "%s [%s]: rc %d: %s", bundle, winners[i].options, r.rc, test_diag_text(&r.d));
 		ck_assert_msg(strcmp(r.pl.strategy, winners[i].winner) == 0, "%s [%s]: won %s, want %s", bundle,
 		              winners[i].options, r.pl.strategy, winners[i].winner);
 		ck_assert_msg(strcmp(tried(&r), winners[i].tried) == 0, "%s [%s]: tried '%s', want '%s'", bundle,
 		              winners[i].options, tried(&r), winners[i].tried);
 		ck_assert(r.pl.winner && strcmp(r.pl.winner->name, winners[i].winner) == 0);
-		ck_assert(exists(&r, "m.onnx") && exists(&r, "m.xlsx"));
-		done(&r);
+		ck_assert(test_run_has(&r, "m.onnx") && test_run_has(&r, "m.xlsx"));
+		test_run_done(&r);
 	}
 }
 END_TEST
@@ -130,7 +82,7 @@ START_TEST(captures_rows_say_why)
 	Run r;
 	const ReportCapture *c;
 
-	run(&r, BUNDLE("only_tracing"), "report_timings: false\n");
+	test_run(&r, BUNDLE("only_tracing"), "report_timings: false\n");
 	ck_assert_int_eq(r.rc, 0);
 	ck_assert_int_eq(r.pl.report.ncapture, 5);
 	c = row(&r, "nostrict");
@@ -148,15 +100,15 @@ START_TEST(captures_rows_say_why)
 	/* the rejected captures are notes: exit status 0 */
 	ck_assert_int_eq(r.d.code, DIAG_OK);
 	ck_assert(strstr(test_diag_text(&r.d), "capture 'nostrict': not captured: RuntimeError: this model refuses torch.export"));
-	done(&r);
+	test_run_done(&r);
 
 	/* a capture that does not convert names its first diagnostic */
-	run(&r, BUNDLE("only_decomposed"), "");
+	test_run(&r, BUNDLE("only_decomposed"), "");
 	c = row(&r, "nostrict");
 	ck_assert_msg(strstr(c->converted, "no ONNX lowering") && strstr(c->converted, "(and 1 more)"), "%s",
 	              c->converted);
 	ck_assert(strstr(c->converted, "models.py:"));  /* the user's source line */
-	done(&r);
+	test_run_done(&r);
 }
 END_TEST
 
@@ -165,7 +117,7 @@ START_TEST(all_fail_lists_every_strategy)
 	Run r;
 	const char *text;
 
-	run(&r, BUNDLE("only_tracing"), "fallback: [nostrict, strict, jit, onnxscript]\n");
+	test_run(&r, BUNDLE("only_tracing"), "fallback: [nostrict, strict, jit, onnxscript]\n");
 	ck_assert_int_eq(r.rc, DIAG_CONVERT);
 	text = test_diag_text(&r.d);
 	ck_assert_msg(strstr(text, "capture 'nostrict': not captured: RuntimeError") &&
@@ -173,24 +125,24 @@ START_TEST(all_fail_lists_every_strategy)
 	              strstr(text, "capture 'jit': not converted:") && strstr(text, "TorchScript") &&
 	              strstr(text, "capture 'onnxscript': not captured: TorchExportError") &&
 	              strstr(text, "none of the 4 captures tried converts"), "%s", text);
-	ck_assert(!exists(&r, "m.onnx"));          /* nothing written but the report */
-	ck_assert(exists(&r, "m.xlsx"));
+	ck_assert(!test_run_has(&r, "m.onnx"));          /* nothing written but the report */
+	ck_assert(test_run_has(&r, "m.xlsx"));
 	ck_assert_int_eq(r.pl.report.ncapture, 4);
 	ck_assert_ptr_null(r.pl.model);
-	done(&r);
+	test_run_done(&r);
 
-	run(&r, BUNDLE("output_mismatch"), "fallback: [strict]\n");
+	test_run(&r, BUNDLE("output_mismatch"), "fallback: [strict]\n");
 	ck_assert_int_eq(r.rc, DIAG_CONVERT);
 	text = test_diag_text(&r.d);
 	ck_assert_msg(strstr(text, "capture 'strict': not in the bundle") &&
 	              strstr(text, "the one capture tried, 'strict', does not convert"), "%s", text);
 	ck_assert_str_eq(r.pl.report.capture[0].captured, "no (not in the bundle)");
-	done(&r);
+	test_run_done(&r);
 
-	run(&r, BUNDLE("only_tracing"), "fallback: []\n");
+	test_run(&r, BUNDLE("only_tracing"), "fallback: []\n");
 	ck_assert_int_eq(r.rc, DIAG_CONVERT);
 	ck_assert(strstr(test_diag_text(&r.d), "no capture to try"));
-	done(&r);
+	test_run_done(&r);
 }
 END_TEST
 
@@ -199,17 +151,17 @@ START_TEST(output_check_rejects_a_mismatch)
 	Run r;
 	const char *text;
 
-	run(&r, BUNDLE("output_mismatch"), "");
+	test_run(&r, BUNDLE("output_mismatch"), "");
 	ck_assert_int_eq(r.rc, DIAG_CONVERT);
 	text = test_diag_text(&r.d);
 	ck_assert_msg(strstr(text, "capture 'nostrict': not converted: outputs differ from torch's: output 0") &&
 	              strstr(text, "has size 3 at axis 1 (static), torch's has 2"), "%s", text);
-	ck_assert(!exists(&r, "m.onnx"));
-	done(&r);
+	ck_assert(!test_run_has(&r, "m.onnx"));
+	test_run_done(&r);
 	/* the same model, untampered, passes with its dynamic batch evaluated */
-	run(&r, BUNDLE("every_strategy"), "strategy: onnxscript\n");
+	test_run(&r, BUNDLE("every_strategy"), "strategy: onnxscript\n");
 	ck_assert_int_eq(r.rc, 0);
-	done(&r);
+	test_run_done(&r);
 }
 END_TEST
 
@@ -219,16 +171,16 @@ START_TEST(onnx_capture_opset_does_not_leak)
 {
 	Run r;
 
-	run(&r, BUNDLE("every_strategy"), "strategy: onnxscript\nfallback: [nostrict]\nopset: 17\n");
+	test_run(&r, BUNDLE("every_strategy"), "strategy: onnxscript\nfallback: [nostrict]\nopset: 17\n");
 	ck_assert_int_eq(r.rc, 0);
 	ck_assert_str_eq(r.pl.strategy, "nostrict");
 	ck_assert_int_eq(r.pl.opt.opset, 17);
 	ck_assert(strstr(test_diag_text(&r.d), "is written for opset 20"));
-	done(&r);
-	run(&r, BUNDLE("every_strategy"), "strategy: onnxscript\n");
+	test_run_done(&r);
+	test_run(&r, BUNDLE("every_strategy"), "strategy: onnxscript\n");
 	ck_assert_int_eq(r.rc, 0);
 	ck_assert_int_eq(r.pl.opt.opset, 20);
-	done(&r);
+	test_run_done(&r);
 }
 END_TEST
 
@@ -248,18 +200,18 @@ START_TEST(onnxscript_converges)
 		char path[128];
 		int64_t pt2, ox;
 		snprintf(path, sizeof path, "test/models/bundles/%s.yxc", pairs[i].bundle);
-		run(&r, path, pairs[i].pt2);
+		test_run(&r, path, pairs[i].pt2);
 		ck_assert_int_eq(r.rc, 0);
 		pt2 = (int64_t)r.pl.model->graph->n_node;
-		done(&r);
-		run(&r, path, "strategy: onnxscript\n");
+		test_run_done(&r);
+		test_run(&r, path, "strategy: onnxscript\n");
 		ck_assert_msg(r.rc == 0, "%s: %s", pairs[i].bundle, test_diag_text(&r.d));
 		ox = (int64_t)r.pl.model->graph->n_node;
 		ck_assert_msg(ox <= pt2, "%s: onnxscript %lld nodes, .pt2 %lld", pairs[i].bundle, (long long)ox,
 		              (long long)pt2);
 		ck_assert_str_eq(r.pl.strategy, "onnxscript");
 		ck_assert(r.pl.winner->dynamo && !r.pl.winner->jit);
-		done(&r);
+		test_run_done(&r);
 	}
 }
 END_TEST
@@ -302,11 +254,11 @@ START_TEST(options_check_strategy_names)
 
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		Run r;
-		run(&r, BUNDLE("every_strategy"), bad[i].text);
+		test_run(&r, BUNDLE("every_strategy"), bad[i].text);
 		ck_assert_int_eq(r.rc, DIAG_INPUT);
 		ck_assert_msg(strstr(test_diag_text(&r.d), bad[i].want), "%s: %s", bad[i].text, test_diag_text(&r.d));
-		ck_assert(!exists(&r, "m.onnx") && !exists(&r, "m.xlsx"));
-		done(&r);
+		ck_assert(!test_run_has(&r, "m.onnx") && !test_run_has(&r, "m.xlsx"));
+		test_run_done(&r);
 	}
 }
 END_TEST
@@ -340,13 +292,13 @@ START_TEST(malformed_bundles)
 		ck_assert(mkdtemp(dir) != NULL);
 		snprintf(path, sizeof path, "%s/b.yxc", dir);
 		test_write_zip(path, "capture.json", bad[i].json, strlen(bad[i].json));
-		run(&r, path, "");
+		test_run(&r, path, "");
 		ck_assert_int_eq(r.rc, DIAG_INPUT);
 		ck_assert_msg(strstr(test_diag_text(&r.d), bad[i].want), "%zu: %s", i, test_diag_text(&r.d));
-		ck_assert(!exists(&r, "m.onnx") && !exists(&r, "m.xlsx"));
+		ck_assert(!test_run_has(&r, "m.onnx") && !test_run_has(&r, "m.xlsx"));
 		unlink(path);
 		rmdir(dir);
-		done(&r);
+		test_run_done(&r);
 	}
 }
 END_TEST
@@ -358,12 +310,12 @@ START_TEST(onnx_input_round_trip)
 	char *onnx;
 	int64_t nodes;
 
-	run(&r, TEST_PATH("models/torch-2.14/cnn.pt2"), "patterns: none\nexternal_data_threshold: 64\n");
+	test_run(&r, TEST_PATH("models/torch-2.14/cnn.pt2"), "patterns: none\nexternal_data_threshold: 64\n");
 	ck_assert_int_eq(r.rc, 0);
 	nodes = (int64_t)r.pl.model->graph->n_node;
-	ck_assert(exists(&r, "m.onnx.data"));      /* external data, read back below */
+	ck_assert(test_run_has(&r, "m.onnx.data"));      /* external data, read back below */
 	onnx = arena_printf(&r.a, "%s/m.onnx", r.dir);
-	run(&re, onnx, "report_timings: false\n");
+	test_run(&re, onnx, "report_timings: false\n");
 	ck_assert_msg(re.rc == 0, "%s", test_diag_text(&re.d));
 	ck_assert_int_eq(re.pl.kind, INPUT_ONNX);
 	ck_assert_str_eq(re.pl.strategy, "onnx");
@@ -372,15 +324,15 @@ START_TEST(onnx_input_round_trip)
 	ck_assert_str_eq(re.pl.report.capture[0].strategy, "onnx");
 	ck_assert(re.pl.report.nflops > 0);
 	ck_assert(!re.pl.ran[PHASE_LOWER] && re.pl.ran[PHASE_OPTIMIZE]);
-	done(&re);
+	test_run_done(&re);
 
 	/* another opset asked for: an error, nothing written */
-	run(&re, onnx, "opset: 21\n");
+	test_run(&re, onnx, "opset: 21\n");
 	ck_assert_int_eq(re.rc, DIAG_INPUT);
 	ck_assert(strstr(test_diag_text(&re.d), "is written for opset 18"));
-	ck_assert(!exists(&re, "m.onnx"));
-	done(&re);
-	done(&r);
+	ck_assert(!test_run_has(&re, "m.onnx"));
+	test_run_done(&re);
+	test_run_done(&r);
 }
 END_TEST
 
@@ -393,6 +345,10 @@ START_TEST(onnx_input_errors)
 	} bad[] = {
 		{"\x08\x08\x3a\xff\xff", 5, "not an ONNX model: the bytes do not parse"},
 		{"\x08\x08", 2, "the ModelProto has no graph"},
+		/* ir 8, opset 18, a graph whose Relu 'r1' reads 'nope' */
+		{"\x08\x08\x42\x02\x10\x12\x3a\x1a\x0a\x13\x0a\x04nope\x12\x01y\x1a\x02r1\x22\x04Relu\x62\x03\x0a\x01y",
+		 34, "bad.onnx:graph: node 'r1' (Relu): reads 'nope', which no graph input, initializer or "
+		 "earlier node defines"},
 	};
 
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
@@ -404,13 +360,13 @@ START_TEST(onnx_input_errors)
 		ck_assert((f = fopen(path, "wb")) != NULL);
 		fwrite(bad[i].bytes, 1, bad[i].len, f);
 		fclose(f);
-		run(&r, path, "");
+		test_run(&r, path, "");
 		ck_assert_int_eq(r.rc, DIAG_INPUT);
 		ck_assert_msg(strstr(test_diag_text(&r.d), bad[i].want), "%s", test_diag_text(&r.d));
-		ck_assert(!exists(&r, "m.onnx") && !exists(&r, "m.xlsx"));
+		ck_assert(!test_run_has(&r, "m.onnx") && !test_run_has(&r, "m.xlsx"));
 		unlink(path);
 		rmdir(dir);
-		done(&r);
+		test_run_done(&r);
 	}
 }
 END_TEST

@@ -16,46 +16,8 @@
 #include "read/read.h"
 #include "opt/opt.h"
 #include "diagtext.h"
+#include "optparse.h"
 #include "testutil.h"
-
-static Arena a;
-
-static void
-setup(void)
-{
-	arena_init(&a);
-}
-
-static void
-teardown(void)
-{
-	arena_free(&a);
-}
-
-static int
-parse(const char *text, Options *o, char **msg)
-{
-	Diag d = {0};
-	int rc;
-
-	options_default(o);
-	rc = options_parse(o, &a, "options.yaml", text, strlen(text), &d);
-	*msg = strdup(test_diag_text(&d) ? test_diag_text(&d) : "");
-	diag_free(&d);
-	return rc;
-}
-
-static void
-expect_error(const char *text, const char *want)
-{
-	Options o;
-	char *msg;
-	int rc = parse(text, &o, &msg);
-
-	ck_assert_int_eq(rc, DIAG_INPUT);
-	ck_assert_msg(strstr(msg, want) != NULL, "for %s\nwant '%s'\ngot  '%s'", text, want, msg);
-	free(msg);
-}
 
 START_TEST(test_parse_domain_form)
 {

@@ -12,50 +12,25 @@
 
 #include "pipeline/pipeline.h"
 #include "diagtext.h"
+#include "pipelinerun.h"
 #include "testutil.h"
 
 #define LLAMA "transformers.models.llama.modeling_llama"
-
-typedef struct Run {
-	Arena a;
-	Pipeline pl;
-	Diag d;
-	char dir[64];
-	int rc;
-} Run;
 
 /* Converts test/models/torch-2.14/NAME.pt2 with the options text. */
 static void
 run(Run *r, const char *name, const char *options)
 {
-	FILE *f;
+	char path[256];
 
-	memset(r, 0, sizeof *r);
-	arena_init(&r->a);
-	strcpy(r->dir, "/tmp/test_functions.XXXXXX");
-	ck_assert(mkdtemp(r->dir) != NULL);
-	f = fopen(arena_printf(&r->a, "%s/opts.yaml", r->dir), "w");
-	ck_assert(f != NULL);
-	fputs(options, f);
-	fclose(f);
-	r->pl.input = arena_printf(&r->a, TEST_PATH("models/torch-2.14/%s.pt2"), name);
-	r->pl.options = arena_printf(&r->a, "%s/opts.yaml", r->dir);
-	r->pl.out = arena_printf(&r->a, "%s/m.onnx", r->dir);
-	pipeline_init(&r->pl, &r->a);
-	r->rc = pipeline_run(&r->pl, &r->d);
+	snprintf(path, sizeof path, TEST_PATH("models/torch-2.14/%s.pt2"), name);
+	test_run(r, path, options);
 }
 
 static void
 done(Run *r)
 {
-	static const char *const names[] = {"opts.yaml", "m.onnx", "m.xlsx", "m.onnx.data"};
-
-	pipeline_close(&r->pl);
-	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-		unlink(arena_printf(&r->a, "%s/%s", r->dir, names[i]));
-	rmdir(r->dir);
-	diag_free(&r->d);
-	arena_free(&r->a);
+	test_run_done(r);
 }
 
 static const Onnx__FunctionProto *
