@@ -270,4 +270,24 @@ const char *dimnames_symbol(const DimNames *dn, const char *symbol);
 /* The dim_param for a symbolic dim: its expression with symbols renamed. */
 const char *dimnames_expr(const DimNames *dn, const SymExpr *e);
 
+/* ==== meta (meta.c, meta.def): the dtype and shape of an ATen call ====
+ *
+ * A .pt2 records every value's dtype and shape; a TorchScript archive
+ * records none, so its reader asks here, node by node, as torch's meta
+ * functions would answer: broadcasting, type promotion, reductions,
+ * convolutions, views, ...  Symbolic dims stay expressions in the input
+ * shapes' symbols (sym/). */
+
+/* Fills out[0..k) (k returned, at most max) with the kind, dtype, rank and
+ * dims of n's results, in the order the schema returns them, a Tensor[]
+ * result flattened to its items.  n->op is "aten.NAME.OVERLOAD"; its
+ * arguments are named by the schema, every one present (defaults
+ * included), tensors pointing at Values whose meta is set.  Returns -1
+ * with why[] when the op has no rule or the arguments are inconsistent
+ * (shapes that do not broadcast, a dim out of range: what torch would
+ * raise), or when the rule cannot say (a shape that depends on data). */
+int ir_infer_outputs(Arena *a, const Node *n, Value *out, int max, char *why, size_t whylen);
+/* 1 when op ("aten.NAME.OVERLOAD") has a rule. */
+int ir_infer_known(const char *op);
+
 #endif

@@ -270,4 +270,32 @@ int irtext_load(Program *p, const char *path, Diag *d);
 /* The same from text[0..len) (NUL-terminated); label names it in messages. */
 int irtext_parse(Program *p, const char *label, const char *text, size_t len, Diag *d);
 
+/* ==== TorchScript archives (ts*.c, ts.h) ==== */
+
+/* A file written by torch.jit.save stores no input shapes: the options'
+ * `inputs:` give forward's tensor arguments (docs/options.md). */
+typedef struct TsInput {
+	const char *name;       /* forward's parameter, when `inputs:` is a mapping; else NULL */
+	DType dtype;
+	int rank;
+	const int64_t *dims;    /* rank sizes; -1 where names[i] is set */
+	const char *const *names; /* rank entries: the dim's dynamic name (its dim_param), or NULL */
+	uint32_t line, col;     /* where the options file writes it */
+} TsInput;
+
+typedef struct TsInputs {
+	const char *label;      /* the options file, for messages */
+	int n;                  /* -1: no `inputs:` given */
+	const TsInput *in;      /* in forward's order, or by name */
+} TsInputs;
+
+/* 1 when the open zip z is a TorchScript archive (data.pkl and code/). */
+int ts_sniff(const Zip *z);
+/* Reads the archive z (already open; its label names it) into p: the
+ * module tree and code, forward run over in.  Returns 0, DIAG_INPUT
+ * (a bad archive, code outside what the reader knows, no or wrong
+ * `inputs:`: every problem listed, with the code file's line and the
+ * user's source line) or DIAG_CONVERT (ops with no schema or no row). */
+int ts_load(Program *p, Zip *z, const TsInputs *in, Diag *d);
+
 #endif
