@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <ctype.h>
 #include <string.h>
 #include <strings.h>
 #include <yaml.h>
@@ -313,6 +314,115 @@ opt_functions(OptCtx *c, yaml_node_t *v)
 	return 0;
 }
 
+/* One entry of `inputs:`: {dtype: float32, shape: [batch, 3, 224, 224]}. */
+static int
+opt_input_one(OptCtx *c, yaml_node_t *v, const char *name, TsInput *in)
+{
+	yaml_node_t *dt = NULL, *sh = NULL;
+	int64_t *dims;
+	const char **names;
+	int rank;
+
+	if (v->type != YAML_MAPPING_NODE)
+		return opt_err(c, v, "'inputs': each entry is a mapping {dtype: float32, shape: [batch, 3]}");
+	for (yaml_node_pair_t *p = v->data.mapping.pairs.start; p < v->data.mapping.pairs.top; p++) {
+		yaml_node_t *k = yaml_document_get_node(c->doc, p->key);
+		const char *ks = k ? scalar(k) : NULL;
+		if (ks && strcmp(ks, "dtype") == 0)
+			dt = yaml_document_get_node(c->doc, p->value);
+		else if (ks && strcmp(ks, "shape") == 0)
+			sh = yaml_document_get_node(c->doc, p->value);
+		else
+			return opt_err(c, k ? k : v, arena_printf(c->a, "'inputs': unknown key '%s' (an entry has "
+			               "dtype and shape)", ks ? ks : "?"));
+	}
+	in->name = name;
+	in->line = (uint32_t)v->start_mark.line + 1;
+	in->col = (uint32_t)v->start_mark.column + 1;
+	if (!dt || !scalar(dt))
+		return opt_err(c, v, "'inputs': the entry needs a dtype (float32, int64, bool, ...)");
+	in->dtype = dtype_from_name(scalar(dt));
+	if (in->dtype == DT_UNKNOWN)
+		return opt_err(c, dt, arena_printf(c->a, "'inputs': unknown dtype '%s' (torch's names: "
+		               "float32, float16, bfloat16, float64, int64, int32, int16, int8, uint8, bool, ...)",
+		               scalar(dt)));
+	if (!sh || sh->type != YAML_SEQUENCE_NODE)
+		return opt_err(c, sh ? sh : v, "'inputs': the entry needs a shape, a list of sizes and names "
+		               "([batch, 3, 224, 224]; [] for a 0-d tensor)");
+	rank = (int)(sh->data.sequence.items.top - sh->data.sequence.items.start);
+	if (rank > 64)
+		return opt_err(c, sh, "'inputs': a shape of more than 64 dims");
+	dims = ARENA_ARRAY(c->a, int64_t, rank + 1);
+	names = ARENA_ARRAY(c->a, const char *, rank + 1);
+	for (int i = 0; i < rank; i++) {
+		yaml_node_t *d = yaml_document_get_node(c->doc, sh->data.sequence.items.start[i]);
+		const char *s = d ? scalar(d) : NULL;
+		char *end = NULL;
+		long long x;
+		if (!s || !*s)
+			return opt_err(c, d ? d : sh, "'inputs': a size is a number or a name");
+		x = strtoll(s, &end, 10);
+		if (end && !*end) {
+			if (x < 0 || x > (1LL << 40))
+				return opt_err(c, d, arena_printf(c->a, "'inputs': size %lld is out of range", x));
+			dims[i] = x;
+		} else if (isalpha((unsigned char)s[0]) || s[0] == '_') {
+			for (const char *q = s; *q; q++)
+				if (!isalnum((unsigned char)*q) && *q != '_')
+					return opt_err(c, d, arena_printf(c->a, "'inputs': dimension name '%s' must be an "
+					               "identifier (letters, digits, _)", s));
+			dims[i] = -1;
+			names[i] = arena_strdup(c->a, s);
+		} else {
+			return opt_err(c, d, arena_printf(c->a, "'inputs': size '%s' is neither a number nor a name", s));
+		}
+	}
+	in->rank = rank;
+	in->dims = dims;
+	in->names = names;
+	return 0;
+}
+
+static int
+opt_inputs(OptCtx *c, yaml_node_t *v)
+{
+	TsInput *in;
+	int n = 0;
+
+	c->o->inputs.label = c->o->label;
+	if (v->type == YAML_SEQUENCE_NODE) {
+		n = (int)(v->data.sequence.items.top - v->data.sequence.items.start);
+		in = ARENA_ARRAY(c->a, TsInput, n + 1);
+		for (int i = 0; i < n; i++) {
+			yaml_node_t *e = yaml_document_get_node(c->doc, v->data.sequence.items.start[i]);
+			if (!e || opt_input_one(c, e, NULL, &in[i]))
+				return e ? DIAG_INPUT : opt_err(c, v, "'inputs': bad entry");
+		}
+	} else if (v->type == YAML_MAPPING_NODE) {
+		n = (int)(v->data.mapping.pairs.top - v->data.mapping.pairs.start);
+		in = ARENA_ARRAY(c->a, TsInput, n + 1);
+		for (int i = 0; i < n; i++) {
+			yaml_node_pair_t *p = &v->data.mapping.pairs.start[i];
+			yaml_node_t *k = yaml_document_get_node(c->doc, p->key);
+			yaml_node_t *e = yaml_document_get_node(c->doc, p->value);
+			const char *name = k ? scalar(k) : NULL;
+			if (!name || !*name)
+				return opt_err(c, k ? k : v, "'inputs': keys are forward's argument names");
+			for (int j = 0; j < i; j++)
+				if (strcmp(in[j].name, name) == 0)
+					return opt_err(c, k, arena_printf(c->a, "'inputs': argument '%s' is given twice", name));
+			if (!e || opt_input_one(c, e, arena_strdup(c->a, name), &in[i]))
+				return e ? DIAG_INPUT : opt_err(c, k, "'inputs': bad entry");
+		}
+	} else {
+		return opt_err(c, v, "'inputs' needs a list of {dtype, shape} entries, in forward's order, "
+		               "or a mapping from argument name to its entry");
+	}
+	c->o->inputs.n = n;
+	c->o->inputs.in = in;
+	return 0;
+}
+
 static int
 opt_function_weights(OptCtx *c, yaml_node_t *v)
 {
@@ -347,6 +457,7 @@ options_default(Options *o)
 	o->report = 1;
 	o->report_timings = 0;
 	o->label = "options";
+	o->inputs.n = -1;
 }
 
 /* v as text for the report: a scalar as written, collections in flow style. */

@@ -85,6 +85,46 @@ onnx_sniff(const char *path)
 	return c == 0x08;
 }
 
+/* The dynamic dims `inputs:` names become dim_params under those names:
+ * each name's first axis is a dynamic_dimensions request (unless the
+ * options already name that axis). */
+static void
+ts_dim_requests(Pipeline *pl)
+{
+	Options *o = &pl->opt;
+	const TsInputs *in = &o->inputs;
+	int n = o->ndim_request, cap = n;
+	DimRequest *r;
+
+	for (int i = 0; i < in->n; i++)
+		cap += in->in[i].rank;
+	r = ARENA_ARRAY(pl->a, DimRequest, cap + 1);
+	if (n)
+		memcpy(r, o->dim_requests, sizeof *r * (size_t)n);
+	for (int i = 0; i < in->n && i < pl->prog.nforward_arg; i++) {
+		const TsInput *t = &in->in[i];
+		const char *arg = t->name ? t->name : pl->prog.forward_arg_names[i];
+		for (int k = 0; k < t->rank; k++) {
+			int seen = 0;
+			if (!t->names[k])
+				continue;
+			for (int j = 0; j < n && !seen; j++)
+				seen = strcmp(r[j].name, t->names[k]) == 0 ||
+				       (strcmp(r[j].input, arg) == 0 && r[j].axis == k);
+			if (seen)
+				continue;
+			r[n].input = arg;
+			r[n].axis = k;
+			r[n].name = t->names[k];
+			r[n].line = t->line;
+			r[n].col = t->col;
+			n++;
+		}
+	}
+	o->dim_requests = r;
+	o->ndim_request = n;
+}
+
 /* A text graph, an ONNX model, a capture bundle or a .pt2, told apart by
  * content (a bundle is a zip holding capture.json). */
 static int
@@ -109,6 +149,15 @@ read_input(Pipeline *pl, Diag *d)
 	if (bundle_sniff(&pl->bundle.zip)) {
 		pl->kind = INPUT_BUNDLE;
 		return bundle_read(&pl->bundle, pl->a, d);
+	}
+	if (ts_sniff(&pl->bundle.zip)) {
+		int rc;
+		pl->kind = INPUT_TS;
+		pl->strategy = "jit";
+		rc = ts_load(&pl->prog, &pl->bundle.zip, &pl->opt.inputs, d);
+		if (!rc)
+			ts_dim_requests(pl);
+		return rc;
 	}
 	pl->kind = INPUT_PT2;
 	return pt2_load_mem(&pl->prog, pl->input, pl->bundle.zip.base, pl->bundle.zip.len, pl->bundle.zip.fd, d);

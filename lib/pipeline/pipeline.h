@@ -54,6 +54,7 @@ typedef struct Options {
 	int nfunction;
 	const char **functions;         /* module classes written as ONNX functions (arena) */
 	int function_embedded;          /* function_weights: 1 embedded, 0 inputs */
+	TsInputs inputs;                /* inputs: (n -1 when not given) */
 } Options;
 
 /* The defaults: opset 18, no renames, 1 MiB threshold, no dim names,
@@ -118,6 +119,7 @@ typedef enum InputFile {
 	INPUT_TEXT,                 /* a text graph (docs/text-graph.md) */
 	INPUT_BUNDLE,               /* a capture bundle (docs/capture.md) */
 	INPUT_ONNX,                 /* an ONNX model: optimized and reported, not lowered */
+	INPUT_TS,                   /* a TorchScript archive (torch.jit.save) */
 } InputFile;
 
 typedef struct Pipeline {

@@ -241,7 +241,8 @@ typedef struct TsSchema {
 typedef enum TsKind {
 	TK_NONE, TK_BOOL, TK_INT, TK_FLOAT, TK_COMPLEX, TK_STR, TK_DEVICE,
 	TK_TENSOR,
-	TK_INTS, TK_FLOATS, TK_BOOLS, TK_TENSORS, TK_OPT_TENSORS,  /* lists (an empty list matches every list) */
+	TK_INTS, TK_FLOATS, TK_BOOLS, TK_TENSORS, TK_OPT_TENSORS,  /* lists */
+	TK_EMPTY_LIST,          /* [] : matches every list type */
 	TK_OTHER,
 } TsKind;
 

@@ -1,0 +1,2018 @@
+/* tsbuild.c: a TorchScript module's forward() run at conversion time into
+ * the IR.
+ *
+ * The printed code is executed by a small interpreter over TsAst.  Every
+ * value is a TsVal: a Python value known now (None, bool, int, float, str,
+ * list, tuple, device, a module object of data.pkl), a symbolic int (a
+ * size of an input named dynamic by `inputs:`, as an IR SymInt value), or
+ * a tensor (an IR Value).  Python values are computed here and vanish;
+ * submodule calls are inlined (their nn_module_stack kept, so `functions:`
+ * can outline them); tensor operations become ATen nodes: the overload is
+ * chosen by tsschema.c from the arguments' kinds, the arguments are named
+ * and completed with the schema's defaults, and ir_infer_outputs() gives
+ * the results their dtype and shape, as a .pt2 records them.  The graph
+ * the lowering then sees is the one a .pt2 of the same model would give,
+ * apart from TorchScript's own op forms (aten._convolution and the like),
+ * which have rows of their own.
+ *
+ * `if` and `for` over values known now are evaluated away (the branch
+ * taken, the loop unrolled); over tensors they are outside the subset for
+ * now and reported as such.  Errors do not stop the run: a failed
+ * expression yields a poison value (V_ERR) that every later use passes on
+ * silently, so one conversion lists every problem, each at the code
+ * file's line and the user's source line. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "read/ts.h"
+
+typedef enum VKind {
+	V_ERR, V_NONE, V_BOOL, V_INT, V_FLOAT, V_STR, V_SYM, V_TENSOR,
+	V_LIST, V_TUPLE, V_OBJ, V_DEVICE, V_UNINIT,
+} VKind;
+
+typedef struct TsVal TsVal;
+struct TsVal {
+	VKind k;
+	int numtensor;          /* V_INT/V_FLOAT/V_SYM from NumToTensor: a 0-d tensor to torch */
+	int64_t i;              /* V_BOOL, V_INT */
+	double f;               /* V_FLOAT */
+	const char *s;          /* V_STR, V_DEVICE */
+	Value *v;               /* V_TENSOR; V_SYM: its VAL_SYM_INT value */
+	int n;
+	TsVal **it;             /* V_LIST, V_TUPLE */
+	const PyObj *obj;       /* V_OBJ: the module object */
+	const char *path;       /* V_OBJ: its path from the root ("" for the root, "layers.0") */
+};
+
+/* One inlined call: where it was made, for the user's frame. */
+typedef struct Site {
+	const TsCode *code;
+	uint32_t ofs;
+	const char *fn;
+	const char *path, *cls;     /* the module whose method runs (nn_module_stack) */
+} Site;
+
+enum { MAX_DEPTH = 200, MAX_UNROLL = 100000 };
+
+typedef struct Build {
+	Program *p;
+	const TsArchive *t;
+	Arena *a;
+	Diag *d;
+	Graph *g;
+	int nerr;
+	StrMap *asts;           /* module -> TsAst (parsed once) */
+	StrMap *weights;        /* "%p" of a PY_TENSOR -> Value */
+	StrMap *taken;          /* value names used */
+	int nsite;
+	Site site[MAX_DEPTH];
+	int nnode, capnode;
+	Node **nodes;
+	int ninput, capinput;
+	Arg *inputs;
+	InputSpec *specs;
+	long unrolled;
+} Build;
+
+/* A function's variables. */
+typedef struct Frame {
+	StrMap *vars;
+	const TsCode *code;
+	TsVal *ret;
+} Frame;
+
+static TsVal poison = {.k = V_ERR};
+static TsVal none_val = {.k = V_NONE};
+
+static TsVal *eval(Build *b, Frame *f, const TsExpr *e);
+static int exec_body(Build *b, Frame *f, TsStmt *const *body, int n);
+
+/* ---- values ---- */
+
+static TsVal *
+mk(Build *b, VKind k)
+{
+	TsVal *v = ARENA_NEW(b->a, TsVal);
+	v->k = k;
+	return v;
+}
+
+static TsVal *
+mk_int(Build *b, int64_t i)
+{
+	TsVal *v = mk(b, V_INT);
+	v->i = i;
+	return v;
+}
+
+static TsVal *
+mk_bool(Build *b, int i)
+{
+	TsVal *v = mk(b, V_BOOL);
+	v->i = !!i;
+	return v;
+}
+
+static TsVal *
+mk_float(Build *b, double x)
+{
+	TsVal *v = mk(b, V_FLOAT);
+	v->f = x;
+	return v;
+}
+
+static TsVal *
+mk_seq(Build *b, VKind k, int n)
+{
+	TsVal *v = mk(b, k);
+	v->n = n;
+	v->it = ARENA_ARRAY(b->a, TsVal *, n + 1);
+	return v;
+}
+
+static const char *
+kind_name(const TsVal *v)
+{
+	static const char *const names[] = {
+		"an earlier error", "None", "bool", "int", "float", "str", "int", "Tensor",
+		"list", "tuple", "module", "device", "uninitialized",
+	};
+	return names[v->k];
+}
+
+/* ---- errors ---- */
+
+/* The user's frame for an error or a node: the innermost site (the
+ * expression itself, then the calls that inlined it) whose source range
+ * lies outside torch's own package, else the innermost with a range. */
+static const TsSpan *
+user_span(Build *b, const TsCode *code, uint32_t ofs)
+{
+	const TsSpan *first = NULL;
+
+	for (int k = b->nsite; k >= 0; k--) {
+		const TsCode *c = k == b->nsite ? code : b->site[k].code;
+		uint32_t o = k == b->nsite ? ofs : b->site[k].ofs;
+		const TsSpan *s = c ? ts_span_at(c, o) : NULL;
+		if (!s || !s->file)
+			continue;
+		if (!first)
+			first = s;
+		if (!strstr(s->file, "-packages/torch/") && strncmp(s->file, "torch/", 6) != 0)
+			return s;
+	}
+	return first;
+}
+
+static const char *
+frame_text(Build *b, const TsCode *code, uint32_t ofs)
+{
+	const TsSpan *s = user_span(b, code, ofs);
+	const char *fn = b->nsite ? b->site[b->nsite - 1].fn : "forward";
+
+	if (!s)
+		return NULL;
+	return arena_printf(b->a, "%s:%d in %s%s%s", s->file, s->line, fn ? fn : "forward",
+	                    s->src ? ": " : "", s->src ? s->src : "");
+}
+
+static TsVal *
+fail_at(Build *b, const TsCode *code, uint32_t ofs, uint32_t line, uint32_t col, DiagCode dc,
+        const char *fmt, ...) __attribute__((format(printf, 7, 8)));
+
+static TsVal *
+fail_at(Build *b, const TsCode *code, uint32_t ofs, uint32_t line, uint32_t col, DiagCode dc,
+        const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+	DiagAt at = {0};
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	at.file = code ? arena_printf(b->a, "%s:%s", b->t->label, code->rel) : b->t->label;
+	at.line = line;
+	at.column = col;
+	at.frame = frame_text(b, code, ofs);
+	diag_report(b->d, dc, &at, "%s", msg);
+	b->nerr++;
+	return &poison;
+}
+
+#define FAIL(b, f, e, ...) fail_at((b), (f)->code, (e)->ofs, (e)->line, (e)->col, YE_TS_UNSUPPORTED, __VA_ARGS__)
+
+/* ---- names and graph ---- */
+
+static const char *
+fresh_name(Build *b, const char *base)
+{
+	char buf[256];
+	const char *s;
+
+	if (!base || !*base)
+		base = "v";
+	if (!strmap_get(b->taken, base)) {
+		s = arena_strdup(b->a, base);
+		strmap_put(b->taken, s, (void *)s);
+		return s;
+	}
+	for (int k = 1;; k++) {
+		snprintf(buf, sizeof buf, "%s_%d", base, k);
+		if (!strmap_get(b->taken, buf)) {
+			s = arena_strdup(b->a, buf);
+			strmap_put(b->taken, s, (void *)s);
+			return s;
+		}
+	}
+}
+
+/* A placeholder of the main graph. */
+static Value *
+add_input(Build *b, const char *name, InputKind kind, const char *target)
+{
+	Value *v = ir_new_value(b->a, b->g, fresh_name(b, name), VAL_TENSOR);
+
+	if (b->ninput == b->capinput) {
+		int cap = b->capinput ? b->capinput * 2 : 16;
+		Arg *na = ARENA_ARRAY(b->a, Arg, cap);
+		InputSpec *ns = ARENA_ARRAY(b->a, InputSpec, cap);
+		if (b->ninput) {
+			memcpy(na, b->inputs, sizeof *na * (size_t)b->ninput);
+			memcpy(ns, b->specs, sizeof *ns * (size_t)b->ninput);
+		}
+		b->inputs = na, b->specs = ns, b->capinput = cap;
+	}
+	b->inputs[b->ninput].kind = ARG_TENSOR;
+	b->inputs[b->ninput].u.v = v;
+	b->specs[b->ninput].kind = kind;
+	b->specs[b->ninput].target = target;
+	b->specs[b->ninput].persistent = 1;
+	b->ninput++;
+	return v;
+}
+
+static void
+set_meta(Value *v, const TensorData *t, Arena *a)
+{
+	v->dtype = t->dtype;
+	v->rank = t->rank;
+	v->dims = ARENA_ARRAY(a, Dim, t->rank + 1);
+	for (int i = 0; i < t->rank; i++)
+		v->dims[i].v = t->sizes[i];
+	v->data = (TensorData *)t;
+}
+
+/* A tensor of data.pkl or constants.pkl as a graph input (once per tensor). */
+static TsVal *
+weight(Build *b, const PyObj *o, const char *fqn, InputKind kind)
+{
+	char key[32];
+	Value *v;
+	TsVal *r;
+
+	snprintf(key, sizeof key, "%p", (const void *)o);
+	if (!(v = strmap_get(b->weights, key))) {
+		char name[256];
+		const char *pre = kind == IN_PARAMETER ? "p_" : kind == IN_BUFFER ? "b_" : "c_";
+		size_t k = strlen(pre);
+		snprintf(name, sizeof name, "%s%s", pre, fqn);
+		for (; name[k]; k++)
+			if (name[k] == '.')
+				name[k] = '_';
+		v = add_input(b, name, kind, arena_strdup(b->a, fqn));
+		set_meta(v, o->tensor, b->a);
+		strmap_put(b->weights, arena_strdup(b->a, key), v);
+	}
+	r = mk(b, V_TENSOR);
+	r->v = v;
+	return r;
+}
+
+static void
+push_node(Build *b, Node *n)
+{
+	if (b->nnode == b->capnode) {
+		int cap = b->capnode ? b->capnode * 2 : 64;
+		Node **nn = ARENA_ARRAY(b->a, Node *, cap);
+		if (b->nnode)
+			memcpy(nn, b->nodes, sizeof *nn * (size_t)b->nnode);
+		b->nodes = nn, b->capnode = cap;
+	}
+	n->graph = b->g;
+	n->id = b->nnode;
+	b->nodes[b->nnode++] = n;
+}
+
+/* nn_module_stack of the current inlining: "key,path,class" joined by ';'. */
+static const char *
+module_stack(Build *b)
+{
+	size_t len = 0;
+	char *s, *q;
+
+	for (int k = 0; k < b->nsite; k++)
+		if (b->site[k].cls)
+			len += 2 * strlen(b->site[k].path) + strlen(b->site[k].cls) + 8;
+	if (!len)
+		return NULL;
+	q = s = arena_alloc(b->a, len + 1);
+	for (int k = 0; k < b->nsite; k++) {
+		if (!b->site[k].cls)
+			continue;
+		q += sprintf(q, "%s%s,%s,%s", q == s ? "" : ";", b->site[k].path, b->site[k].path,
+		             b->site[k].cls);
+	}
+	return s;
+}
+
+static Node *
+new_node(Build *b, const char *op, const TsCode *code, uint32_t ofs)
+{
+	Node *n = ARENA_NEW(b->a, Node);
+
+	n->op = op;
+	n->target = arena_printf(b->a, "torch.ops.%s", op);
+	n->frame = frame_text(b, code, ofs);
+	n->nn_module_stack = module_stack(b);
+	if (n->frame)
+		n->stack_trace = n->frame;
+	return n;
+}
+
+/* ---- symbolic ints ---- */
+
+static int
+sym_const(const TsVal *v, int64_t *out)
+{
+	if (v->k == V_INT || v->k == V_BOOL) {
+		*out = v->i;
+		return 1;
+	}
+	return 0;
+}
+
+/* A SymInt node out of a _operator/aten op over int arguments; its value's
+ * expression is e (canonical). */
+static TsVal *
+sym_node(Build *b, Frame *f, const TsExpr *at, const char *op, int nin, Arg *in, SymExpr *e)
+{
+	Node *n = new_node(b, op, f->code, at->ofs);
+	Value *v;
+	TsVal *r;
+
+	n->nin = nin;
+	n->in = ARENA_ARRAY(b->a, NamedArg, nin + 1);
+	for (int i = 0; i < nin; i++) {
+		n->in[i].name = "";
+		n->in[i].kind = 1;
+		n->in[i].arg = in[i];
+	}
+	v = ir_new_value(b->a, b->g, fresh_name(b, "sym_size_int"), VAL_SYM_INT);
+	v->expr = e;
+	v->def = n;
+	n->nout = 1;
+	n->out = ARENA_NEW(b->a, Arg);
+	n->out->kind = ARG_SYM_INT;
+	n->out->u.v = v;
+	n->name = v->name;
+	push_node(b, n);
+	r = mk(b, V_SYM);
+	r->v = v;
+	return r;
+}
+
+static Arg
+int_arg(const TsVal *v)
+{
+	Arg a = {0};
+
+	if (v->k == V_SYM) {
+		a.kind = ARG_SYM_INT;
+		a.u.v = v->v;
+	} else {
+		a.kind = ARG_INT;
+		a.u.i = v->i;
+	}
+	return a;
+}
+
+/* x.size(dim) */
+static TsVal *
+size_of(Build *b, Frame *f, const TsExpr *at, const Value *x, int64_t dim)
+{
+	Arg in[2] = {{0}};
+	const Dim *dd;
+
+	if (dim < 0)
+		dim += x->rank;
+	if (dim < 0 || dim >= x->rank)
+		return FAIL(b, f, at, "size(): dim %lld out of range for a tensor of rank %d",
+		            (long long)dim, x->rank);
+	dd = &x->dims[dim];
+	if (!dd->e)
+		return mk_int(b, dd->v);
+	in[0].kind = ARG_TENSOR;
+	in[0].u.v = (Value *)x;
+	in[1].kind = ARG_INT;
+	in[1].u.i = dim;
+	return sym_node(b, f, at, "aten.sym_size.int", 2, in, dd->e);
+}
+
+/* Python int arithmetic, with SymInts as _operator nodes. */
+static TsVal *
+int_binary(Build *b, Frame *f, const TsExpr *at, int op, const TsVal *x, const TsVal *y)
+{
+	int64_t p, q;
+	static const struct { int op; const char *target; SymOp sym; } ops[] = {
+		{TB_ADD, "_operator.add", SYM_ADD}, {TB_SUB, "_operator.sub", SYM_ADD},
+		{TB_MUL, "_operator.mul", SYM_MUL}, {TB_FLOORDIV, "_operator.floordiv", SYM_FLOORDIV},
+		{TB_MOD, "_operator.mod", SYM_PYTHONMOD},
+	};
+
+	if (sym_const(x, &p) && sym_const(y, &q)) {
+		switch (op) {
+		case TB_ADD: return mk_int(b, p + q);
+		case TB_SUB: return mk_int(b, p - q);
+		case TB_MUL: return mk_int(b, p * q);
+		case TB_FLOORDIV:
+		case TB_MOD:
+			if (q == 0)
+				return FAIL(b, f, at, "integer division by zero");
+			{
+				int64_t d = p / q, m = p % q;
+				if (m != 0 && ((m < 0) != (q < 0)))
+					d--, m += q;
+				return mk_int(b, op == TB_FLOORDIV ? d : m);
+			}
+		case TB_EQ: return mk_bool(b, p == q);
+		case TB_NE: return mk_bool(b, p != q);
+		case TB_LT: return mk_bool(b, p < q);
+		case TB_LE: return mk_bool(b, p <= q);
+		case TB_GT: return mk_bool(b, p > q);
+		case TB_GE: return mk_bool(b, p >= q);
+		case TB_AND: return mk_int(b, p & q);
+		case TB_OR: return mk_int(b, p | q);
+		case TB_XOR: return mk_int(b, p ^ q);
+		case TB_SHL: return mk_int(b, q >= 0 && q < 63 ? p << q : 0);
+		case TB_SHR: return mk_int(b, q >= 0 && q < 63 ? p >> q : (p < 0 ? -1 : 0));
+		case TB_POW: {
+			int64_t r = 1;
+			if (q < 0)
+				return mk_float(b, pow((double)p, (double)q));
+			for (int64_t k = 0; k < q && k < 64; k++)
+				r *= p;
+			return mk_int(b, r);
+		}
+		case TB_DIV:
+			return mk_float(b, (double)p / (double)q);
+		default:
+			break;
+		}
+		return FAIL(b, f, at, "operator not supported on ints");
+	}
+	for (size_t k = 0; k < sizeof ops / sizeof *ops; k++) {
+		SymExpr *ex = NULL, *ey = NULL, *args[2], *e;
+		Arg in[2];
+		if (ops[k].op != op)
+			continue;
+		ex = x->k == V_SYM ? x->v->expr : poly_num(b->a, x->i);
+		ey = y->k == V_SYM ? y->v->expr : poly_num(b->a, y->i);
+		if (op == TB_SUB) {
+			SymExpr *m[2] = {poly_num(b->a, -1), ey};
+			ey = poly_call(b->a, SYM_MUL, 2, m);
+		}
+		args[0] = ex, args[1] = ey;
+		e = poly_canon(b->a, poly_call(b->a, ops[k].sym, 2, args));
+		{
+			int64_t c;
+			if (poly_is_num(e, &c))
+				return mk_int(b, c);
+		}
+		in[0] = int_arg(x);
+		in[1] = int_arg(y);
+		return sym_node(b, f, at, ops[k].target, 2, in, e);
+	}
+	return FAIL(b, f, at, "this operator on a dynamic size (%s) is outside what the reader evaluates",
+	            kind_name(x));
+}
+
+/* ---- constants of the module tree ---- */
+
+static TsVal *
+from_py(Build *b, Frame *f, const TsExpr *at, const PyObj *o, const char *fqn, InputKind kind)
+{
+	TsVal *v;
+
+	switch (o->kind) {
+	case PY_NONE: return &none_val;
+	case PY_BOOL: return mk_bool(b, (int)o->i);
+	case PY_INT: return mk_int(b, o->i);
+	case PY_FLOAT: return mk_float(b, o->f);
+	case PY_STR:
+		v = mk(b, V_STR);
+		v->s = o->s;
+		return v;
+	case PY_TENSOR:
+		return weight(b, o, fqn, kind);
+	case PY_TUPLE:
+	case PY_LIST:
+		v = mk_seq(b, o->kind == PY_TUPLE ? V_TUPLE : V_LIST, (int)o->n);
+		for (size_t i = 0; i < o->n; i++) {
+			const char *sub = arena_printf(b->a, "%s.%zu", fqn, i);
+			v->it[i] = from_py(b, f, at, o->items[i], sub, kind);
+			if (v->it[i]->k == V_ERR)
+				return &poison;
+		}
+		return v;
+	case PY_CALL:
+		if (o->func && o->func->kind == PY_GLOBAL && strncmp(o->func->s, "__torch__", 9) == 0) {
+			v = mk(b, V_OBJ);
+			v->obj = o;
+			v->path = fqn;
+			return v;
+		}
+		if (o->func && py_is_global(o->func, "torch", "device") && o->args && o->args->n == 1 &&
+		    o->args->items[0]->kind == PY_STR) {
+			v = mk(b, V_DEVICE);
+			v->s = o->args->items[0]->s;
+			return v;
+		}
+		break;
+	default:
+		break;
+	}
+	return FAIL(b, f, at, "attribute '%s' holds a value the reader does not know (pickle kind %d)",
+	            fqn, (int)o->kind);
+}
+
+/* ---- classes ---- */
+
+static const TsAst *
+ast_of(Build *b, const char *module, const TsCode **codep)
+{
+	const TsCode *c = ts_code_file(b->t, module);
+	TsAst *ast;
+
+	*codep = c;
+	if (!c)
+		return NULL;
+	if ((ast = strmap_get(b->asts, module)))
+		return ast;
+	ast = ARENA_NEW(b->a, TsAst);
+	if (ts_parse(b->a, arena_printf(b->a, "%s:%s", b->t->label, c->rel), c->text, c->len, ast, b->d)) {
+		b->nerr++;
+		return NULL;
+	}
+	strmap_put(b->asts, module, ast);
+	return ast;
+}
+
+static const TsClass *
+class_of(Build *b, const PyObj *obj, const TsCode **codep)
+{
+	const TsAst *ast = ast_of(b, obj->func->s, codep);
+	return ast ? ts_class(ast, obj->func->name) : NULL;
+}
+
+/* The class name users know: the module path without __torch__ and the
+ * mangling ("torch.nn.modules.linear.Linear"). */
+static const char *
+class_display(Build *b, const PyObj *obj)
+{
+	const char *m = obj->func->s;
+	char *s, *w;
+	const char *q;
+
+	if (strncmp(m, "__torch__", 9) == 0)
+		m += m[9] == '.' ? 10 : 9;
+	s = w = arena_alloc(b->a, strlen(m) + strlen(obj->func->name) + 2);
+	for (q = m; *q;) {
+		const char *dot = strchr(q, '.');
+		size_t len = dot ? (size_t)(dot - q) : strlen(q);
+		if (!(len > 15 && strncmp(q, "___torch_mangle", 15) == 0)) {
+			memcpy(w, q, len);
+			w += len;
+			*w++ = '.';
+		}
+		q += len + (dot != NULL);
+	}
+	strcpy(w, obj->func->name);
+	return s;
+}
+
+static int
+in_list(const char *const *l, int n, const char *s)
+{
+	for (int i = 0; i < n; i++)
+		if (strcmp(l[i], s) == 0)
+			return 1;
+	return 0;
+}
+
+/* obj.name for a module object. */
+static TsVal *
+get_attr(Build *b, Frame *f, const TsExpr *at, const TsVal *objv, const char *name)
+{
+	const PyObj *st = objv->obj->state, *o = NULL;
+	const TsCode *code;
+	const TsClass *cls = class_of(b, objv->obj, &code);
+	const char *fqn = *objv->path ? arena_printf(b->a, "%s.%s", objv->path, name) : name;
+	InputKind kind = IN_TENSOR_CONSTANT;
+
+	if (st && st->kind == PY_DICT)
+		o = py_dict_get(st, name);
+	if (!o) {
+		if (cls)
+			for (int i = 0; i < cls->nconst; i++)
+				if (strcmp(cls->const_names[i], name) == 0)
+					return eval(b, f, cls->const_values[i]);
+		return FAIL(b, f, at, "module '%s' (%s) has no attribute '%s'",
+		            *objv->path ? objv->path : "<root>", class_display(b, objv->obj), name);
+	}
+	if (cls && in_list(cls->parameters, cls->nparameter, name))
+		kind = IN_PARAMETER;
+	else if (cls && in_list(cls->buffers, cls->nbuffer, name))
+		kind = IN_BUFFER;
+	return from_py(b, f, at, o, fqn, kind);
+}
+
+/* ---- calls of TorchScript functions ---- */
+
+static TsVal *
+call_def(Build *b, const TsDef *def, const TsCode *code, const TsVal *self, const char *path,
+         const char *cls, int npos, TsVal **pos, int nkw, const char *const *kwn, TsVal **kw,
+         const TsExpr *at, const TsCode *at_code)
+{
+	Frame nf = {0};
+	int first = self ? 1 : 0;
+
+	if (b->nsite >= MAX_DEPTH - 1)
+		return fail_at(b, at_code, at->ofs, at->line, at->col, YE_TS_UNSUPPORTED,
+		               "calls nested deeper than %d (recursion?)", MAX_DEPTH);
+	nf.vars = strmap_new(b->a, 16);
+	nf.code = code;
+	if (self && def->nparam > 0)
+		strmap_put(nf.vars, def->params[0].name, (void *)self);
+	if (npos > def->nparam - first)
+		return fail_at(b, at_code, at->ofs, at->line, at->col, YE_TS_UNSUPPORTED,
+		               "%s() takes %d arguments, %d given", def->name, def->nparam - first, npos);
+	for (int i = first; i < def->nparam; i++) {
+		const TsParam *pa = &def->params[i];
+		TsVal *v = NULL;
+		if (i - first < npos)
+			v = pos[i - first];
+		for (int k = 0; k < nkw && !v; k++)
+			if (strcmp(kwn[k], pa->name) == 0)
+				v = kw[k];
+		if (!v && pa->def) {
+			Frame df = {.vars = strmap_new(b->a, 1), .code = code};
+			v = eval(b, &df, pa->def);
+		}
+		if (!v)
+			return fail_at(b, at_code, at->ofs, at->line, at->col, YE_TS_UNSUPPORTED,
+			               "%s(): no value for argument '%s'", def->name, pa->name);
+		strmap_put(nf.vars, pa->name, v);
+	}
+	b->site[b->nsite].code = at_code;
+	b->site[b->nsite].ofs = at->ofs;
+	b->site[b->nsite].fn = def->name;
+	b->site[b->nsite].path = path;
+	b->site[b->nsite].cls = cls;
+	b->nsite++;
+	if (exec_body(b, &nf, def->body, def->nbody) < 0)
+		nf.ret = &poison;
+	b->nsite--;
+	return nf.ret ? nf.ret : &none_val;
+}
+
+/* ---- operator calls ---- */
+
+static TsKind
+val_kind(const TsVal *v)
+{
+	switch (v->k) {
+	case V_NONE: return TK_NONE;
+	case V_BOOL: return v->numtensor ? TK_TENSOR : TK_BOOL;
+	case V_INT: case V_SYM: return v->numtensor ? TK_TENSOR : TK_INT;
+	case V_FLOAT: return v->numtensor ? TK_TENSOR : TK_FLOAT;
+	case V_STR: return TK_STR;
+	case V_DEVICE: return TK_DEVICE;
+	case V_TENSOR: return TK_TENSOR;
+	case V_LIST: {
+		int ints = 0, floats = 0, bools = 0, tensors = 0, nones = 0;
+		if (v->n == 0)
+			return TK_EMPTY_LIST;
+		for (int i = 0; i < v->n; i++) {
+			const TsVal *x = v->it[i];
+			if (x->k == V_TENSOR || x->numtensor)
+				tensors++;
+			else if (x->k == V_INT || x->k == V_SYM)
+				ints++;
+			else if (x->k == V_FLOAT)
+				floats++;
+			else if (x->k == V_BOOL)
+				bools++;
+			else if (x->k == V_NONE)
+				nones++;
+		}
+		if (tensors + nones == v->n)
+			return nones ? TK_OPT_TENSORS : TK_TENSORS;
+		if (ints == v->n)
+			return TK_INTS;
+		if (floats + ints == v->n)
+			return TK_FLOATS;
+		if (bools == v->n)
+			return TK_BOOLS;
+		return TK_OTHER;
+	}
+	default:
+		return TK_OTHER;
+	}
+}
+
+/* torch's c10 ScalarType numbering (what TorchScript writes for dtype=):
+ * Byte, Char, Short, Int, Long, Half, Float, Double, ComplexHalf,
+ * ComplexFloat, ComplexDouble, Bool, QInt8, QUInt8, QInt32, BFloat16. */
+static DType
+c10_dtype(int64_t code)
+{
+	static const DType t[] = {
+		DT_UINT8, DT_INT8, DT_INT16, DT_INT32, DT_INT64, DT_FLOAT16, DT_FLOAT32, DT_FLOAT64,
+		DT_COMPLEX32, DT_COMPLEX64, DT_COMPLEX128, DT_BOOL, DT_UNKNOWN, DT_UNKNOWN, DT_UNKNOWN,
+		DT_BFLOAT16,
+	};
+	return code >= 0 && code < (int64_t)(sizeof t / sizeof *t) ? t[code] : DT_UNKNOWN;
+}
+
+/* A 0-d constant tensor (a number passed where the schema wants a Tensor). */
+static Value *
+number_tensor(Build *b, const TsVal *v)
+{
+	TensorData *t = ARENA_NEW(b->a, TensorData);
+	uint8_t *buf = arena_alloc(b->a, 8);
+	Value *x;
+
+	if (v->k == V_FLOAT) {
+		t->dtype = DT_FLOAT64;
+		memcpy(buf, &v->f, 8);
+	} else if (v->k == V_BOOL) {
+		t->dtype = DT_BOOL;
+		buf[0] = (uint8_t)v->i;
+	} else {
+		t->dtype = DT_INT64;
+		memcpy(buf, &v->i, 8);
+	}
+	t->storage = buf;
+	t->storage_bytes = (uint64_t)dtype_size(t->dtype);
+	t->entry = "a number used as a tensor";
+	x = add_input(b, "c_scalar", IN_TENSOR_CONSTANT, fresh_name(b, "scalar"));
+	b->specs[b->ninput - 1].target = x->name;
+	set_meta(x, t, b->a);
+	return x;
+}
+
+static Value *emit_scalar_tensor(Build *b, Frame *f, const TsExpr *at, const TsVal *v);
+
+/* The tensor a value stands for: a tensor, or a NumToTensor number. */
+static Value *
+as_tensor(Build *b, Frame *f, const TsExpr *at, const TsVal *v)
+{
+	if (v->k == V_TENSOR)
+		return v->v;
+	if (v->k == V_SYM)
+		return emit_scalar_tensor(b, f, at, v);
+	return number_tensor(b, v);
+}
+
+static double
+num(const TsVal *v)
+{
+	return v->k == V_FLOAT ? v->f : (double)v->i;
+}
+
+/* A default as the schema writes it, as an Arg of the argument's type.
+ * Returns 0 when the text is not understood (the argument is then left
+ * out, as torch leaves defaults out of a .pt2). */
+static int
+default_arg(Build *b, const TsSchemaArg *sa, Arg *out)
+{
+	const char *s = sa->def;
+	char *end;
+
+	memset(out, 0, sizeof *out);
+	if (!s)
+		return 0;
+	if (strcmp(s, "None") == 0) {
+		out->kind = ARG_NONE;
+		return 1;
+	}
+	switch (sa->type) {
+	case TA_BOOL: case TA_OPT_BOOL:
+		out->kind = ARG_BOOL;
+		out->u.i = strcmp(s, "True") == 0;
+		return strcmp(s, "True") == 0 || strcmp(s, "False") == 0;
+	case TA_INT: case TA_OPT_INT:
+		out->kind = ARG_INT;
+		out->u.i = strtoll(s, &end, 10);
+		return *end == 0;
+	case TA_FLOAT: case TA_OPT_FLOAT:
+		out->kind = ARG_FLOAT;
+		out->u.f = strtod(s, &end);
+		return *end == 0;
+	case TA_SCALAR: case TA_OPT_SCALAR:
+		out->u.i = strtoll(s, &end, 10);
+		if (*end == 0) {
+			out->kind = ARG_INT;
+			return 1;
+		}
+		out->kind = ARG_FLOAT;
+		out->u.f = strtod(s, &end);
+		return *end == 0;
+	case TA_STR: case TA_OPT_STR: {
+		size_t n = strlen(s);
+		if (n >= 2 && (s[0] == '"' || s[0] == '\'') && s[n - 1] == s[0]) {
+			out->kind = ARG_STRING;
+			out->u.s = arena_strndup(b->a, s + 1, n - 2);
+			return 1;
+		}
+		return 0;
+	}
+	case TA_INTS: case TA_OPT_INTS: {
+		int64_t buf[16];
+		int n = 0;
+		const char *q = s;
+		if (*q != '[') {
+			/* int[2] stride=1: one value broadcast */
+			int64_t x = strtoll(q, &end, 10);
+			if (*end || sa->list_len <= 0 || sa->list_len > 16)
+				return 0;
+			for (n = 0; n < sa->list_len; n++)
+				buf[n] = x;
+		} else {
+			q++;
+			while (*q && *q != ']' && n < 16) {
+				buf[n++] = strtoll(q, &end, 10);
+				if (end == q)
+					return 0;
+				q = end;
+				while (*q == ',' || *q == ' ')
+					q++;
+			}
+			if (*q != ']')
+				return 0;
+		}
+		out->kind = ARG_INTS;
+		out->n = n;
+		out->u.list = ARENA_ARRAY(b->a, Arg, n + 1);
+		for (int i = 0; i < n; i++) {
+			out->u.list[i].kind = ARG_INT;
+			out->u.list[i].u.i = buf[i];
+		}
+		return 1;
+	}
+	default:
+		return 0;
+	}
+}
+
+/* A call argument as an Arg of the schema argument's type. */
+static int
+to_arg(Build *b, Frame *f, const TsExpr *at, const TsSchemaArg *sa, const TsVal *v, Arg *out)
+{
+	memset(out, 0, sizeof *out);
+	if (v->k == V_NONE) {
+		out->kind = ARG_NONE;
+		return 0;
+	}
+	switch (sa->type) {
+	case TA_TENSOR: case TA_OPT_TENSOR:
+		out->kind = ARG_TENSOR;
+		out->u.v = as_tensor(b, f, at, v);
+		return 0;
+	case TA_TENSORS: case TA_OPT_TENSORS:
+		out->kind = sa->type == TA_TENSORS ? ARG_TENSORS : ARG_OPT_TENSORS;
+		out->n = v->n;
+		out->u.list = ARENA_ARRAY(b->a, Arg, v->n + 1);
+		for (int i = 0; i < v->n; i++) {
+			if (v->it[i]->k == V_NONE) {
+				out->u.list[i].kind = ARG_NONE;
+				continue;
+			}
+			out->u.list[i].kind = ARG_TENSOR;
+			out->u.list[i].u.v = as_tensor(b, f, at, v->it[i]);
+		}
+		return 0;
+	case TA_INT: case TA_OPT_INT:
+		if (v->k == V_LIST && v->n == 1)
+			v = v->it[0];
+		*out = int_arg(v);
+		return 0;
+	case TA_INTS: case TA_OPT_INTS: {
+		int n = v->k == V_LIST || v->k == V_TUPLE ? v->n : sa->list_len > 0 ? sa->list_len : 1;
+		int sym = 0;
+		out->n = n;
+		out->u.list = ARENA_ARRAY(b->a, Arg, n + 1);
+		for (int i = 0; i < n; i++) {
+			const TsVal *x = v->k == V_LIST || v->k == V_TUPLE ? v->it[i] : v;
+			out->u.list[i] = int_arg(x);
+			sym |= x->k == V_SYM;
+		}
+		out->kind = sym ? ARG_SYM_INTS : ARG_INTS;
+		return 0;
+	}
+	case TA_FLOAT: case TA_OPT_FLOAT:
+		out->kind = ARG_FLOAT;
+		out->u.f = num(v);
+		return 0;
+	case TA_FLOATS: case TA_OPT_FLOATS:
+		out->kind = ARG_FLOATS;
+		out->n = v->n;
+		out->u.list = ARENA_ARRAY(b->a, Arg, v->n + 1);
+		for (int i = 0; i < v->n; i++) {
+			out->u.list[i].kind = ARG_FLOAT;
+			out->u.list[i].u.f = num(v->it[i]);
+		}
+		return 0;
+	case TA_BOOL: case TA_OPT_BOOL:
+		out->kind = ARG_BOOL;
+		out->u.i = v->i != 0;
+		return 0;
+	case TA_BOOLS:
+		out->kind = ARG_BOOLS;
+		out->n = v->n;
+		out->u.list = ARENA_ARRAY(b->a, Arg, v->n + 1);
+		for (int i = 0; i < v->n; i++) {
+			out->u.list[i].kind = ARG_BOOL;
+			out->u.list[i].u.i = v->it[i]->i != 0;
+		}
+		return 0;
+	case TA_SCALAR: case TA_OPT_SCALAR:
+		if (v->k == V_FLOAT) {
+			out->kind = ARG_FLOAT;
+			out->u.f = v->f;
+		} else if (v->k == V_BOOL) {
+			out->kind = ARG_BOOL;
+			out->u.i = v->i;
+		} else if (v->k == V_SYM) {
+			*out = int_arg(v);
+		} else {
+			out->kind = ARG_INT;
+			out->u.i = v->i;
+		}
+		return 0;
+	case TA_STR: case TA_OPT_STR:
+		out->kind = ARG_STRING;
+		out->u.s = v->s;
+		return 0;
+	case TA_SCALAR_TYPE: case TA_OPT_SCALAR_TYPE: {
+		DType t = c10_dtype(v->i);
+		if (t == DT_UNKNOWN) {
+			FAIL(b, f, at, "dtype code %lld is not one the converter knows", (long long)v->i);
+			return -1;
+		}
+		out->kind = ARG_SCALAR_TYPE;
+		out->u.i = dtype_torch(t);
+		return 0;
+	}
+	case TA_LAYOUT: case TA_OPT_LAYOUT:
+		out->kind = ARG_LAYOUT;
+		out->u.i = v->i;
+		return 0;
+	case TA_MEMORY_FORMAT: case TA_OPT_MEMORY_FORMAT:
+		/* c10 Contiguous 0, Preserve 1, ChannelsLast 2, ChannelsLast3d 3 ->
+		 * the serialized enum: Contiguous 1, ChannelsLast 2, ChannelsLast3d 3, Preserve 4 */
+		out->kind = ARG_MEMORY_FORMAT;
+		out->u.i = v->i == 0 ? 1 : v->i == 1 ? 4 : v->i;
+		return 0;
+	case TA_DEVICE: case TA_OPT_DEVICE:
+		out->kind = ARG_DEVICE;
+		out->u.s = v->k == V_DEVICE || v->k == V_STR ? v->s : "cpu";
+		return 0;
+	case TA_GENERATOR: case TA_OPT_GENERATOR:
+		out->kind = ARG_NONE;
+		return 0;
+	default:
+		FAIL(b, f, at, "argument '%s' has a type the converter does not build", sa->name);
+		return -1;
+	}
+}
+
+/* The op name of a schema: "aten.add.Tensor", "aten.relu.default". */
+static const char *
+schema_op(Build *b, const TsSchema *s)
+{
+	return arena_printf(b->a, "%s.%s.%s", s->ns, s->name, *s->overload ? s->overload : "default");
+}
+
+/* Emits the node of an ATen call bound to schema s; returns its result. */
+static TsVal *
+emit(Build *b, Frame *f, const TsExpr *at, const TsBind *bd, TsVal **args, const char *base)
+{
+	const TsSchema *s = bd->schema;
+	Node *n = new_node(b, schema_op(b, s), f->code, at->ofs);
+	Value outs[64];
+	char why[512] = "";
+	int k, list_ret;
+	TsVal *r;
+
+	n->in = ARENA_ARRAY(b->a, NamedArg, s->narg + 1);
+	for (int i = 0; i < s->narg; i++) {
+		NamedArg *na = &n->in[n->nin];
+		na->name = s->args[i].name;
+		na->kind = s->args[i].kwonly ? 2 : 1;
+		if (bd->slot[i] < 0) {
+			if (!default_arg(b, &s->args[i], &na->arg))
+				continue;
+		} else if (to_arg(b, f, at, &s->args[i], args[bd->slot[i]], &na->arg)) {
+			return &poison;
+		}
+		n->nin++;
+	}
+	memset(outs, 0, sizeof outs);
+	k = ir_infer_outputs(b->a, n, outs, 64, why, sizeof why);
+	if (k < 0 && s->name[0] && s->name[strlen(s->name) - 1] == '_' && n->nin > 0 &&
+	    n->in[0].arg.kind == ARG_TENSOR) {
+		/* an in-place op: its result is self, written */
+		outs[0] = *n->in[0].arg.u.v;
+		outs[0].data = NULL;
+		k = 1;
+	}
+	if (k < 0)
+		return fail_at(b, f->code, at->ofs, at->line, at->col, YE_TS_UNSUPPORTED,
+		               "%s: %s", n->op, why[0] ? why : "no shape rule for this op");
+	list_ret = s->nret == 1 && strncmp(s->rets[0], "Tensor[]", 8) == 0;
+	n->nout = list_ret ? 1 : k;
+	n->out = ARENA_ARRAY(b->a, Arg, n->nout + 1);
+	r = list_ret ? mk_seq(b, V_LIST, k) : k == 1 ? NULL : mk_seq(b, V_TUPLE, k);
+	if (list_ret) {
+		n->out[0].kind = ARG_TENSORS;
+		n->out[0].n = k;
+		n->out[0].u.list = ARENA_ARRAY(b->a, Arg, k + 1);
+	}
+	for (int i = 0; i < k; i++) {
+		Value *v = ir_new_value(b->a, b->g, fresh_name(b, base), outs[i].kind);
+		TsVal *tv;
+		v->dtype = outs[i].dtype;
+		v->rank = outs[i].rank;
+		v->dims = outs[i].dims;
+		v->expr = outs[i].expr;
+		v->def = n;
+		if (list_ret) {
+			n->out[0].u.list[i].kind = ARG_TENSOR;
+			n->out[0].u.list[i].u.v = v;
+		} else {
+			n->out[i].kind = v->kind == VAL_TENSOR ? ARG_TENSOR : ARG_SYM_INT;
+			n->out[i].u.v = v;
+		}
+		tv = mk(b, v->kind == VAL_TENSOR ? V_TENSOR : V_SYM);
+		tv->v = v;
+		if (r)
+			r->it[i] = tv;
+		else
+			r = tv;
+		if (i == 0)
+			n->name = v->name;
+	}
+	if (k == 0) {
+		n->name = fresh_name(b, base);
+		r = &none_val;
+	}
+	push_node(b, n);
+	return r;
+}
+
+/* scalar_tensor(sym): a SymInt as a 0-d int64 tensor. */
+static Value *
+emit_scalar_tensor(Build *b, Frame *f, const TsExpr *at, const TsVal *v)
+{
+	TsBind bd;
+	TsKind kinds[1] = {TK_INT};
+	TsVal *args[1];
+	TsVal *r;
+	char why[256];
+	TsVal iv = *v;
+
+	iv.numtensor = 0;
+	args[0] = &iv;
+	if (ts_schema_bind("aten", "scalar_tensor", 1, kinds, 0, NULL, NULL, &bd, why, sizeof why)) {
+		FAIL(b, f, at, "%s", why);
+		return NULL;
+	}
+	r = emit(b, f, at, &bd, args, "scalar_tensor");
+	return r->k == V_TENSOR ? r->v : NULL;
+}
+
+/* NumToTensor values through simple tensor arithmetic stay numbers (traced
+ * code computes sizes this way: mul(NumToTensor(size(x, 0)), 8)). */
+static TsVal *
+numtensor_op(Build *b, Frame *f, const TsExpr *at, const char *name, int npos, TsVal **pos)
+{
+	static const struct { const char *name; int op; } ops[] = {
+		{"add", TB_ADD}, {"sub", TB_SUB}, {"mul", TB_MUL}, {"floor_divide", TB_FLOORDIV},
+		{"remainder", TB_MOD}, {"floordiv", TB_FLOORDIV},
+	};
+	TsVal *r;
+
+	if (npos != 2 || !(pos[0]->numtensor || pos[1]->numtensor))
+		return NULL;
+	for (int i = 0; i < 2; i++)
+		if (!(pos[i]->k == V_INT || pos[i]->k == V_SYM))
+			return NULL;
+	for (size_t k = 0; k < sizeof ops / sizeof *ops; k++) {
+		TsVal x = *pos[0], y = *pos[1];
+		if (strcmp(ops[k].name, name) != 0)
+			continue;
+		x.numtensor = y.numtensor = 0;
+		r = int_binary(b, f, at, ops[k].op, &x, &y);
+		if (r->k == V_ERR)
+			return r;
+		r = arena_dup(b->a, r, sizeof *r);
+		r->numtensor = 1;
+		return r;
+	}
+	return NULL;
+}
+
+static TsVal *
+call_op(Build *b, Frame *f, const TsExpr *at, const char *ns, const char *name, int npos, TsVal **pos,
+        int nkw, const char *const *kwn, TsVal **kw)
+{
+	TsKind pk[TS_MAX_ARGS], kk[TS_MAX_ARGS];
+	TsVal *all[2 * TS_MAX_ARGS];
+	TsBind bd;
+	char why[1024];
+	TsVal *r;
+	char base[128];
+
+	if (npos > TS_MAX_ARGS || nkw > TS_MAX_ARGS)
+		return FAIL(b, f, at, "%s.%s: too many arguments", ns, name);
+	for (int i = 0; i < npos; i++) {
+		if (pos[i]->k == V_ERR)
+			return &poison;
+		pk[i] = val_kind(pos[i]);
+		all[i] = pos[i];
+	}
+	for (int i = 0; i < nkw; i++) {
+		if (kw[i]->k == V_ERR)
+			return &poison;
+		kk[i] = val_kind(kw[i]);
+		all[npos + i] = kw[i];
+	}
+	if (strcmp(ns, "aten") == 0 && (r = numtensor_op(b, f, at, name, npos, pos)))
+		return r;
+	if (ts_schema_bind(ns, name, npos, pk, nkw, kwn, kk, &bd, why, sizeof why))
+		return FAIL(b, f, at, "%s", why);
+	snprintf(base, sizeof base, "%s", name);
+	while (base[0] == '_')
+		memmove(base, base + 1, strlen(base));
+	if (*base && base[strlen(base) - 1] == '_')
+		base[strlen(base) - 1] = 0;
+	return emit(b, f, at, &bd, all, base);
+}
+
+/* ---- builtins ---- */
+
+static TsVal *
+to_int(Build *b, Frame *f, const TsExpr *at, const TsVal *v)
+{
+	TsVal *r;
+
+	switch (v->k) {
+	case V_INT: case V_BOOL: return mk_int(b, v->i);
+	case V_FLOAT: return mk_int(b, (int64_t)v->f);
+	case V_SYM:
+		r = arena_dup(b->a, v, sizeof *v);
+		r->numtensor = 0;
+		return r;
+	case V_TENSOR:
+		return FAIL(b, f, at, "int() of a tensor's contents (data-dependent) is outside what the reader converts");
+	default:
+		return FAIL(b, f, at, "int() of %s", kind_name(v));
+	}
+}
+
+static int
+truth(Build *b, Frame *f, const TsExpr *at, const TsVal *v, int *out)
+{
+	switch (v->k) {
+	case V_BOOL: case V_INT: *out = v->i != 0; return 0;
+	case V_FLOAT: *out = v->f != 0; return 0;
+	case V_NONE: *out = 0; return 0;
+	case V_STR: *out = v->s[0] != 0; return 0;
+	case V_LIST: case V_TUPLE: *out = v->n != 0; return 0;
+	case V_OBJ: case V_DEVICE: *out = 1; return 0;
+	case V_ERR: return -1;
+	case V_SYM:
+		FAIL(b, f, at, "a condition on a dynamic size is outside what the reader evaluates "
+		     "(give that dimension a static size in `inputs:`)");
+		return -1;
+	case V_TENSOR:
+		FAIL(b, f, at, "a condition on a tensor's contents (data-dependent control flow) is not supported yet");
+		return -1;
+	default:
+		FAIL(b, f, at, "a condition on %s", kind_name(v));
+		return -1;
+	}
+}
+
+/* The type a TorchScript annotation names, for isinstance(). */
+static int
+isinstance_of(const TsVal *v, const TsExpr *type)
+{
+	const char *t = type->kind == TE_NAME ? type->s : type->kind == TE_INDEX && type->a->kind == TE_NAME
+	                ? type->a->s : NULL;
+	if (type->kind == TE_TUPLE) {
+		for (int i = 0; i < type->nitem; i++)
+			if (isinstance_of(v, type->items[i]))
+				return 1;
+		return 0;
+	}
+	if (!t)
+		return 0;
+	if (strcmp(t, "Tensor") == 0)
+		return v->k == V_TENSOR;
+	if (strcmp(t, "int") == 0)
+		return v->k == V_INT || v->k == V_SYM;
+	if (strcmp(t, "float") == 0)
+		return v->k == V_FLOAT;
+	if (strcmp(t, "bool") == 0)
+		return v->k == V_BOOL;
+	if (strcmp(t, "str") == 0)
+		return v->k == V_STR;
+	if (strcmp(t, "List") == 0)
+		return v->k == V_LIST;
+	if (strcmp(t, "Tuple") == 0)
+		return v->k == V_TUPLE;
+	if (strcmp(t, "Optional") == 0)
+		return v->k == V_NONE || isinstance_of(v, type->b);
+	return 0;
+}
+
+/* The dotted name of an attribute chain ("torch.nn.functional.relu"), or NULL. */
+static const char *
+dotted(Build *b, const TsExpr *e)
+{
+	if (e->kind == TE_NAME)
+		return e->s;
+	if (e->kind == TE_ATTR) {
+		const char *l = dotted(b, e->a);
+		return l ? arena_printf(b->a, "%s.%s", l, e->s) : NULL;
+	}
+	return NULL;
+}
+
+static TsVal *
+builtin(Build *b, Frame *f, const TsExpr *e, const char *fn, int npos, TsVal **pos, int nkw,
+        const char *const *kwn, TsVal **kw, int *handled)
+{
+	*handled = 1;
+	for (int i = 0; i < npos; i++)
+		if (pos[i]->k == V_ERR)
+			return &poison;
+	if (strcmp(fn, "int") == 0 && npos == 1)
+		return to_int(b, f, e, pos[0]);
+	if (strcmp(fn, "float") == 0 && npos == 1) {
+		if (pos[0]->k == V_INT || pos[0]->k == V_BOOL || pos[0]->k == V_FLOAT)
+			return mk_float(b, num(pos[0]));
+		return FAIL(b, f, e, "float() of %s is outside what the reader evaluates", kind_name(pos[0]));
+	}
+	if (strcmp(fn, "bool") == 0 && npos == 1) {
+		int t;
+		if (truth(b, f, e, pos[0], &t))
+			return &poison;
+		return mk_bool(b, t);
+	}
+	if ((strcmp(fn, "len") == 0 || strcmp(fn, "torch.len") == 0) && npos == 1) {
+		if (pos[0]->k == V_LIST || pos[0]->k == V_TUPLE)
+			return mk_int(b, pos[0]->n);
+		if (pos[0]->k == V_TENSOR) {
+			if (pos[0]->v->rank < 1)
+				return FAIL(b, f, e, "len() of a 0-d tensor");
+			return size_of(b, f, e, pos[0]->v, 0);
+		}
+		return FAIL(b, f, e, "len() of %s", kind_name(pos[0]));
+	}
+	if ((strcmp(fn, "annotate") == 0 || strcmp(fn, "unchecked_cast") == 0) && npos == 2)
+		return pos[1];
+	if (strcmp(fn, "uninitialized") == 0)
+		return mk(b, V_UNINIT);
+	if (strcmp(fn, "ops.prim.NumToTensor") == 0 && npos == 1) {
+		TsVal *r;
+		if (pos[0]->k == V_TENSOR)
+			return pos[0];
+		r = arena_dup(b->a, pos[0], sizeof *pos[0]);
+		r->numtensor = 1;
+		return r;
+	}
+	if ((strcmp(fn, "torch.size") == 0 || strcmp(fn, "ops.aten.size") == 0) && npos >= 1 &&
+	    pos[0]->k == V_TENSOR) {
+		const Value *x = pos[0]->v;
+		if (npos == 2 && (pos[1]->k == V_INT))
+			return size_of(b, f, e, x, pos[1]->i);
+		if (npos == 1) {
+			TsVal *l = mk_seq(b, V_LIST, x->rank);
+			for (int i = 0; i < x->rank; i++)
+				if ((l->it[i] = size_of(b, f, e, x, i))->k == V_ERR)
+					return &poison;
+			return l;
+		}
+	}
+	if (strcmp(fn, "torch.dim") == 0 && npos == 1 && pos[0]->k == V_TENSOR)
+		return mk_int(b, pos[0]->v->rank);
+	if (strcmp(fn, "torch.device") == 0 && npos == 1 && pos[0]->k == V_STR) {
+		TsVal *r = mk(b, V_DEVICE);
+		r->s = pos[0]->s;
+		return r;
+	}
+	if (strcmp(fn, "ops.prim.device") == 0 && npos == 1) {
+		TsVal *r = mk(b, V_DEVICE);
+		r->s = "cpu";
+		return r;
+	}
+	if (strcmp(fn, "ops.prim.dtype") == 0 && npos == 1 && pos[0]->k == V_TENSOR) {
+		int code = dtype_torch(pos[0]->v->dtype);
+		for (int c = 0; c < 16; c++)
+			if (c10_dtype(c) == pos[0]->v->dtype)
+				return mk_int(b, c);
+		return FAIL(b, f, e, "dtype %s has no TorchScript code (%d)", dtype_name(pos[0]->v->dtype), code);
+	}
+	if (strcmp(fn, "isinstance") == 0 && npos == 2 && e->nitem == 2)
+		return mk_bool(b, isinstance_of(pos[0], e->items[1]));
+	if (strcmp(fn, "range") == 0 && npos >= 1 && npos <= 3) {
+		int64_t lo = 0, hi, st = 1, c;
+		TsVal *l;
+		for (int i = 0; i < npos; i++)
+			if (pos[i]->k != V_INT)
+				return FAIL(b, f, e, "range() over %s: loops whose trip count is not known at "
+				            "conversion time are not supported yet", kind_name(pos[i]));
+		if (npos == 1)
+			hi = pos[0]->i;
+		else
+			lo = pos[0]->i, hi = pos[1]->i;
+		if (npos == 3)
+			st = pos[2]->i;
+		if (st == 0)
+			return FAIL(b, f, e, "range() step is zero");
+		c = st > 0 ? (hi > lo ? (hi - lo + st - 1) / st : 0) : (lo > hi ? (lo - hi - st - 1) / -st : 0);
+		if (c > MAX_UNROLL)
+			return FAIL(b, f, e, "range() of %lld items: more than the %d a loop may unroll",
+			            (long long)c, MAX_UNROLL);
+		l = mk_seq(b, V_LIST, (int)c);
+		for (int64_t i = 0; i < c; i++)
+			l->it[i] = mk_int(b, lo + i * st);
+		return l;
+	}
+	if (strcmp(fn, "getattr") == 0 && npos == 2 && pos[0]->k == V_OBJ && pos[1]->k == V_STR)
+		return get_attr(b, f, e, pos[0], pos[1]->s);
+	if (strcmp(fn, "torch.append") == 0 && npos == 2 && pos[0]->k == V_LIST) {
+		TsVal *l = pos[0];
+		TsVal **it = ARENA_ARRAY(b->a, TsVal *, l->n + 2);
+		memcpy(it, l->it, sizeof *it * (size_t)l->n);
+		it[l->n] = pos[1];
+		l->it = it;
+		l->n++;
+		return l;
+	}
+	if ((strcmp(fn, "torch.warn") == 0 || strcmp(fn, "print") == 0))
+		return &none_val;
+	(void)nkw, (void)kwn, (void)kw;
+	*handled = 0;
+	return NULL;
+}
+
+/* ---- expressions ---- */
+
+static TsVal *
+eval_call(Build *b, Frame *f, const TsExpr *e)
+{
+	TsVal *pos[TS_MAX_ARGS * 2], *kw[TS_MAX_ARGS * 2];
+	const char *kwn[TS_MAX_ARGS * 2];
+	int npos = 0, nkw = 0, handled;
+	const char *fn = dotted(b, e->a);
+	TsVal *r;
+
+	if (e->nitem > TS_MAX_ARGS * 2)
+		return FAIL(b, f, e, "a call with %d arguments", e->nitem);
+	/* annotate(T, x), isinstance(x, T), uninitialized(T): T is a type, not a value */
+	if (fn && (strcmp(fn, "annotate") == 0 || strcmp(fn, "unchecked_cast") == 0) && e->nitem == 2)
+		return eval(b, f, e->items[1]);
+	if (fn && strcmp(fn, "uninitialized") == 0)
+		return mk(b, V_UNINIT);
+	if (fn && strcmp(fn, "isinstance") == 0 && e->nitem == 2) {
+		TsVal *x = eval(b, f, e->items[0]);
+		return x->k == V_ERR ? x : mk_bool(b, isinstance_of(x, e->items[1]));
+	}
+	for (int i = 0; i < e->nitem; i++) {
+		TsVal *v = eval(b, f, e->items[i]);
+		if (e->kw && e->kw[i]) {
+			kwn[nkw] = e->kw[i];
+			kw[nkw++] = v;
+		} else {
+			pos[npos++] = v;
+		}
+	}
+	/* a method of a module: (fc).forward(x) */
+	if (e->a->kind == TE_ATTR && !(fn && (strncmp(fn, "torch.", 6) == 0 || strncmp(fn, "ops.", 4) == 0 ||
+	                                      strncmp(fn, "__torch__.", 10) == 0))) {
+		TsVal *self = eval(b, f, e->a->a);
+		if (self->k == V_ERR)
+			return self;
+		if (self->k == V_OBJ) {
+			const TsCode *code;
+			const TsClass *cls = class_of(b, self->obj, &code);
+			const TsDef *def = cls ? ts_method(cls, e->a->s) : NULL;
+			if (!cls)
+				return FAIL(b, f, e, "class %s.%s of module '%s' is not defined in the archive's code",
+				            self->obj->func->s, self->obj->func->name, self->path);
+			if (!def)
+				return FAIL(b, f, e, "class %s has no method '%s'", cls->name, e->a->s);
+			return call_def(b, def, code, self, self->path, class_display(b, self->obj), npos, pos, nkw,
+			                kwn, kw, e, f->code);
+		}
+		return FAIL(b, f, e, "method '%s' of %s", e->a->s, kind_name(self));
+	}
+	if (!fn)
+		return FAIL(b, f, e, "a call of a computed function");
+	r = builtin(b, f, e, fn, npos, pos, nkw, kwn, kw, &handled);
+	if (handled)
+		return r;
+	if (strncmp(fn, "torch.", 6) == 0 && !strchr(fn + 6, '.'))
+		return call_op(b, f, e, "aten", fn + 6, npos, pos, nkw, kwn, kw);
+	if (strncmp(fn, "ops.", 4) == 0) {
+		const char *ns = fn + 4, *dot = strchr(ns, '.');
+		if (dot && !strchr(dot + 1, '.'))
+			return call_op(b, f, e, arena_strndup(b->a, ns, (size_t)(dot - ns)), dot + 1, npos, pos, nkw,
+			               kwn, kw);
+	}
+	if (strncmp(fn, "torch.nn.functional.", 20) == 0 && !strchr(fn + 20, '.'))
+		return call_op(b, f, e, "aten", fn + 20, npos, pos, nkw, kwn, kw);
+	if (strncmp(fn, "__torch__", 9) == 0) {
+		/* a scripted free function: __torch__.mod.fn(...) */
+		const char *dot = strrchr(fn, '.');
+		const TsCode *code;
+		const TsAst *ast = ast_of(b, arena_strndup(b->a, fn, (size_t)(dot - fn)), &code);
+		for (int i = 0; ast && i < ast->ndef; i++)
+			if (strcmp(ast->defs[i].name, dot + 1) == 0)
+				return call_def(b, &ast->defs[i], code, NULL, "", NULL, npos, pos, nkw, kwn, kw, e,
+				                f->code);
+		return FAIL(b, f, e, "function %s is not defined in the archive's code", fn);
+	}
+	return FAIL(b, f, e, "call of '%s' is outside what the reader knows", fn);
+}
+
+static TsVal *
+eval_index(Build *b, Frame *f, const TsExpr *e)
+{
+	TsVal *x = eval(b, f, e->a), *i;
+
+	if (x->k == V_ERR)
+		return x;
+	if (e->b->kind == TE_SLICE) {
+		int64_t lo = 0, hi, st = 1;
+		TsVal *r;
+		if (x->k != V_LIST && x->k != V_TUPLE)
+			return FAIL(b, f, e, "slicing %s", kind_name(x));
+		hi = x->n;
+		for (int k = 0; k < 3; k++) {
+			TsVal *v;
+			if (!e->b->items[k])
+				continue;
+			v = eval(b, f, e->b->items[k]);
+			if (v->k != V_INT)
+				return v->k == V_ERR ? v : FAIL(b, f, e, "slice bound is %s", kind_name(v));
+			if (k == 0)
+				lo = v->i < 0 ? v->i + x->n : v->i;
+			else if (k == 1)
+				hi = v->i < 0 ? v->i + x->n : v->i;
+			else
+				st = v->i;
+		}
+		if (st != 1)
+			return FAIL(b, f, e, "list slices with a step");
+		lo = lo < 0 ? 0 : lo > x->n ? x->n : lo;
+		hi = hi < lo ? lo : hi > x->n ? x->n : hi;
+		r = mk_seq(b, x->k, (int)(hi - lo));
+		for (int64_t k = lo; k < hi; k++)
+			r->it[k - lo] = x->it[k];
+		return r;
+	}
+	i = eval(b, f, e->b);
+	if (i->k == V_ERR)
+		return i;
+	if ((x->k == V_LIST || x->k == V_TUPLE) && i->k == V_INT) {
+		int64_t k = i->i < 0 ? i->i + x->n : i->i;
+		if (k < 0 || k >= x->n)
+			return FAIL(b, f, e, "index %lld out of range for a %s of %d", (long long)i->i,
+			            kind_name(x), x->n);
+		return x->it[k];
+	}
+	return FAIL(b, f, e, "indexing %s with %s", kind_name(x), kind_name(i));
+}
+
+static TsVal *
+eval(Build *b, Frame *f, const TsExpr *e)
+{
+	TsVal *x, *y, *r;
+
+	switch (e->kind) {
+	case TE_NAME:
+		if ((x = strmap_get(f->vars, e->s)))
+			return x;
+		if (strcmp(e->s, "inf") == 0)
+			return mk_float(b, INFINITY);
+		if (strcmp(e->s, "nan") == 0)
+			return mk_float(b, NAN);
+		return FAIL(b, f, e, "name '%s' is not defined", e->s);
+	case TE_INT: return mk_int(b, e->i);
+	case TE_FLOAT: return mk_float(b, e->f);
+	case TE_STR:
+		r = mk(b, V_STR);
+		r->s = e->s;
+		return r;
+	case TE_NONE: return &none_val;
+	case TE_TRUE: return mk_bool(b, 1);
+	case TE_FALSE: return mk_bool(b, 0);
+	case TE_ATTR: {
+		const char *fn = dotted(b, e);
+		if (fn && strncmp(fn, "CONSTANTS.c", 11) == 0) {
+			char *end;
+			long k = strtol(fn + 11, &end, 10);
+			const PyObj *c = b->t->constants;
+			if (*end || !c || (c->kind != PY_TUPLE && c->kind != PY_LIST) || k < 0 || (size_t)k >= c->n)
+				return FAIL(b, f, e, "%s: the archive's constants.pkl has no such item", fn);
+			return from_py(b, f, e, c->items[k], fn + 10, IN_TENSOR_CONSTANT);
+		}
+		if (fn && strcmp(fn, "math.pi") == 0)
+			return mk_float(b, 3.14159265358979323846);
+		if (fn && strcmp(fn, "math.e") == 0)
+			return mk_float(b, 2.71828182845904523536);
+		x = eval(b, f, e->a);
+		if (x->k == V_ERR)
+			return x;
+		if (x->k == V_OBJ)
+			return get_attr(b, f, e, x, e->s);
+		return FAIL(b, f, e, "attribute '%s' of %s", e->s, kind_name(x));
+	}
+	case TE_CALL:
+		return eval_call(b, f, e);
+	case TE_INDEX:
+		return eval_index(b, f, e);
+	case TE_TUPLE:
+	case TE_LIST:
+		r = mk_seq(b, e->kind == TE_TUPLE ? V_TUPLE : V_LIST, e->nitem);
+		for (int i = 0; i < e->nitem; i++)
+			if ((r->it[i] = eval(b, f, e->items[i]))->k == V_ERR)
+				return &poison;
+		return r;
+	case TE_UNARY:
+		x = eval(b, f, e->a);
+		if (x->k == V_ERR)
+			return x;
+		if (e->op == 'n') {
+			int t;
+			return truth(b, f, e, x, &t) ? &poison : mk_bool(b, !t);
+		}
+		if (e->op == '-' && x->k == V_FLOAT)
+			return mk_float(b, -x->f);
+		if (e->op == '-' && (x->k == V_INT || x->k == V_SYM))
+			return int_binary(b, f, e, TB_MUL, mk_int(b, -1), x);
+		if (e->op == '+' && (x->k == V_INT || x->k == V_FLOAT))
+			return x;
+		if (e->op == '~' && x->k == V_INT)
+			return mk_int(b, ~x->i);
+		return FAIL(b, f, e, "unary '%c' on %s", e->op, kind_name(x));
+	case TE_BOOL: {
+		int t;
+		x = eval(b, f, e->a);
+		if (truth(b, f, e, x, &t))
+			return &poison;
+		if ((e->op == 'a' && !t) || (e->op == 'o' && t))
+			return x;
+		return eval(b, f, e->b);
+	}
+	case TE_IFEXP: {
+		int t;
+		x = eval(b, f, e->a);
+		if (truth(b, f, e, x, &t))
+			return &poison;
+		return eval(b, f, t ? e->items[0] : e->b);
+	}
+	case TE_BINARY:
+	case TE_COMPARE:
+		x = eval(b, f, e->a);
+		y = eval(b, f, e->b);
+		if (x->k == V_ERR || y->k == V_ERR)
+			return &poison;
+		if (e->op == TB_IS || e->op == TB_ISNOT) {
+			int same = (x->k == V_NONE) == (y->k == V_NONE);
+			if (x->k != V_NONE && y->k != V_NONE)
+				return FAIL(b, f, e, "'is' between two values that are not None");
+			return mk_bool(b, e->op == TB_IS ? same : !same);
+		}
+		if ((x->k == V_INT || x->k == V_SYM || x->k == V_BOOL) &&
+		    (y->k == V_INT || y->k == V_SYM || y->k == V_BOOL) && !x->numtensor && !y->numtensor)
+			return int_binary(b, f, e, e->op, x, y);
+		if ((x->k == V_INT || x->k == V_FLOAT) && (y->k == V_INT || y->k == V_FLOAT)) {
+			double p = num(x), q = num(y);
+			switch (e->op) {
+			case TB_ADD: return mk_float(b, p + q);
+			case TB_SUB: return mk_float(b, p - q);
+			case TB_MUL: return mk_float(b, p * q);
+			case TB_DIV: return mk_float(b, p / q);
+			case TB_POW: return mk_float(b, pow(p, q));
+			case TB_FLOORDIV: return mk_float(b, floor(p / q));
+			case TB_EQ: return mk_bool(b, p == q);
+			case TB_NE: return mk_bool(b, p != q);
+			case TB_LT: return mk_bool(b, p < q);
+			case TB_LE: return mk_bool(b, p <= q);
+			case TB_GT: return mk_bool(b, p > q);
+			case TB_GE: return mk_bool(b, p >= q);
+			default: break;
+			}
+		}
+		if (x->k == V_STR && y->k == V_STR && (e->op == TB_EQ || e->op == TB_NE))
+			return mk_bool(b, (strcmp(x->s, y->s) == 0) == (e->op == TB_EQ));
+		if ((e->op == TB_IN || e->op == TB_NOTIN) && (y->k == V_LIST || y->k == V_TUPLE)) {
+			int found = 0;
+			for (int i = 0; i < y->n && !found; i++) {
+				const TsVal *z = y->it[i];
+				if (z->k == x->k && (x->k == V_INT || x->k == V_BOOL))
+					found = z->i == x->i;
+				else if (z->k == V_STR && x->k == V_STR)
+					found = strcmp(z->s, x->s) == 0;
+			}
+			return mk_bool(b, e->op == TB_IN ? found : !found);
+		}
+		if (e->op == TB_ADD && x->k == y->k && (x->k == V_LIST || x->k == V_TUPLE)) {
+			r = mk_seq(b, x->k, x->n + y->n);
+			memcpy(r->it, x->it, sizeof *r->it * (size_t)x->n);
+			memcpy(r->it + x->n, y->it, sizeof *r->it * (size_t)y->n);
+			return r;
+		}
+		return FAIL(b, f, e, "operator between %s and %s is outside what the reader evaluates",
+		            kind_name(x), kind_name(y));
+	default:
+		return FAIL(b, f, e, "this expression is outside what the reader knows");
+	}
+}
+
+/* ---- statements ---- */
+
+static int
+assign(Build *b, Frame *f, const TsExpr *t, TsVal *v)
+{
+	if (t->kind == TE_NAME) {
+		strmap_put(f->vars, t->s, v);
+		return 0;
+	}
+	if (t->kind == TE_TUPLE || t->kind == TE_LIST) {
+		if (v->k == V_ERR) {
+			for (int i = 0; i < t->nitem; i++)
+				assign(b, f, t->items[i], v);
+			return 0;
+		}
+		if ((v->k != V_TUPLE && v->k != V_LIST) || v->n != t->nitem) {
+			FAIL(b, f, t, "cannot unpack %s into %d names", kind_name(v), t->nitem);
+			for (int i = 0; i < t->nitem; i++)
+				assign(b, f, t->items[i], &poison);
+			return 0;
+		}
+		for (int i = 0; i < t->nitem; i++)
+			assign(b, f, t->items[i], v->it[i]);
+		return 0;
+	}
+	if (t->kind == TE_INDEX) {
+		TsVal *l = eval(b, f, t->a), *i = eval(b, f, t->b);
+		if (l->k == V_LIST && i->k == V_INT) {
+			int64_t k = i->i < 0 ? i->i + l->n : i->i;
+			if (k >= 0 && k < l->n) {
+				l->it[k] = v;
+				return 0;
+			}
+		}
+		if (l->k != V_ERR && i->k != V_ERR)
+			FAIL(b, f, t, "assignment into %s[%s]", kind_name(l), kind_name(i));
+		return 0;
+	}
+	FAIL(b, f, t, "assignment to this target (module attributes are read-only here)");
+	return 0;
+}
+
+/* 0: go on; 1: returned; 2: break; 3: continue; -1 never (errors poison). */
+static int
+exec_stmt(Build *b, Frame *f, const TsStmt *s)
+{
+	TsVal *v;
+	int t;
+
+	switch (s->kind) {
+	case TS_EXPR:
+		eval(b, f, s->value);
+		return 0;
+	case TS_ASSIGN:
+		return assign(b, f, s->target, eval(b, f, s->value));
+	case TS_ANNASSIGN:
+		if (s->value)
+			assign(b, f, s->target, eval(b, f, s->value));
+		return 0;
+	case TS_AUGASSIGN: {
+		TsExpr bin = *s->value;
+		bin.kind = TE_BINARY;
+		bin.op = s->op;
+		bin.a = s->target;
+		bin.b = s->value;
+		return assign(b, f, s->target, eval(b, f, &bin));
+	}
+	case TS_RETURN:
+		f->ret = s->value ? eval(b, f, s->value) : &none_val;
+		return 1;
+	case TS_IF:
+		v = eval(b, f, s->value);
+		if (truth(b, f, s->value, v, &t))
+			return 0;
+		return t ? exec_body(b, f, s->body, s->nbody) : exec_body(b, f, s->orelse, s->norelse);
+	case TS_FOR:
+		v = eval(b, f, s->value);
+		if (v->k == V_ERR)
+			return 0;
+		if (v->k != V_LIST && v->k != V_TUPLE) {
+			FAIL(b, f, s->value, "a loop over %s is not supported yet", kind_name(v));
+			return 0;
+		}
+		for (int i = 0; i < v->n; i++) {
+			int rc;
+			if (++b->unrolled > MAX_UNROLL) {
+				FAIL(b, f, s->value, "loops unroll to more than %d iterations", MAX_UNROLL);
+				return 0;
+			}
+			assign(b, f, s->target, v->it[i]);
+			rc = exec_body(b, f, s->body, s->nbody);
+			if (rc == 1)
+				return 1;
+			if (rc == 2)
+				break;
+			if (b->nerr > 100)
+				return 0;
+		}
+		return 0;
+	case TS_WHILE:
+		for (;;) {
+			int rc;
+			v = eval(b, f, s->value);
+			if (truth(b, f, s->value, v, &t) || !t)
+				return 0;
+			if (++b->unrolled > MAX_UNROLL) {
+				FAIL(b, f, s->value, "loops unroll to more than %d iterations", MAX_UNROLL);
+				return 0;
+			}
+			rc = exec_body(b, f, s->body, s->nbody);
+			if (rc == 1)
+				return 1;
+			if (rc == 2)
+				return 0;
+		}
+	case TS_PASS:
+		return 0;
+	case TS_BREAK:
+		return 2;
+	case TS_CONTINUE:
+		return 3;
+	case TS_RAISE:
+		fail_at(b, f->code, s->ofs, s->line, s->col, YE_TS_UNSUPPORTED,
+		        "the code raises an exception on this path (with the given inputs)");
+		return 1;
+	case TS_ASSERT:
+		v = eval(b, f, s->value);
+		if (v->k == V_BOOL && !v->i)
+			FAIL(b, f, s->value, "assertion fails with the given inputs");
+		return 0;
+	case TS_DEL:
+		return 0;
+	}
+	return 0;
+}
+
+static int
+exec_body(Build *b, Frame *f, TsStmt *const *body, int n)
+{
+	for (int i = 0; i < n; i++) {
+		int rc = exec_stmt(b, f, body[i]);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* ---- the program ---- */
+
+/* The graph outputs: forward's result flattened (tuples and lists). */
+static int
+flatten_out(Build *b, const TsVal *v, Arg *out, int max, int *n)
+{
+	if (v->k == V_TUPLE || v->k == V_LIST) {
+		for (int i = 0; i < v->n; i++)
+			if (flatten_out(b, v->it[i], out, max, n))
+				return -1;
+		return 0;
+	}
+	if (*n >= max)
+		return -1;
+	if (v->k == V_TENSOR) {
+		out[*n].kind = ARG_TENSOR;
+		out[*n].u.v = v->v;
+	} else if (v->k == V_SYM) {
+		out[*n].kind = ARG_SYM_INT;
+		out[*n].u.v = v->v;
+	} else if (v->k == V_INT || v->k == V_BOOL) {
+		out[*n].kind = v->k == V_INT ? ARG_INT : ARG_BOOL;
+		out[*n].u.i = v->i;
+	} else if (v->k == V_FLOAT) {
+		out[*n].kind = ARG_FLOAT;
+		out[*n].u.f = v->f;
+	} else {
+		out[*n].kind = ARG_NONE;
+	}
+	(*n)++;
+	return 0;
+}
+
+static int
+count_out(const TsVal *v)
+{
+	int n = 0;
+
+	if (v->k != V_TUPLE && v->k != V_LIST)
+		return 1;
+	for (int i = 0; i < v->n; i++)
+		n += count_out(v->it[i]);
+	return n;
+}
+
+static const char *
+inputs_snippet(Build *b, const TsDef *fwd)
+{
+	char *s = arena_printf(b->a, "\n  inputs:                 # forward's tensor arguments, in order");
+
+	for (int i = 1; i < fwd->nparam; i++)
+		s = arena_printf(b->a, "%s\n    - {dtype: float32, shape: [batch, ...]}   # %s", s, fwd->params[i].name);
+	return s;
+}
+
+static const char *
+def_signature(Build *b, const TsDef *fwd)
+{
+	const char *s = "";
+
+	for (int i = 1; i < fwd->nparam; i++)
+		s = arena_printf(b->a, "%s%s%s", s, i > 1 ? ", " : "", fwd->params[i].name);
+	return s;
+}
+
+int
+ts_build(Program *p, const TsArchive *t, const TsInputs *in, Diag *d)
+{
+	Build bb = {0}, *b = &bb;
+	const TsCode *code;
+	const TsClass *cls;
+	const TsDef *fwd;
+	Frame f = {0};
+	TsVal *self, *ret, **args;
+	int nargs, nout = 0;
+	DiagAt at = {0};
+
+	b->p = p, b->t = t, b->a = p->arena, b->d = d;
+	b->asts = strmap_new(b->a, 16);
+	b->weights = strmap_new(b->a, 64);
+	b->taken = strmap_new(b->a, 256);
+	b->g = ARENA_NEW(b->a, Graph);
+	b->g->name = "";
+	b->g->index = strmap_new(b->a, 256);
+	at.file = t->label;
+	if (!t->root || t->root->kind != PY_CALL || !t->root->func || t->root->func->kind != PY_GLOBAL)
+		return diag_report(d, YE_TS_ARCHIVE, &at, "data.pkl does not hold a module object");
+	self = mk(b, V_OBJ);
+	self->obj = t->root;
+	self->path = "";
+	cls = class_of(b, t->root, &code);
+	if (b->nerr)
+		return DIAG_INPUT;
+	if (!cls)
+		return diag_report(d, YE_TS_ARCHIVE, &at, "the module's class %s.%s is not defined in its code/ files",
+		                   t->root->func->s, t->root->func->name);
+	if (!(fwd = ts_method(cls, "forward")))
+		return diag_report(d, YE_TS_ARCHIVE, &at, "class %s has no forward()", cls->name);
+	nargs = fwd->nparam - 1;
+	at.file = in && in->label ? in->label : "options";
+	if (!in || in->n < 0)
+		return diag_report(d, YE_TS_INPUTS, &at,
+		                   "a TorchScript file stores no input shapes: forward(%s) takes %d argument%s; "
+		                   "give them in the options file (-c) as `inputs:`, e.g.%s",
+		                   def_signature(b, fwd), nargs, nargs == 1 ? "" : "s", inputs_snippet(b, fwd));
+	if (in->n != nargs && !(in->n > 0 && in->in[0].name))
+		return diag_report(d, YE_TS_INPUTS, &at, "`inputs:` gives %d tensor%s but forward(%s) takes %d",
+		                   in->n, in->n == 1 ? "" : "s", def_signature(b, fwd), nargs);
+	f.vars = strmap_new(b->a, 16);
+	f.code = code;
+	strmap_put(f.vars, fwd->params[0].name, self);
+	args = ARENA_ARRAY(b->a, TsVal *, nargs + 1);
+	p->nforward_arg = nargs;
+	p->forward_arg_names = ARENA_ARRAY(b->a, const char *, nargs + 1);
+	for (int i = 0; i < nargs; i++) {
+		const char *name = fwd->params[i + 1].name;
+		const TsInput *ti = NULL;
+		Value *v;
+		if (in->n > 0 && in->in[0].name) {
+			for (int k = 0; k < in->n; k++)
+				if (strcmp(in->in[k].name, name) == 0)
+					ti = &in->in[k];
+		} else {
+			ti = &in->in[i];
+		}
+		p->forward_arg_names[i] = name;
+		if (!ti)
+			return diag_report(d, YE_TS_INPUTS, &at, "`inputs:` gives no entry for forward's argument '%s'", name);
+		v = add_input(b, name, IN_USER_INPUT, NULL);
+		v->dtype = ti->dtype;
+		v->rank = ti->rank;
+		v->dims = ARENA_ARRAY(b->a, Dim, ti->rank + 1);
+		for (int k = 0; k < ti->rank; k++) {
+			if (ti->names && ti->names[k]) {
+				SymExpr *e = ARENA_NEW(b->a, SymExpr);
+				e->op = SYM_SYMBOL;
+				e->name = ti->names[k];
+				v->dims[k].e = e;
+				v->dims[k].v = -1;
+			} else {
+				v->dims[k].v = ti->dims[k];
+			}
+		}
+		args[i] = mk(b, V_TENSOR);
+		args[i]->v = v;
+		strmap_put(f.vars, name, args[i]);
+	}
+	if (in->n > 0 && in->in[0].name)
+		for (int k = 0; k < in->n; k++) {
+			int found = 0;
+			for (int i = 0; i < nargs; i++)
+				found |= strcmp(in->in[k].name, fwd->params[i + 1].name) == 0;
+			if (!found) {
+				DiagAt at2 = at;
+				at2.line = in->in[k].line;
+				at2.column = in->in[k].col;
+				return diag_report(d, YE_TS_INPUTS, &at2, "forward(%s) has no argument '%s'",
+				                   def_signature(b, fwd), in->in[k].name);
+			}
+		}
+	b->site[0].code = code;
+	b->site[0].ofs = fwd->ofs;
+	b->site[0].fn = "forward";
+	b->site[0].path = "";
+	b->site[0].cls = NULL;
+	b->nsite = 1;
+	if (exec_body(b, &f, fwd->body, fwd->nbody) < 0 || !f.ret)
+		f.ret = f.ret ? f.ret : &none_val;
+	b->nsite = 0;
+	if (b->nerr)
+		return d->code ? d->code : DIAG_INPUT;
+	ret = f.ret;
+	b->g->noutput = count_out(ret);
+	b->g->outputs = ARENA_ARRAY(b->a, Arg, b->g->noutput + 1);
+	flatten_out(b, ret, b->g->outputs, b->g->noutput, &nout);
+	b->g->is_single_tensor_return = ret->k == V_TENSOR;
+	b->g->ninput = b->ninput;
+	b->g->inputs = b->inputs;
+	b->g->nnode = b->nnode;
+	b->g->nodes = b->nodes;
+	p->graph = b->g;
+	p->ninput_spec = b->ninput;
+	p->input_specs = b->specs;
+	for (int i = 0; i < b->ninput; i++)
+		b->specs[i].arg = &b->g->inputs[i];
+	p->noutput_spec = b->g->noutput;
+	p->output_specs = ARENA_ARRAY(b->a, OutputSpec, b->g->noutput + 1);
+	for (int i = 0; i < b->g->noutput; i++) {
+		p->output_specs[i].kind = OUT_USER_OUTPUT;
+		p->output_specs[i].arg = &b->g->outputs[i];
+	}
+	return 0;
+}
+
+int
+ts_load(Program *p, Zip *z, const TsInputs *in, Diag *d)
+{
+	TsArchive *t = ARENA_NEW(p->arena, TsArchive);
+	int rc;
+
+	if ((rc = ts_archive_read(t, z, p->arena, d)))
+		return rc;
+	p->path = z->label;
+	p->zip = z;
+	p->container = arena_printf(p->arena, "TorchScript archive (%s)", t->producer);
+	p->json_entry = "code/";
+	p->torch_version = t->producer;
+	return ts_build(p, t, in, d);
+}
