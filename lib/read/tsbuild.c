@@ -62,7 +62,8 @@ typedef struct Build {
 	const TsArchive *t;
 	Arena *a;
 	Diag *d;
-	Graph *g;
+	Graph *g;               /* the graph nodes go to: main, or a branch being built */
+	Graph *main;
 	int nerr;
 	StrMap *asts;           /* module -> TsAst (parsed once) */
 	StrMap *weights;        /* "%p" of a PY_TENSOR -> Value */
@@ -77,18 +78,80 @@ typedef struct Build {
 	long unrolled;
 } Build;
 
-/* A function's variables. */
+/* A function's variables, in the order first assigned (a branch's changes
+ * are found by comparing two copies slot by slot). */
+typedef struct Env {
+	int n, cap;
+	const char **names;
+	TsVal **vals;
+	StrMap *slot;           /* name -> slot + 1 */
+} Env;
+
 typedef struct Frame {
-	StrMap *vars;
+	Env *vars;
 	const TsCode *code;
 	TsVal *ret;
 } Frame;
+
+static Env *
+env_new(Arena *a, int cap)
+{
+	Env *e = ARENA_NEW(a, Env);
+
+	e->cap = cap < 8 ? 8 : cap;
+	e->names = ARENA_ARRAY(a, const char *, e->cap);
+	e->vals = ARENA_ARRAY(a, TsVal *, e->cap);
+	e->slot = strmap_new(a, (size_t)e->cap);
+	return e;
+}
+
+static TsVal *
+env_get(const Env *e, const char *name)
+{
+	uintptr_t k = (uintptr_t)strmap_get(e->slot, name);
+	return k ? e->vals[k - 1] : NULL;
+}
+
+static void
+env_set(Arena *a, Env *e, const char *name, TsVal *v)
+{
+	uintptr_t k = (uintptr_t)strmap_get(e->slot, name);
+
+	if (k) {
+		e->vals[k - 1] = v;
+		return;
+	}
+	if (e->n == e->cap) {
+		const char **nn = ARENA_ARRAY(a, const char *, e->cap * 2);
+		TsVal **nv = ARENA_ARRAY(a, TsVal *, e->cap * 2);
+		memcpy(nn, e->names, sizeof *nn * (size_t)e->n);
+		memcpy(nv, e->vals, sizeof *nv * (size_t)e->n);
+		e->names = nn, e->vals = nv, e->cap *= 2;
+	}
+	e->names[e->n] = name;
+	e->vals[e->n] = v;
+	e->n++;
+	strmap_put(e->slot, name, (void *)(uintptr_t)e->n);
+}
+
+static Env *
+env_copy(Arena *a, const Env *e)
+{
+	Env *c = env_new(a, e->n * 2);
+
+	for (int i = 0; i < e->n; i++)
+		env_set(a, c, e->names[i], e->vals[i]);
+	return c;
+}
 
 static TsVal poison = {.k = V_ERR};
 static TsVal none_val = {.k = V_NONE};
 
 static TsVal *eval(Build *b, Frame *f, const TsExpr *e);
 static int exec_body(Build *b, Frame *f, TsStmt *const *body, int n);
+static int exec_if_tensor(Build *b, Frame *f, const TsStmt *s, TsVal *cv);
+static TsVal *call_op(Build *b, Frame *f, const TsExpr *at, const char *ns, const char *name, int npos,
+                      TsVal **pos, int nkw, const char *const *kwn, TsVal **kw);
 
 /* ---- values ---- */
 
@@ -234,7 +297,7 @@ fresh_name(Build *b, const char *base)
 static Value *
 add_input(Build *b, const char *name, InputKind kind, const char *target)
 {
-	Value *v = ir_new_value(b->a, b->g, fresh_name(b, name), VAL_TENSOR);
+	Value *v = ir_new_value(b->a, b->main, fresh_name(b, name), VAL_TENSOR);
 
 	if (b->ninput == b->capinput) {
 		int cap = b->capinput ? b->capinput * 2 : 16;
@@ -653,10 +716,10 @@ call_def(Build *b, const TsDef *def, const TsCode *code, const TsVal *self, cons
 	if (b->nsite >= MAX_DEPTH - 1)
 		return fail_at(b, at_code, at->ofs, at->line, at->col, YE_TS_UNSUPPORTED,
 		               "calls nested deeper than %d (recursion?)", MAX_DEPTH);
-	nf.vars = strmap_new(b->a, 16);
+	nf.vars = env_new(b->a, 16);
 	nf.code = code;
 	if (self && def->nparam > 0)
-		strmap_put(nf.vars, def->params[0].name, (void *)self);
+		env_set(b->a, nf.vars, def->params[0].name, (TsVal *)self);
 	if (npos > def->nparam - first)
 		return fail_at(b, at_code, at->ofs, at->line, at->col, YE_TS_UNSUPPORTED,
 		               "%s() takes %d arguments, %d given", def->name, def->nparam - first, npos);
@@ -669,13 +732,13 @@ call_def(Build *b, const TsDef *def, const TsCode *code, const TsVal *self, cons
 			if (strcmp(kwn[k], pa->name) == 0)
 				v = kw[k];
 		if (!v && pa->def) {
-			Frame df = {.vars = strmap_new(b->a, 1), .code = code};
+			Frame df = {.vars = env_new(b->a, 1), .code = code};
 			v = eval(b, &df, pa->def);
 		}
 		if (!v)
 			return fail_at(b, at_code, at->ofs, at->line, at->col, YE_TS_UNSUPPORTED,
 			               "%s(): no value for argument '%s'", def->name, pa->name);
-		strmap_put(nf.vars, pa->name, v);
+		env_set(b->a, nf.vars, pa->name, v);
 	}
 	b->site[b->nsite].code = at_code;
 	b->site[b->nsite].ofs = at->ofs;
@@ -701,7 +764,7 @@ val_kind(const TsVal *v)
 	case V_FLOAT: return v->numtensor ? TK_TENSOR : TK_FLOAT;
 	case V_STR: return TK_STR;
 	case V_DEVICE: return TK_DEVICE;
-	case V_TENSOR: return TK_TENSOR;
+	case V_TENSOR: return v->numtensor == 2 ? TK_OTHER : TK_TENSOR;
 	case V_LIST: {
 		int ints = 0, floats = 0, bools = 0, tensors = 0, nones = 0;
 		if (v->n == 0)
@@ -1282,6 +1345,12 @@ builtin(Build *b, Frame *f, const TsExpr *e, const char *fn, int npos, TsVal **p
 	}
 	if (strcmp(fn, "bool") == 0 && npos == 1) {
 		int t;
+		if (pos[0]->k == V_TENSOR) {
+			/* a Python bool read from a tensor: `if` makes it a cond */
+			TsVal *r = arena_dup(b->a, pos[0], sizeof *pos[0]);
+			r->numtensor = 2;
+			return r;
+		}
 		if (truth(b, f, e, pos[0], &t))
 			return &poison;
 		return mk_bool(b, t);
@@ -1520,7 +1589,7 @@ eval(Build *b, Frame *f, const TsExpr *e)
 
 	switch (e->kind) {
 	case TE_NAME:
-		if ((x = strmap_get(f->vars, e->s)))
+		if ((x = env_get(f->vars, e->s)))
 			return x;
 		if (strcmp(e->s, "inf") == 0)
 			return mk_float(b, INFINITY);
@@ -1666,7 +1735,7 @@ static int
 assign(Build *b, Frame *f, const TsExpr *t, TsVal *v)
 {
 	if (t->kind == TE_NAME) {
-		strmap_put(f->vars, t->s, v);
+		env_set(b->a, f->vars, t->s, v);
 		return 0;
 	}
 	if (t->kind == TE_TUPLE || t->kind == TE_LIST) {
@@ -1702,6 +1771,252 @@ assign(Build *b, Frame *f, const TsExpr *t, TsVal *v)
 	return 0;
 }
 
+/* ---- an `if` on a tensor's contents: higher_order.cond ---- */
+
+typedef struct Saved {
+	Graph *g;
+	int nnode, capnode;
+	Node **nodes;
+} Saved;
+
+static Graph *
+sub_begin(Build *b, const char *name, Saved *sv)
+{
+	Graph *g = ARENA_NEW(b->a, Graph);
+
+	g->name = fresh_name(b, name);
+	g->parent = b->g;
+	g->index = strmap_new(b->a, 64);
+	sv->g = b->g, sv->nnode = b->nnode, sv->capnode = b->capnode, sv->nodes = b->nodes;
+	b->g = g, b->nnode = b->capnode = 0, b->nodes = NULL;
+	return g;
+}
+
+static void
+sub_end(Build *b, Graph *g, const Saved *sv)
+{
+	g->nnode = b->nnode;
+	g->nodes = b->nodes;
+	b->g = sv->g, b->nnode = sv->nnode, b->capnode = sv->capnode, b->nodes = sv->nodes;
+}
+
+/* The values a subgraph reads from enclosing graphs, in first-use order. */
+typedef struct Lift {
+	int n, cap;
+	Value **outer;
+	StrMap *seen;
+} Lift;
+
+static int
+arg_is_value(ArgKind k)
+{
+	return k == ARG_TENSOR || k == ARG_OPT_TENSOR || k == ARG_SYM_INT || k == ARG_SYM_BOOL ||
+	       k == ARG_SYM_FLOAT;
+}
+
+static void
+lift_arg(Build *b, const Graph *g, Arg *a, Lift *l, StrMap *map)
+{
+	char key[32];
+
+	if (a->kind != ARG_GRAPH && !arg_is_value(a->kind) && a->n > 0 && a->u.list) {
+		for (int i = 0; i < a->n; i++)
+			lift_arg(b, g, &a->u.list[i], l, map);
+		return;
+	}
+	if (!arg_is_value(a->kind) || !a->u.v || a->u.v->graph == g)
+		return;
+	snprintf(key, sizeof key, "%p", (void *)a->u.v);
+	if (map) {              /* second pass: point at the placeholder */
+		Value *ph = strmap_get(map, key);
+		if (ph)
+			a->u.v = ph;
+		return;
+	}
+	if (strmap_get(l->seen, key))
+		return;
+	strmap_put(l->seen, arena_strdup(b->a, key), a->u.v);
+	if (l->n == l->cap) {
+		int cap = l->cap ? l->cap * 2 : 8;
+		Value **nv = ARENA_ARRAY(b->a, Value *, cap);
+		if (l->n)
+			memcpy(nv, l->outer, sizeof *nv * (size_t)l->n);
+		l->outer = nv, l->cap = cap;
+	}
+	l->outer[l->n++] = a->u.v;
+}
+
+static void
+lift_graph(Build *b, Graph *g, Lift *l, StrMap *map)
+{
+	for (int i = 0; i < g->nnode; i++)
+		for (int k = 0; k < g->nodes[i]->nin; k++)
+			lift_arg(b, g, &g->nodes[i]->in[k].arg, l, map);
+	for (int i = 0; i < g->noutput; i++)
+		lift_arg(b, g, &g->outputs[i], l, map);
+}
+
+/* Placeholders of g for the lifted values (operand i is placeholder i). */
+static void
+lift_bind(Build *b, Graph *g, const Lift *l)
+{
+	StrMap *map = strmap_new(b->a, (size_t)l->n * 2 + 1);
+
+	g->ninput = l->n;
+	g->inputs = ARENA_ARRAY(b->a, Arg, l->n + 1);
+	for (int i = 0; i < l->n; i++) {
+		const Value *o = l->outer[i];
+		Value *ph = ir_new_value(b->a, g, fresh_name(b, o->name), o->kind);
+		char key[32];
+		ph->dtype = o->dtype, ph->rank = o->rank, ph->dims = o->dims, ph->expr = o->expr;
+		g->inputs[i].kind = o->kind == VAL_TENSOR ? ARG_TENSOR : ARG_SYM_INT;
+		g->inputs[i].u.v = ph;
+		snprintf(key, sizeof key, "%p", (const void *)o);
+		strmap_put(map, arena_strdup(b->a, key), ph);
+	}
+	lift_graph(b, g, NULL, map);
+}
+
+static Arg
+value_arg(Value *v)
+{
+	Arg a = {0};
+
+	a.kind = v->kind == VAL_TENSOR ? ARG_TENSOR : ARG_SYM_INT;
+	a.u.v = v;
+	return a;
+}
+
+static int
+exec_if_tensor(Build *b, Frame *f, const TsStmt *s, TsVal *cv)
+{
+	Env *pre = f->vars, *et = env_copy(b->a, pre), *ef = env_copy(b->a, pre);
+	Saved sv;
+	Graph *tg, *fg;
+	int rt, rf, nout = 0, cap;
+	const char **names;
+	TsVal **vt, **vf;
+	Lift l = {0};
+	Value *pred = cv->v;
+	Node *n;
+
+	if (pred->dtype != DT_BOOL || pred->rank != 0) {
+		TsVal x = *cv, *zero = mk_int(b, 0), *args[2], *r;
+		x.numtensor = 0;
+		args[0] = &x, args[1] = zero;
+		if (pred->rank != 0) {
+			FAIL(b, f, s->value, "a condition on a tensor of rank %d (torch needs one element)", pred->rank);
+			return 0;
+		}
+		r = call_op(b, f, s->value, "aten", "ne", 2, args, 0, NULL, NULL);
+		if (r->k != V_TENSOR)
+			return 0;
+		pred = r->v;
+	}
+	tg = sub_begin(b, "true_graph", &sv);
+	f->vars = et;
+	rt = exec_body(b, f, s->body, s->nbody);
+	sub_end(b, tg, &sv);
+	fg = sub_begin(b, "false_graph", &sv);
+	f->vars = ef;
+	rf = exec_body(b, f, s->orelse, s->norelse);
+	sub_end(b, fg, &sv);
+	f->vars = pre;
+	if (rt || rf) {
+		FAIL(b, f, s->value, "return, break or continue inside an `if` on a tensor's contents is not supported yet");
+		return 0;
+	}
+	cap = et->n + ef->n;
+	names = ARENA_ARRAY(b->a, const char *, cap + 1);
+	vt = ARENA_ARRAY(b->a, TsVal *, cap + 1);
+	vf = ARENA_ARRAY(b->a, TsVal *, cap + 1);
+	for (int i = 0; i < et->n; i++) {
+		const char *name = et->names[i];
+		TsVal *x = et->vals[i], *y = env_get(ef, name), *z = env_get(pre, name);
+		if (!y || (x == z && y == z))
+			continue;
+		if (x->k == V_ERR || y->k == V_ERR) {
+			env_set(b->a, pre, name, &poison);
+			continue;
+		}
+		if (x->k == V_TENSOR && y->k == V_TENSOR && x->numtensor != 2 && y->numtensor != 2) {
+			if (x->v->dtype != y->v->dtype || x->v->rank != y->v->rank) {
+				FAIL(b, f, s->value, "'%s' is %s[rank %d] in one branch and %s[rank %d] in the other",
+				     name, dtype_name(x->v->dtype), x->v->rank, dtype_name(y->v->dtype), y->v->rank);
+				env_set(b->a, pre, name, &poison);
+				continue;
+			}
+			names[nout] = name, vt[nout] = x, vf[nout] = y, nout++;
+			continue;
+		}
+		if (x->k == y->k && (x->k == V_INT || x->k == V_BOOL) && x->i == y->i) {
+			env_set(b->a, pre, name, x);
+			continue;
+		}
+		if (x->k == V_NONE && y->k == V_NONE) {
+			env_set(b->a, pre, name, x);
+			continue;
+		}
+		FAIL(b, f, s->value, "'%s' gets %s in one branch and %s in the other: only tensors may differ "
+		     "between the branches of an `if` on a tensor", name, kind_name(x), kind_name(y));
+		env_set(b->a, pre, name, &poison);
+	}
+	tg->noutput = fg->noutput = nout;
+	tg->outputs = ARENA_ARRAY(b->a, Arg, nout + 1);
+	fg->outputs = ARENA_ARRAY(b->a, Arg, nout + 1);
+	for (int i = 0; i < nout; i++) {
+		tg->outputs[i] = value_arg(vt[i]->v);
+		fg->outputs[i] = value_arg(vf[i]->v);
+	}
+	l.seen = strmap_new(b->a, 16);
+	lift_graph(b, tg, &l, NULL);
+	lift_graph(b, fg, &l, NULL);
+	lift_bind(b, tg, &l);
+	lift_bind(b, fg, &l);
+	n = new_node(b, "higher_order.cond", f->code, s->ofs);
+	n->nin = 4;
+	n->in = ARENA_ARRAY(b->a, NamedArg, 4);
+	for (int i = 0; i < 4; i++)
+		n->in[i].name = "", n->in[i].kind = 1;
+	n->in[0].arg = value_arg(pred);
+	n->in[1].arg.kind = ARG_GRAPH;
+	n->in[1].arg.u.g = tg;
+	n->in[2].arg.kind = ARG_GRAPH;
+	n->in[2].arg.u.g = fg;
+	n->in[3].arg.kind = ARG_TENSORS;
+	n->in[3].arg.n = l.n;
+	n->in[3].arg.u.list = ARENA_ARRAY(b->a, Arg, l.n + 1);
+	for (int i = 0; i < l.n; i++)
+		n->in[3].arg.u.list[i] = value_arg(l.outer[i]);
+	n->nout = nout;
+	n->out = ARENA_ARRAY(b->a, Arg, nout + 1);
+	for (int i = 0; i < nout; i++) {
+		const Value *x = vt[i]->v, *y = vf[i]->v;
+		Value *v = ir_new_value(b->a, b->g, fresh_name(b, names[i]), VAL_TENSOR);
+		TsVal *tv = mk(b, V_TENSOR);
+		v->dtype = x->dtype, v->rank = x->rank, v->def = n;
+		v->dims = ARENA_ARRAY(b->a, Dim, x->rank + 1);
+		for (int k = 0; k < x->rank; k++) {
+			v->dims[k] = x->dims[k];
+			if (!(x->dims[k].e ? y->dims[k].e && sym_equal(x->dims[k].e, y->dims[k].e)
+			                   : !y->dims[k].e && x->dims[k].v == y->dims[k].v)) {
+				FAIL(b, f, s->value, "'%s' has a different size at dim %d in each branch of an `if` on a "
+				     "tensor (not supported yet)", names[i], k);
+				break;
+			}
+		}
+		n->out[i] = value_arg(v);
+		tv->v = v;
+		env_set(b->a, pre, names[i], tv);
+		if (i == 0)
+			n->name = v->name;
+	}
+	if (!nout)
+		n->name = fresh_name(b, "cond");
+	push_node(b, n);
+	return 0;
+}
+
 /* 0: go on; 1: returned; 2: break; 3: continue; -1 never (errors poison). */
 static int
 exec_stmt(Build *b, Frame *f, const TsStmt *s)
@@ -1732,6 +2047,8 @@ exec_stmt(Build *b, Frame *f, const TsStmt *s)
 		return 1;
 	case TS_IF:
 		v = eval(b, f, s->value);
+		if (v->k == V_TENSOR)
+			return exec_if_tensor(b, f, s, v);
 		if (truth(b, f, s->value, v, &t))
 			return 0;
 		return t ? exec_body(b, f, s->body, s->nbody) : exec_body(b, f, s->orelse, s->norelse);
@@ -1891,6 +2208,7 @@ ts_build(Program *p, const TsArchive *t, const TsInputs *in, Diag *d)
 	b->g = ARENA_NEW(b->a, Graph);
 	b->g->name = "";
 	b->g->index = strmap_new(b->a, 256);
+	b->main = b->g;
 	at.file = t->label;
 	if (!t->root || t->root->kind != PY_CALL || !t->root->func || t->root->func->kind != PY_GLOBAL)
 		return diag_report(d, YE_TS_ARCHIVE, &at, "data.pkl does not hold a module object");
@@ -1915,9 +2233,9 @@ ts_build(Program *p, const TsArchive *t, const TsInputs *in, Diag *d)
 	if (in->n != nargs && !(in->n > 0 && in->in[0].name))
 		return diag_report(d, YE_TS_INPUTS, &at, "`inputs:` gives %d tensor%s but forward(%s) takes %d",
 		                   in->n, in->n == 1 ? "" : "s", def_signature(b, fwd), nargs);
-	f.vars = strmap_new(b->a, 16);
+	f.vars = env_new(b->a, 16);
 	f.code = code;
-	strmap_put(f.vars, fwd->params[0].name, self);
+	env_set(b->a, f.vars, fwd->params[0].name, self);
 	args = ARENA_ARRAY(b->a, TsVal *, nargs + 1);
 	p->nforward_arg = nargs;
 	p->forward_arg_names = ARENA_ARRAY(b->a, const char *, nargs + 1);
@@ -1952,7 +2270,7 @@ ts_build(Program *p, const TsArchive *t, const TsInputs *in, Diag *d)
 		}
 		args[i] = mk(b, V_TENSOR);
 		args[i]->v = v;
-		strmap_put(f.vars, name, args[i]);
+		env_set(b->a, f.vars, name, args[i]);
 	}
 	if (in->n > 0 && in->in[0].name)
 		for (int k = 0; k < in->n; k++) {
