@@ -150,6 +150,7 @@ static TsVal none_val = {.k = V_NONE};
 static TsVal *eval(Build *b, Frame *f, const TsExpr *e);
 static int exec_body(Build *b, Frame *f, TsStmt *const *body, int n);
 static int exec_if_tensor(Build *b, Frame *f, const TsStmt *s, TsVal *cv);
+static int assign(Build *b, Frame *f, const TsExpr *t, TsVal *v);
 static TsVal *call_op(Build *b, Frame *f, const TsExpr *at, const char *ns, const char *name, int npos,
                       TsVal **pos, int nkw, const char *const *kwn, TsVal **kw);
 
@@ -1856,14 +1857,19 @@ lift_graph(Build *b, Graph *g, Lift *l, StrMap *map)
 		lift_arg(b, g, &g->outputs[i], l, map);
 }
 
-/* Placeholders of g for the lifted values (operand i is placeholder i). */
+/* Placeholders of g for the lifted values, after the first ones g has
+ * (operand i is placeholder i). */
 static void
 lift_bind(Build *b, Graph *g, const Lift *l)
 {
 	StrMap *map = strmap_new(b->a, (size_t)l->n * 2 + 1);
+	int first = g->ninput;
+	Arg *in = ARENA_ARRAY(b->a, Arg, first + l->n + 1);
 
-	g->ninput = l->n;
-	g->inputs = ARENA_ARRAY(b->a, Arg, l->n + 1);
+	if (first)
+		memcpy(in, g->inputs, sizeof *in * (size_t)first);
+	g->ninput = first + l->n;
+	g->inputs = in + first;
 	for (int i = 0; i < l->n; i++) {
 		const Value *o = l->outer[i];
 		Value *ph = ir_new_value(b->a, g, fresh_name(b, o->name), o->kind);
@@ -1874,6 +1880,7 @@ lift_bind(Build *b, Graph *g, const Lift *l)
 		snprintf(key, sizeof key, "%p", (const void *)o);
 		strmap_put(map, arena_strdup(b->a, key), ph);
 	}
+	g->inputs = in;
 	lift_graph(b, g, NULL, map);
 }
 
@@ -2017,6 +2024,244 @@ exec_if_tensor(Build *b, Frame *f, const TsStmt *s, TsVal *cv)
 	return 0;
 }
 
+/* ---- loops whose trip count is not known now: higher_order.while_loop ---- */
+
+/* The names a block assigns, nested blocks included, in order. */
+static void
+assigned_names(Build *b, const TsExpr *t, Env *out)
+{
+	if (!t)
+		return;
+	if (t->kind == TE_NAME) {
+		if (!env_get(out, t->s))
+			env_set(b->a, out, t->s, &none_val);
+	} else if (t->kind == TE_TUPLE || t->kind == TE_LIST) {
+		for (int i = 0; i < t->nitem; i++)
+			assigned_names(b, t->items[i], out);
+	}
+}
+
+static void
+assigned_in(Build *b, TsStmt *const *body, int n, Env *out)
+{
+	for (int i = 0; i < n; i++) {
+		const TsStmt *s = body[i];
+		if (s->kind == TS_ASSIGN || s->kind == TS_AUGASSIGN || s->kind == TS_ANNASSIGN || s->kind == TS_FOR)
+			assigned_names(b, s->target, out);
+		assigned_in(b, s->body, s->nbody, out);
+		assigned_in(b, s->orelse, s->norelse, out);
+	}
+}
+
+/* A placeholder of g typed like v, as the TsVal a loop body reads. */
+static TsVal *
+placeholder(Build *b, Graph *g, const char *base, const TsVal *like)
+{
+	Value *ph = ir_new_value(b->a, g, fresh_name(b, base), VAL_TENSOR);
+	TsVal *r = mk(b, V_TENSOR);
+	Arg *in = ARENA_ARRAY(b->a, Arg, g->ninput + 2);
+
+	ph->dtype = like->v->dtype, ph->rank = like->v->rank, ph->dims = like->v->dims;
+	if (g->ninput)
+		memcpy(in, g->inputs, sizeof *in * (size_t)g->ninput);
+	in[g->ninput++] = value_arg(ph);
+	g->inputs = in;
+	r->v = ph;
+	r->numtensor = like->numtensor;
+	return r;
+}
+
+/* A 0-d bool tensor of a condition value (ne(x, 0) when x is not bool). */
+static Value *
+bool_pred(Build *b, Frame *f, const TsExpr *at, const TsVal *cv)
+{
+	TsVal x = *cv, *args[2], *r;
+
+	if (cv->k != V_TENSOR)
+		return NULL;
+	if (cv->v->rank != 0) {
+		FAIL(b, f, at, "a condition on a tensor of rank %d (torch needs one element)", cv->v->rank);
+		return NULL;
+	}
+	if (cv->v->dtype == DT_BOOL)
+		return cv->v;
+	x.numtensor = 0;
+	args[0] = &x, args[1] = mk_int(b, 0);
+	r = call_op(b, f, at, "aten", "ne", 2, args, 0, NULL, NULL);
+	return r->k == V_TENSOR ? r->v : NULL;
+}
+
+static TsVal *
+op2(Build *b, Frame *f, const TsExpr *at, const char *name, TsVal *x, TsVal *y)
+{
+	TsVal *args[2] = {x, y};
+	return call_op(b, f, at, "aten", name, 2, args, 0, NULL, NULL);
+}
+
+/* `for target in range(count)` (count a dynamic size or a tensor's value)
+ * or `while cond` (cond read from a tensor): carried values are the
+ * variables the body assigns that exist before it; a range loop carries
+ * its counter first. */
+static int
+exec_loop(Build *b, Frame *f, const TsStmt *s, TsVal *count)
+{
+	Env *pre = f->vars, *asg = env_new(b->a, 16), *eb, *ec;
+	int nc = 0, rc, range = count != NULL;
+	const char **cn;
+	TsVal **init, *counter0 = NULL, *limit = NULL, *cv = NULL;
+	Saved sv;
+	Graph *cg, *bg;
+	Lift l = {0};
+	Node *n;
+	Value *pred;
+
+	assigned_in(b, s->body, s->nbody, asg);
+	if (range) {
+		TsVal *sz = mk_seq(b, V_LIST, 0), *kw[1] = {mk_int(b, 4)};
+		const char *kwn[1] = {"dtype"};
+		TsVal *cnt = arena_dup(b->a, count, sizeof *count);
+		cnt->numtensor = 0;
+		counter0 = call_op(b, f, s->value, "aten", "zeros", 1, &sz, 1, kwn, kw);
+		limit = cnt->k == V_TENSOR ? cnt : mk(b, V_TENSOR);
+		if (cnt->k == V_SYM && !(limit->v = emit_scalar_tensor(b, f, s->value, cnt)))
+			return 0;
+		if (counter0->k != V_TENSOR)
+			return 0;
+	}
+	cn = ARENA_ARRAY(b->a, const char *, asg->n + 2);
+	init = ARENA_ARRAY(b->a, TsVal *, asg->n + 2);
+	if (range)
+		cn[nc] = "i", init[nc++] = counter0;
+	for (int i = 0; i < asg->n; i++) {
+		TsVal *v = env_get(pre, asg->names[i]);
+		if (v && v->k == V_TENSOR && !(range && s->target->kind == TE_NAME && strcmp(asg->names[i], s->target->s) == 0))
+			cn[nc] = asg->names[i], init[nc++] = v;
+	}
+	/* the condition graph */
+	cg = sub_begin(b, "while_loop_cond_graph", &sv);
+	ec = env_copy(b->a, pre);
+	for (int i = 0; i < nc; i++) {
+		TsVal *ph = placeholder(b, cg, cn[i], init[i]);
+		if (!(range && i == 0))
+			env_set(b->a, ec, cn[i], ph);
+		else
+			cv = ph;
+	}
+	f->vars = ec;
+	if (range) {
+		cv = op2(b, f, s->value, "lt", cv, limit);
+	} else {
+		cv = eval(b, f, s->value);
+	}
+	pred = bool_pred(b, f, s->value, cv);
+	sub_end(b, cg, &sv);
+	f->vars = pre;
+	if (!pred)
+		return 0;
+	cg->noutput = 1;
+	cg->outputs = ARENA_NEW(b->a, Arg);
+	cg->outputs[0] = value_arg(pred);
+	/* the body */
+	bg = sub_begin(b, "while_loop_body_graph", &sv);
+	eb = env_copy(b->a, pre);
+	{
+		TsVal *ctr = NULL;
+		for (int i = 0; i < nc; i++) {
+			TsVal *ph = placeholder(b, bg, cn[i], init[i]);
+			if (range && i == 0)
+				ctr = ph;
+			else
+				env_set(b->a, eb, cn[i], ph);
+		}
+		f->vars = eb;
+		if (range)
+			assign(b, f, s->target, ctr);
+		rc = exec_body(b, f, s->body, s->nbody);
+		bg->noutput = nc;
+		bg->outputs = ARENA_ARRAY(b->a, Arg, nc + 1);
+		if (range) {
+			TsVal *next = op2(b, f, s->value, "add", ctr, mk_int(b, 1));
+			if (next->k == V_TENSOR)
+				bg->outputs[0] = value_arg(next->v);
+		}
+	}
+	for (int i = range; i < nc; i++) {
+		TsVal *v = env_get(eb, cn[i]);
+		if (v->k != V_TENSOR || v->v->dtype != init[i]->v->dtype || v->v->rank != init[i]->v->rank) {
+			FAIL(b, f, s->value, "loop variable '%s' changes kind, dtype or rank across iterations", cn[i]);
+			sub_end(b, bg, &sv);
+			f->vars = pre;
+			return 0;
+		}
+		bg->outputs[i] = value_arg(v->v);
+	}
+	for (int i = 0; i < asg->n; i++) {
+		TsVal *v0 = env_get(pre, asg->names[i]), *v1 = env_get(eb, asg->names[i]);
+		if (v0 && v0->k != V_TENSOR && v1 != v0 && v1->k != V_ERR &&
+		    !(v1->k == v0->k && (v0->k == V_INT || v0->k == V_BOOL) && v1->i == v0->i))
+			FAIL(b, f, s->value, "'%s' (%s) changes in a loop whose trip count is not known at "
+			     "conversion time: only tensors may be loop-carried", asg->names[i], kind_name(v0));
+	}
+	sub_end(b, bg, &sv);
+	f->vars = pre;
+	if (rc) {
+		FAIL(b, f, s->value, "return, break or continue inside a loop whose trip count is not known at "
+		     "conversion time is not supported yet");
+		return 0;
+	}
+	for (int i = 0; i < nc; i++)
+		if (!bg->outputs[i].u.v)
+			return 0;
+	l.seen = strmap_new(b->a, 16);
+	lift_graph(b, cg, &l, NULL);
+	lift_graph(b, bg, &l, NULL);
+	lift_bind(b, cg, &l);
+	lift_bind(b, bg, &l);
+	n = new_node(b, "higher_order.while_loop", f->code, s->ofs);
+	n->nin = 4;
+	n->in = ARENA_ARRAY(b->a, NamedArg, 4);
+	for (int i = 0; i < 4; i++)
+		n->in[i].name = "", n->in[i].kind = 1;
+	n->in[0].arg.kind = ARG_GRAPH;
+	n->in[0].arg.u.g = cg;
+	n->in[1].arg.kind = ARG_GRAPH;
+	n->in[1].arg.u.g = bg;
+	n->in[2].arg.kind = ARG_TENSORS;
+	n->in[2].arg.n = nc;
+	n->in[2].arg.u.list = ARENA_ARRAY(b->a, Arg, nc + 1);
+	for (int i = 0; i < nc; i++)
+		n->in[2].arg.u.list[i] = value_arg(init[i]->v);
+	n->in[3].arg.kind = ARG_TENSORS;
+	n->in[3].arg.n = l.n;
+	n->in[3].arg.u.list = ARENA_ARRAY(b->a, Arg, l.n + 1);
+	for (int i = 0; i < l.n; i++)
+		n->in[3].arg.u.list[i] = value_arg(l.outer[i]);
+	n->nout = nc;
+	n->out = ARENA_ARRAY(b->a, Arg, nc + 1);
+	for (int i = 0; i < nc; i++) {
+		const Value *x = init[i]->v, *y = bg->outputs[i].u.v;
+		Value *v = ir_new_value(b->a, b->g, fresh_name(b, cn[i]), VAL_TENSOR);
+		TsVal *tv = mk(b, V_TENSOR);
+		v->dtype = x->dtype, v->rank = x->rank, v->dims = x->dims, v->def = n;
+		for (int k = 0; k < x->rank; k++)
+			if (!(x->dims[k].e ? y->dims[k].e && sym_equal(x->dims[k].e, y->dims[k].e)
+			                   : !y->dims[k].e && x->dims[k].v == y->dims[k].v)) {
+				FAIL(b, f, s->value, "loop variable '%s' changes its size at dim %d across iterations "
+				     "(not supported yet)", cn[i], k);
+				break;
+			}
+		n->out[i] = value_arg(v);
+		tv->v = v;
+		tv->numtensor = init[i]->numtensor;
+		if (!(range && i == 0))
+			env_set(b->a, pre, cn[i], tv);
+		if (i == 0)
+			n->name = v->name;
+	}
+	push_node(b, n);
+	return 0;
+}
+
 /* 0: go on; 1: returned; 2: break; 3: continue; -1 never (errors poison). */
 static int
 exec_stmt(Build *b, Frame *f, const TsStmt *s)
@@ -2053,6 +2298,12 @@ exec_stmt(Build *b, Frame *f, const TsStmt *s)
 			return 0;
 		return t ? exec_body(b, f, s->body, s->nbody) : exec_body(b, f, s->orelse, s->norelse);
 	case TS_FOR:
+		if (s->value->kind == TE_CALL && s->value->a->kind == TE_NAME && strcmp(s->value->a->s, "range") == 0 &&
+		    s->value->nitem == 1) {
+			TsVal *cnt = eval(b, f, s->value->items[0]);
+			if (cnt->k == V_SYM || cnt->k == V_TENSOR)
+				return exec_loop(b, f, s, cnt);
+		}
 		v = eval(b, f, s->value);
 		if (v->k == V_ERR)
 			return 0;
@@ -2080,6 +2331,8 @@ exec_stmt(Build *b, Frame *f, const TsStmt *s)
 		for (;;) {
 			int rc;
 			v = eval(b, f, s->value);
+			if (v->k == V_TENSOR)
+				return exec_loop(b, f, s, NULL);
 			if (truth(b, f, s->value, v, &t) || !t)
 				return 0;
 			if (++b->unrolled > MAX_UNROLL) {
