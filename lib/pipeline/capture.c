@@ -169,6 +169,25 @@ first_error(Arena *a, const Diag *d, int from)
 	return "failed (no message)";
 }
 
+/* A traced capture stores no input shapes: without `inputs:`, the
+ * bundle's example inputs give them (static, the sizes the capture ran). */
+static void
+ts_bundle_inputs(Pipeline *pl, TsInputs *ti)
+{
+	const Bundle *bd = &pl->bundle;
+	TsInput *in = ARENA_ARRAY(pl->a, TsInput, bd->ninput + 1);
+
+	for (int i = 0; i < bd->ninput; i++) {
+		in[i].dtype = bd->inputs[i].dtype;
+		in[i].rank = bd->inputs[i].rank;
+		in[i].dims = bd->inputs[i].shape;
+		in[i].names = ARENA_ARRAY(pl->a, const char *, bd->inputs[i].rank + 1);
+	}
+	ti->label = arena_printf(pl->a, "%s:capture.json", pl->input);
+	ti->n = bd->ninput;
+	ti->in = in;
+}
+
 static int
 errors(const Diag *d, int from)
 {
@@ -206,10 +225,18 @@ try_capture(Pipeline *pl, const BundleAttempt *at, Diag *sub)
 			return rc;
 		return pipeline_convert(pl, sub);
 	}
-	if (strcmp(e, ".pt") == 0)
-		return diag_report(sub, YE_CAPTURE_UNREADABLE, &(DiagAt){.file = label},
-		                   "a TorchScript archive (torch.jit.save): this yobx-export does not read "
-		                   "TorchScript yet");
+	if (strcmp(e, ".pt") == 0) {
+		Zip *z = ARENA_NEW(pl->a, Zip);
+		TsInputs ti = pl->opt.inputs;
+		diag_input(sub, pl->input);
+		if (ti.n < 0)
+			ts_bundle_inputs(pl, &ti);
+		if ((rc = zip_open_mem(z, label, at->data, at->size, pl->a, sub)))
+			return rc;
+		if ((rc = ts_load(&pl->prog, z, &ti, sub)))
+			return rc;
+		return pipeline_convert(pl, sub);
+	}
 	return diag_report(sub, YE_CAPTURE_UNREADABLE, &(DiagAt){.file = label},
 	                   "a capture file of unknown kind '%s' (.pt2, .pt and .onnx are known)", e);
 }

@@ -106,7 +106,7 @@ ts_dim_requests(Pipeline *pl)
 		const char *arg = t->name ? t->name : pl->prog.forward_arg_names[i];
 		for (int k = 0; k < t->rank; k++) {
 			int seen = 0;
-			if (!t->names[k])
+			if (!t->names || !t->names[k])
 				continue;
 			for (int j = 0; j < n && !seen; j++)
 				seen = strcmp(r[j].name, t->names[k]) == 0 ||
