@@ -3,7 +3,9 @@
 the number of nodes; with LAYERS 16 and WIDTH 4096 it is a stack with 1 GiB
 of weights, to check that reading and writing weights is cheap.  Run in the
 torch chroot:
-bash ../shared/tools/torch-env.sh run sid python3 /src/bench/make_deep.py /src/bench/out/deep-4096.pt2 4096"""
+bash ../shared/tools/torch-env.sh run sid python3 /src/bench/make_deep.py /src/bench/out/deep-4096.pt2 4096
+An OUT ending in .pt writes the same model traced, as a TorchScript archive
+(torch.jit.save), for bench/torchscript.sh."""
 import sys
 
 import torch
@@ -25,6 +27,9 @@ class Deep(torch.nn.Module):
 
 
 with torch.no_grad():
-    ep = torch.export.export(Deep().eval(), (torch.randn(2, width),))
-    torch.export.save(ep, out)
+    if out.endswith(".pt"):
+        torch.jit.save(torch.jit.trace(Deep().eval(), (torch.randn(2, width),)), out)
+    else:
+        ep = torch.export.export(Deep().eval(), (torch.randn(2, width),))
+        torch.export.save(ep, out)
 print(out, layers, "layers")
