@@ -167,6 +167,8 @@ typedef struct Program {
 	const char *container;  /* "flat zip (torch 2.6/2.7)", "pt2 archive, pickled weights (torch 2.8)", ... */
 	const char *json_entry; /* the zip entry holding the program JSON */
 	int schema_major, schema_minor;
+	int64_t torchscript_format;  /* a TorchScript archive's file format version; 0 for other inputs */
+	const char *producer;        /* who wrote the file, when it says more than torch_version ("torch.jit.save, ..."), or NULL */
 	const char *torch_version;   /* "2.14.1+debian"; "<=2.4" when absent */
 	int nverifier;
 	const char **verifiers;      /* "TRAINING" (training IR) or "ATEN" (core ATen) */

@@ -357,7 +357,12 @@ fill_extra(Pipeline *pl, double report_start)
 	if (p->graph) {
 		report_text(r, "container", p->container);
 		report_text(r, "torch_version", p->torch_version);
-		report_text(r, "schema_version", arena_printf(a, "%d.%d", p->schema_major, p->schema_minor));
+		if (p->torchscript_format) {
+			report_num(r, "torchscript_format_version", (double)p->torchscript_format);
+			report_text(r, "producer", p->producer);
+		} else {
+			report_text(r, "schema_version", arena_printf(a, "%d.%d", p->schema_major, p->schema_minor));
+		}
 		for (int i = 0; i < p->nverifier; i++)
 			ver = arena_printf(a, "%s%s%s (%s)", ver, i ? ", " : "", p->verifiers[i],
 			                   strcmp(p->verifiers[i], "ATEN") == 0 ? "core ATen"

@@ -2585,5 +2585,7 @@ ts_load(Program *p, Zip *z, const TsInputs *in, Diag *d)
 	p->container = arena_printf(p->arena, "TorchScript archive (%s)", t->producer);
 	p->json_entry = "code/";
 	p->torch_version = t->producer;
+	p->torchscript_format = t->format;
+	p->producer = "torch.jit.save";
 	return ts_build(p, t, in, d);
 }
