@@ -77,6 +77,7 @@ typedef struct Machine {
 	MemoSlot *memo;       /* open addressing; memo_cap is a power of two */
 	size_t memo_n, memo_cap;
 	size_t nobj;
+	const PickleHooks *hooks;   /* NULL: every global, every call kept */
 } Machine;
 
 /* Appends "label: offset N: OPNAME: message" and returns -1. */
@@ -740,6 +741,23 @@ push_global(Machine *m, const char *mod, size_t nmod, const char *name, size_t n
 	push(m, o);
 }
 
+/* The hooks' allow-list sees every global before it is pushed, so a
+ * refused one is reported at its own opcode's offset. */
+static int
+check_global(Machine *m, const char *mod, size_t nmod, const char *name, size_t nname)
+{
+	const PickleHooks *h = m->hooks;
+	char *zm, *zn;
+
+	if (!h || !h->allow_global)
+		return 0;
+	zm = arena_strndup(m->a, mod, nmod);
+	zn = arena_strndup(m->a, name, nname);
+	if (strlen(zm) != nmod || strlen(zn) != nname || !h->allow_global(zm, zn))
+		return fail(m, "global '%.80s.%.80s' is not one %s writes", zm, zn, h->who);
+	return 0;
+}
+
 static int
 op_global(Machine *m)
 {
@@ -747,6 +765,8 @@ op_global(Machine *m)
 	size_t nmod, nname;
 
 	if (take_line(m, &mod, &nmod) || take_line(m, &name, &nname))
+		return -1;
+	if (check_global(m, mod, nmod, name, nname))
 		return -1;
 	push_global(m, mod, nmod, name, nname);
 	return 0;
@@ -762,16 +782,21 @@ op_stack_global(Machine *m)
 	if (mod->kind != PY_STR || name->kind != PY_STR)
 		return fail(m, "expected two str, got %s and %s",
 		            kind_name(mod->kind), kind_name(name->kind));
+	if (check_global(m, mod->s, mod->n, name->s, name->n))
+		return -1;
 	push_global(m, mod->s, mod->n, name->s, name->n);
 	return 0;
 }
 
 /* REDUCE and NEWOBJ: func(*args).  OrderedDict() is a dict so that the
- * SETITEMS that follow it fill it; everything else stays a call. */
+ * SETITEMS that follow it fill it; the hooks' reduce may replace a call by
+ * what it stands for (then the memo holds that object itself); everything
+ * else stays a call. */
 static int
 op_reduce(Machine *m)
 {
 	PyObj *args, *func, *o;
+	const char *why = NULL;
 
 	if (!(args = pop(m)) || !(func = pop(m)))
 		return -1;
@@ -780,6 +805,15 @@ op_reduce(Machine *m)
 	if (args->n == 0 && py_is_global(func, "collections", "OrderedDict")) {
 		push(m, new_obj(m, PY_DICT));
 		return 0;
+	}
+	if (m->hooks && m->hooks->reduce && func->kind == PY_GLOBAL) {
+		o = NULL;
+		if (m->hooks->reduce(func, args, &o, &why))
+			return fail(m, "%s.%s: %s", func->s, func->name, why ? why : "bad arguments");
+		if (o) {
+			push(m, o);
+			return 0;
+		}
 	}
 	o = new_obj(m, PY_CALL);
 	o->func = func;
@@ -999,7 +1033,14 @@ step(Machine *m, uint8_t op)
 PyObj *
 pickle_load(Arena *a, const char *label, const uint8_t *buf, size_t len, Diag *d)
 {
-	Machine m = {.a = a, .label = label, .d = d, .buf = buf, .len = len};
+	return pickle_load_hooked(a, label, buf, len, NULL, d);
+}
+
+PyObj *
+pickle_load_hooked(Arena *a, const char *label, const uint8_t *buf, size_t len,
+                   const PickleHooks *hooks, Diag *d)
+{
+	Machine m = {.a = a, .label = label, .d = d, .buf = buf, .len = len, .hooks = hooks};
 
 	/* Never NULL, so that stack + from is defined even for an empty stack. */
 	m.stack_cap = 64;

@@ -141,6 +141,21 @@ struct PyObj {
  * underflow, truncated data, memo index out of range, ...). */
 PyObj *pickle_load(Arena *a, const char *label, const uint8_t *buf, size_t len, Diag *d);
 
+/* What a reader that knows its pickles' writer adds to the machine
+ * (tsarchive.c: the TorchScript archive). */
+typedef struct PickleHooks {
+	/* 1 to accept GLOBAL module.name; 0 refuses it: "label: offset N:
+	 * GLOBAL: global 'os.system' is not one <who> writes". */
+	int (*allow_global)(const char *module, const char *name);
+	const char *who;
+	/* REDUCE func(*args) for a PY_GLOBAL func: 0 with *out the object to
+	 * push instead of the call (NULL: keep the call), or -1 with *why. */
+	int (*reduce)(PyObj *func, PyObj *args, PyObj **out, const char **why);
+} PickleHooks;
+/* pickle_load with hooks (NULL: none). */
+PyObj *pickle_load_hooked(Arena *a, const char *label, const uint8_t *buf, size_t len,
+                          const PickleHooks *hooks, Diag *d);
+
 /* 1 if o is the global module.name */
 int py_is_global(const PyObj *o, const char *module, const char *name);
 /* Returns d[key] for a dict with string keys, or NULL. */
@@ -159,6 +174,12 @@ PyObj *py_dict_get(const PyObj *d, const char *key);
 /* Returns the unpickled top-level object, or NULL with a DIAG_INPUT
  * message naming label (the outer file and entry) and what is wrong. */
 PyObj *torchsave_load(Arena *a, const char *label, const uint8_t *buf, size_t len, Diag *d);
+/* The same for the pickle at entry e of an open zip (TorchScript's
+ * data.pkl, constants.pkl), its storages being the entries dir/<key>
+ * ("data", "constants"), run with hooks (NULL: none).  Messages name
+ * "zip label:entry". */
+PyObj *torchsave_read(Arena *a, Zip *z, ZipEntry *e, const char *dir, const PickleHooks *hooks,
+                      Diag *d);
 
 /* ==== serde ==== */
 

@@ -4,7 +4,12 @@
  * size, stride, requires_grad, hooks[, metadata])) where persid is
  * ('storage', <torch XStorage>, key, location, numel).  The call object is
  * turned into a PY_TENSOR in place, so every memo reference to it (views
- * sharing a storage, a parameter wrapping a tensor) sees the result. */
+ * sharing a storage, a parameter wrapping a tensor) sees the result.  The
+ * same rebuild calls fill TorchScript's data.pkl and constants.pkl
+ * (torchsave_read), whose objects keep their tensors in BUILD states: the
+ * walk goes into states too, and visits a shared object once (a pickle
+ * may reference one object from many places; walking each reference
+ * again would make a small hostile pickle exponential). */
 #include "read/read.h"
 
 #include <stdio.h>
@@ -14,10 +19,13 @@
 
 typedef struct Loader {
 	Arena *a;
-	Zip zip;
+	Zip *zip;
+	const char *dir;    /* storages are dir/<key>: "data", or "constants" */
 	const char *label;
 	Diag *d;
 	StrMap *storages;   /* key -> Storage, so views share one record */
+	const PyObj **seen; /* containers and calls walked (open addressing) */
+	size_t nseen, seen_cap;
 } Loader;
 
 typedef struct Storage {
@@ -28,6 +36,37 @@ typedef struct Storage {
 } Storage;
 
 static int convert(Loader *l, PyObj *o, int depth);
+
+static size_t
+seen_slot(const Loader *l, const PyObj *o)
+{
+	size_t i = ((uintptr_t)o >> 4) * 0x9E3779B97F4A7C15u & (l->seen_cap - 1);
+
+	while (l->seen[i] && l->seen[i] != o)
+		i = (i + 1) & (l->seen_cap - 1);
+	return i;
+}
+
+/* 1 when o was walked already; else records it and returns 0. */
+static int
+seen_before(Loader *l, const PyObj *o)
+{
+	if ((l->nseen + 1) * 2 > l->seen_cap) {
+		const PyObj **old = l->seen;
+		size_t old_cap = l->seen_cap;
+		l->seen_cap = old_cap ? old_cap * 2 : 256;
+		l->seen = ARENA_ARRAY(l->a, const PyObj *, l->seen_cap);
+		for (size_t i = 0; i < old_cap; i++)
+			if (old[i])
+				l->seen[seen_slot(l, old[i])] = old[i];
+	}
+	size_t i = seen_slot(l, o);
+	if (l->seen[i])
+		return 1;
+	l->seen[i] = o;
+	l->nseen++;
+	return 0;
+}
 
 static int
 fail(Loader *l, const char *what)
@@ -69,13 +108,19 @@ storage(Loader *l, const PyObj *persid)
 		           t->items[1]->s, t->items[1]->name);
 		return NULL;
 	}
-	snprintf(rel, sizeof rel, "data/%s", t->items[2]->s);
-	if (!(e = zip_find(&l->zip, rel))) {
+	snprintf(rel, sizeof rel, "%s/%s", l->dir, t->items[2]->s);
+	if (!(e = zip_find(l->zip, rel)) && numel == 0) {
+		/* torch reads no record for an empty storage, so none need exist. */
+		s->entry = arena_strdup(l->a, rel);
+		strmap_put(l->storages, t->items[2]->s, s);
+		return s;
+	}
+	if (!e) {
 		diag_report(l->d, YE_WEIGHT_MISSING, &(DiagAt){.file = l->label},
-			"missing entry '%s%s' for a tensor storage", l->zip.root, rel);
+			"missing entry '%s%s' for a tensor storage", l->zip->root, rel);
 		return NULL;
 	}
-	if (zip_data(&l->zip, e, l->d))
+	if (zip_data(l->zip, e, l->d))
 		return NULL;
 	/* numel counts elements for typed storages, bytes for UntypedStorage. */
 	if (numel < 0 || (uint64_t)numel > e->size / (uint64_t)dtype_size(s->dtype)) {
@@ -166,8 +211,11 @@ convert_call(Loader *l, PyObj *o, int depth)
 		o->tensor = data->tensor;
 		return 0;
 	}
-	/* Unknown callables stay opaque; their arguments may still hold tensors. */
-	return o->args ? convert(l, o->args, depth + 1) : 0;
+	/* Unknown callables stay opaque; their arguments and state may still
+	 * hold tensors. */
+	if (o->args && convert(l, o->args, depth + 1))
+		return l->d->code;
+	return o->state ? convert(l, o->state, depth + 1) : 0;
 }
 
 static int
@@ -175,6 +223,9 @@ convert(Loader *l, PyObj *o, int depth)
 {
 	if (depth > 200)
 		return fail(l, "objects nested too deeply");
+	if ((o->kind == PY_CALL || o->kind == PY_TUPLE || o->kind == PY_LIST || o->kind == PY_DICT) &&
+	    seen_before(l, o))
+		return 0;
 	switch (o->kind) {
 	case PY_CALL:
 		return convert_call(l, o, depth);
@@ -193,35 +244,55 @@ convert(Loader *l, PyObj *o, int depth)
 	}
 }
 
+/* Runs the pickle of entry e of l->zip and converts its rebuild calls. */
+static PyObj *
+load_entry(Loader *l, ZipEntry *e, const PickleHooks *hooks)
+{
+	PyObj *top;
+	const char *plabel;
+
+	if (zip_data(l->zip, e, l->d))
+		return NULL;
+	plabel = arena_printf(l->a, "%s:%s", l->zip->label, e->name);
+	if (!l->label)
+		l->label = plabel;  /* torchsave_load's messages keep naming the outer file */
+	if (!(top = pickle_load_hooked(l->a, plabel, e->data, e->size, hooks, l->d)))
+		return NULL;
+	if (convert(l, top, 0))
+		return NULL;
+	return top;
+}
+
+PyObj *
+torchsave_read(Arena *a, Zip *z, ZipEntry *e, const char *dir, const PickleHooks *hooks, Diag *d)
+{
+	Loader l = {.a = a, .zip = z, .dir = dir, .d = d};
+
+	l.storages = strmap_new(a, 16);
+	return load_entry(&l, e, hooks);
+}
+
 PyObj *
 torchsave_load(Arena *a, const char *label, const uint8_t *buf, size_t len, Diag *d)
 {
-	Loader l = {.a = a, .label = label, .d = d};
+	Zip zip;
+	Loader l = {.a = a, .zip = &zip, .dir = "data", .label = label, .d = d};
 	ZipEntry *e;
-	PyObj *top;
-	char *plabel;
 
-	if (zip_open_mem(&l.zip, label, buf, len, a, d))
+	if (zip_open_mem(&zip, label, buf, len, a, d))
 		return NULL;
 	l.storages = strmap_new(a, 16);
-	if ((e = zip_find(&l.zip, "byteorder")) && !zip_data(&l.zip, e, d) &&
+	if ((e = zip_find(&zip, "byteorder")) && !zip_data(&zip, e, d) &&
 	    !(e->size == 6 && memcmp(e->data, "little", 6) == 0)) {
 		fail(&l, "big-endian tensor data is not supported");
 		return NULL;
 	}
 	if (d->code)
 		return NULL;
-	if (!(e = zip_find(&l.zip, "data.pkl"))) {
+	if (!(e = zip_find(&zip, "data.pkl"))) {
 		diag_report(d, YE_TORCHSAVE, &(DiagAt){.file = label},
 			"missing entry 'data.pkl' (not a torch.save archive)");
 		return NULL;
 	}
-	if (zip_data(&l.zip, e, d))
-		return NULL;
-	plabel = arena_printf(a, "%s:%s", label, e->name);
-	if (!(top = pickle_load(a, plabel, e->data, e->size, d)))
-		return NULL;
-	if (convert(&l, top, 0))
-		return NULL;
-	return top;
+	return load_entry(&l, e, NULL);
 }

@@ -25,13 +25,15 @@
 
 /* A source range of a code file: bytes [start, end) of the printed code
  * come from the user's file at line (1-based).  src is the user's source
- * line itself (NUL-terminated, no newline), or NULL when the record holds
- * no text. */
+ * line itself (NUL-terminated, no indent, no newline), or NULL when the
+ * record holds no code: a traced module records the Python stack the
+ * tracer saw instead (trace; its first frame is file:line). */
 typedef struct TsSpan {
 	uint32_t start, end;
 	const char *file;       /* "/home/u/model.py" as recorded */
 	int line;
 	const char *src;
+	const char *trace;      /* traced code: "FILE(LINE): fn\n" frames, innermost first; else NULL */
 } TsSpan;
 
 /* One code file. */
@@ -41,7 +43,8 @@ typedef struct TsCode {
 	const char *text;       /* NUL-terminated */
 	size_t len;
 	int nspan;
-	TsSpan *spans;          /* sorted by start, nested ranges kept; none without a .debug_pkl */
+	TsSpan *spans;          /* sorted by start, disjoint (torch's records cover the code from
+	                         * one offset to the next); none without a readable .debug_pkl */
 } TsCode;
 
 typedef struct TsArchive {
@@ -52,15 +55,22 @@ typedef struct TsArchive {
 	int ncode;
 	TsCode *code;           /* every code/ *.py, in central-directory order */
 	int64_t format;         /* the version record: TorchScript's file format version */
-	const char *producer;   /* what the archive says of who wrote it ("torch 1.13 to 2.x, format 10"), never NULL */
+	const char *producer;   /* what the archive says of who wrote it, never NULL: "torch.jit.save,
+	                         * format 3 in 'version' (why torch writes 3), torch 2.x records,
+	                         * traced inputs, extra files: a.txt" */
 } TsArchive;
 
 /* Objects in data.pkl and constants.pkl: a TorchScript object is a PY_CALL
  * whose func is the PY_GLOBAL (module "__torch__.a.b", name "Cls") and
- * whose state (BUILD) is a PY_DICT of attribute name -> value; tensors are
+ * whose state (BUILD) is a PY_DICT of attribute name -> value (a class
+ * with __getstate__ has what that returned instead); tensors are
  * PY_TENSOR (their storage in the mapped file); torch.jit._pickle's
  * restore_type_tag and build_* wrappers are already unwrapped to the list,
- * dict or value they hold. */
+ * dict or value they hold.  What stays a PY_CALL of a torch global:
+ * torch.device("cpu"), builtins.complex(re, im), and tensors this reader
+ * cannot rebuild (torch._utils._rebuild_qtensor, _rebuild_sparse_tensor,
+ * torch._tensor._rebuild_from_type_v2), for the builder to refuse when
+ * the code uses them. */
 
 /* 1 when z is a TorchScript archive (data.pkl and code/ entries). */
 int ts_sniff(const Zip *z);
