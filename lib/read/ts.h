@@ -225,6 +225,8 @@ typedef enum TsArgType {
 	TA_DEVICE, TA_OPT_DEVICE, TA_GENERATOR, TA_OPT_GENERATOR,
 	TA_DIMNAME, TA_DIMNAMES,                                /* Dimname overloads: never chosen */
 	TA_OTHER,                                               /* anything else: never matched */
+	TA_COMPLEX,                                             /* complex (add.complex_int and the like) */
+	TA_ANY, TA_ANY_LIST,                                    /* a type variable t (or Any): any value; t[]: any list */
 } TsArgType;
 
 typedef struct TsSchemaArg {
@@ -232,9 +234,12 @@ typedef struct TsSchemaArg {
 	TsArgType type;
 	int kwonly;             /* after `*` */
 	int has_default;
-	const char *def;        /* the default as the schema writes it ("1", "None", "[0, 0]"), or NULL */
+	const char *def;        /* the default as TorchScript holds it ("1", "None", "[0, 0]": see below), or NULL */
 	int list_len;           /* int[2] and the like: N (a single int then broadcasts), else 0 */
 } TsSchemaArg;
+/* The defaults are written as TorchScript holds them: "[0, 0]" for the
+ * schema's `int[2] padding=0`, integer codes for ScalarType, Layout and
+ * MemoryFormat ("0"), strings as Python's repr ("'none'"). */
 
 typedef struct TsSchema {
 	const char *name;       /* "add" (no namespace: aten unless ns says) */
@@ -244,19 +249,35 @@ typedef struct TsSchema {
 	const TsSchemaArg *args;
 	int nret;
 	const char *const *rets;/* "Tensor", "Tensor[]", "int", "Tensor(a)", ... as written */
-	int alias;              /* 1 when some argument is written to or aliased (Tensor(a!) / Tensor(a)) */
+	int alias;              /* nonzero when some argument is aliased or written: 1 a result is a view
+	                         * of an argument (Tensor(a)), 2 an argument is written (Tensor(a!)) */
+	int vararg;             /* 1 when the schema ends in `...` (aten::format): extra positional arguments are taken as they are */
+	const char *body;       /* NULL for an operator; for one of TorchScript's builtin functions
+	                         * (add(int a, Tensor b), _pair(int[2] x), ...: no operator of its own)
+	                         * what it returns, in printed-code syntax over its argument names
+	                         * ("torch.add(b, a)"): the IR builder runs that instead */
 } TsSchema;
 
 /* The kind of a value handed to an operator call. */
 typedef enum TsKind {
 	TK_NONE, TK_BOOL, TK_INT, TK_FLOAT, TK_COMPLEX, TK_STR, TK_DEVICE,
 	TK_TENSOR,
-	TK_INTS, TK_FLOATS, TK_BOOLS, TK_TENSORS, TK_OPT_TENSORS,  /* lists */
-	TK_EMPTY_LIST,          /* [] : matches every list type */
-	TK_OTHER,
+	TK_INTS, TK_FLOATS, TK_BOOLS, TK_TENSORS, TK_OPT_TENSORS,  /* lists (an empty list matches every list) */
+	TK_OTHER,               /* a tuple, dict, object...: matches only a type variable (TA_ANY) */
+	TK_EMPTY_LIST,          /* `[]` with no annotation: matches every list type */
 } TsKind;
 
 enum { TS_MAX_ARGS = 32 };
+
+/* What the IR builder must do to a call argument before it fits its
+ * schema argument (TorchScript inserts these in the second pass). */
+typedef enum TsConv {
+	TC_NONE,
+	TC_REPEAT,              /* one int/float for an int[N]/float[N]: repeat it N times */
+	TC_PACK,                /* zeros(2, 3): positional slot[i].. to the end packed into one list */
+	TC_TO_NUMBER,           /* a Tensor for an int, float or Scalar: its item (aten::IntImplicit ...) */
+	TC_DEVICE,              /* a str for a Device: torch.device(s) */
+} TsConv;
 
 /* How a call's arguments fill a schema: slot[i] is the call argument
  * (positional 0..npos-1, then keyword npos+j) given for schema argument
@@ -264,20 +285,37 @@ enum { TS_MAX_ARGS = 32 };
 typedef struct TsBind {
 	const TsSchema *schema;
 	int slot[TS_MAX_ARGS];
-	int convert;            /* 1 when a number was passed for a Tensor argument */
+	uint8_t conv[TS_MAX_ARGS];  /* TsConv of schema argument i */
+	int convert;            /* 1 when only the second pass (implicit conversions) matched */
+	int nextra;             /* vararg schemas: positional arguments npos-nextra.. go to `...` */
 } TsBind;
 
 /* Chooses the overload of ns::name torch's TorchScript would call for
- * these arguments: the first in schema order whose arguments all match
- * with no conversion, else the first matching when a number may stand for
- * a Tensor.  Out= and in-place-on-argument overloads are skipped unless
- * name itself is in-place ("add_").  Returns 0 and fills *b, or -1 with
- * why[] saying what was tried ("add takes (Tensor self, Tensor other, *,
- * Scalar alpha=1) or (...); got (Tensor, str)"). */
+ * these arguments, by its rules (schema_matching.cpp): the first in
+ * schema order whose arguments all match with no conversion, else the
+ * first matching with implicit conversions (a Tensor for a number, a str
+ * for a Device, zeros(2, 3) for zeros([2, 3])).  Positional arguments
+ * fill the schema's in order, keywords by name (`input` also names an
+ * aten `self`), keyword-only ones only by keyword, the rest take their
+ * defaults.  Out= overloads are not in the table (printed code never
+ * passes out=); aten::view.dtype is never chosen (TorchScript blocks it:
+ * ScalarType is an int to it).  Returns 0 and fills *b, or -1 with why[]
+ * saying what was tried ("aten::add: no overload takes (Tensor, str);
+ * tried Tensor(Tensor self, Tensor other, *, Scalar alpha=1), ...") */
 int ts_schema_bind(const char *ns, const char *name, int npos, const TsKind *pos, int nkw,
                    const char *const *kwname, const TsKind *kw, TsBind *b, char *why, size_t whylen);
 /* Every overload of ns::name, in schema order; *n gets their number (0: unknown op). */
 const TsSchema *const *ts_schemas(const char *ns, const char *name, int *n);
+/* Every row of the table, sorted by namespace and name (for tests). */
+const TsSchema *const *ts_schema_table(int *n);
+/* The overload ns::name.overload ("" for the default one), or NULL. */
+const TsSchema *ts_schema_find(const char *ns, const char *name, const char *overload);
+/* Writes s as torch prints it, "aten::add.Tensor(Tensor self, Tensor
+ * other, *, Scalar alpha=1)" (types as TsArgType names them, no returns),
+ * into buf; returns the length it needed (snprintf's contract). */
+int ts_schema_text(const TsSchema *s, char *buf, size_t len);
+/* The name of a kind ("Tensor", "int[]"), for messages. */
+const char *ts_kind_name(TsKind k);
 
 /* ==== build (tsbuild.c) ==== */
 
