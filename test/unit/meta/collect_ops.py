@@ -1,0 +1,210 @@
+"""collect_ops.py: the ATen schemas TorchScript versions of the target models call.
+
+lib/ir/meta.c must give the dtype and shape of every ATen call the
+TorchScript reader emits.  This script builds the models issue 11 aims at
+(MLP, CNN with batch norm, attention with scaled_dot_product_attention,
+LSTM, GRU, torchvision resnet18 and mobilenet_v3_small, tiny BERT and GPT-2
+with torchscript=True, a dynamic-batch model), turns each into TorchScript
+three ways (traced, traced then frozen, scripted where torch can script it),
+inlines the graphs and prints the schema of every aten:: node, once, sorted.
+
+    python3 test/unit/meta/collect_ops.py > out.txt     (any torch >= 1.13)
+
+Whatever a torch version cannot build or script is reported on stderr and
+skipped.  test/unit/meta/ops-collected.txt is the union over torch 1.13
+(/usr/bin/python3), 2.6 (trixie) and 2.14 (sid); test_meta checks that
+meta.def has a rule for each line.
+"""
+import sys
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class MLP(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.l1 = nn.Linear(8, 16)
+        self.l2 = nn.Linear(16, 4)
+
+    def forward(self, x):
+        return torch.softmax(self.l2(F.gelu(self.l1(x)).relu()), dim=-1)
+
+
+class CNN(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.c1 = nn.Conv2d(3, 8, 3, padding=1)
+        self.bn = nn.BatchNorm2d(8)
+        self.c2 = nn.Conv2d(8, 8, 3, stride=2)
+        self.pool = nn.MaxPool2d(2)
+        self.fc = nn.Linear(8, 10)
+
+    def forward(self, x):
+        y = self.pool(F.relu(self.bn(self.c1(x))))
+        y = F.avg_pool2d(self.c2(y), 1)
+        y = F.adaptive_avg_pool2d(y, 1).flatten(1)
+        return self.fc(torch.dropout(y, 0.1, self.training))
+
+
+class Attn(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.qkv = nn.Linear(16, 48)
+        self.o = nn.Linear(16, 16)
+        self.mha = nn.MultiheadAttention(16, 2, batch_first=True)
+        self.ln = nn.LayerNorm(16)
+
+    def forward(self, x, mask):
+        b, t, c = x.shape
+        q, k, v = self.qkv(x).chunk(3, dim=-1)
+        q = q.view(b, t, 2, c // 2).transpose(1, 2)
+        k = k.view(b, t, 2, c // 2).transpose(1, 2)
+        v = v.view(b, t, 2, c // 2).transpose(1, 2)
+        s = torch.matmul(q, k.transpose(-2, -1)) / (c // 2) ** 0.5
+        s = s.masked_fill(mask == 0, float("-inf"))
+        y1 = torch.matmul(torch.softmax(s, dim=-1), v)
+        y2 = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        y = (y1 + y2).transpose(1, 2).contiguous().view(b, t, c)
+        z, _ = self.mha(x, x, x, need_weights=False)
+        return self.ln(self.o(y) + z)
+
+
+class RNN(nn.Module):
+    def __init__(self, kind):
+        super().__init__()
+        cls = nn.LSTM if kind == "lstm" else nn.GRU
+        self.rnn = cls(8, 12, num_layers=2, batch_first=True, bidirectional=True)
+        self.fc = nn.Linear(24, 3)
+
+    def forward(self, x):
+        y, _ = self.rnn(x)
+        return self.fc(y[:, -1])
+
+
+class Dyn(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.emb = nn.Embedding(20, 8)
+        self.fc = nn.Linear(8, 4)
+
+    def forward(self, ids):
+        e = self.emb(ids)
+        n = ids.size(0)
+        y = self.fc(e).reshape(n, -1)
+        pos = torch.arange(y.size(1), dtype=torch.float32)
+        m = (ids > 3).to(torch.float32).sum(dim=1, keepdim=True)
+        y = y + pos.unsqueeze(0) * m
+        idx = torch.argmax(y, dim=1)
+        z = torch.cat([y, torch.zeros(n, 2)], dim=1)
+        return z.max(dim=1)[0] + idx.float() + torch.where(z > 0, z, -z).mean()
+
+
+class First(nn.Module):
+    """A transformers model's first output: recent versions return a dict
+    (or a ModelOutput) even with torchscript=True, which tracing rejects."""
+
+    def __init__(self, m):
+        super().__init__()
+        self.m = m
+
+    def forward(self, ids, mask=None):
+        kw = {"attention_mask": mask} if mask is not None else {}
+        out = self.m(ids, use_cache=False, return_dict=False, **kw) if "GPT2" in type(self.m).__name__ \
+            else self.m(ids, return_dict=False, **kw)
+        return out[0]
+
+
+def models():
+    x = torch.randn(2, 8)
+    yield "mlp", MLP, (x,), True
+    yield "cnn", CNN, (torch.randn(2, 3, 16, 16),), True
+    mask = torch.ones(2, 2, 5, 5).tril()
+    yield "attn", Attn, (torch.randn(2, 5, 16), mask), True
+    yield "lstm", lambda: RNN("lstm"), (torch.randn(2, 5, 8),), True
+    yield "gru", lambda: RNN("gru"), (torch.randn(2, 5, 8),), True
+    yield "dyn", Dyn, (torch.randint(0, 20, (3, 5)),), True
+    try:
+        import torchvision
+        img = (torch.randn(1, 3, 64, 64),)
+        yield "resnet18", lambda: torchvision.models.resnet18(), img, True
+        yield "mobilenet_v3_small", lambda: torchvision.models.mobilenet_v3_small(), img, True
+    except ImportError as e:
+        print("skip torchvision:", e, file=sys.stderr)
+    try:
+        import transformers
+        ids = torch.randint(0, 100, (2, 7))
+        am = torch.ones(2, 7, dtype=torch.long)
+
+        def bert():
+            cfg = transformers.BertConfig(vocab_size=100, hidden_size=32, num_hidden_layers=2,
+                                          num_attention_heads=2, intermediate_size=37,
+                                          max_position_embeddings=64, torchscript=True)
+            return transformers.BertModel(cfg)
+
+        def gpt2():
+            cfg = transformers.GPT2Config(vocab_size=100, n_embd=32, n_layer=2, n_head=2,
+                                          n_positions=64, torchscript=True)
+            return transformers.GPT2LMHeadModel(cfg)
+        yield "bert", lambda: First(bert()), (ids, am), False
+        yield "gpt2", lambda: First(gpt2()), (ids,), False
+    except ImportError as e:
+        print("skip transformers:", e, file=sys.stderr)
+
+
+def walk(block, seen):
+    for n in block.nodes():
+        if n.kind().startswith("aten::"):
+            try:
+                s = str(n.schema())
+            except Exception:
+                s = "(no schema)"
+            if s == "(no schema)":
+                s = n.kind() + " (no schema)"
+            seen.add(s)
+        for b in n.blocks():
+            walk(b, seen)
+
+
+def graph_of(m):
+    g = m.graph if hasattr(m, "graph") else m.forward.graph
+    g = g.copy()
+    torch._C._jit_pass_inline(g)
+    return g
+
+
+def main():
+    seen = set()
+    for name, make, args, scriptable in models():
+        torch.manual_seed(0)
+        try:
+            m = make().eval()
+        except Exception as e:
+            print("skip %s: %s" % (name, e), file=sys.stderr)
+            continue
+        forms = []
+        try:
+            with torch.no_grad():
+                t = torch.jit.trace(m, args, check_trace=False)
+            forms.append(("traced", t))
+            forms.append(("frozen", torch.jit.freeze(t)))
+        except Exception as e:
+            print("skip %s traced: %s" % (name, str(e).splitlines()[0]), file=sys.stderr)
+        if scriptable:
+            try:
+                s = torch.jit.script(m)
+                forms.append(("scripted", s))
+                forms.append(("scripted+frozen", torch.jit.freeze(s)))
+            except Exception as e:
+                print("skip %s scripted: %s" % (name, str(e).splitlines()[0]), file=sys.stderr)
+        for form, sm in forms:
+            try:
+                walk(graph_of(sm), seen)
+            except Exception as e:
+                print("skip %s %s: %s" % (name, form, e), file=sys.stderr)
+    for s in sorted(seen):
+        print(s)
+
+
+if __name__ == "__main__":
+    main()
