@@ -61,7 +61,7 @@ CMD_OBJ  = $(B)/cmd/yobx-export.o $(B)/cmd/render.o
 $(B)/yobx-export: $(CMD_OBJ) $(B)/libyobx.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-$(B)/test/%: test/unit/%.c $(B)/libyobx.a test/unit/testutil.h test/unit/minigraph.h test/unit/diagtext.h test/unit/zipwrite.h test/unit/optparse.h test/unit/pipelinerun.h
+$(B)/test/%: test/unit/%.c $(B)/libyobx.a test/unit/testutil.h test/unit/minigraph.h test/unit/diagtext.h test/unit/zipwrite.h test/unit/optparse.h test/unit/pipelinerun.h test/unit/tsdump.h
 	@mkdir -p $(B)/test
 	$(CC) $(CFLAGS) $(CHECK_CFLAGS) $(LDFLAGS) -o $@ $< $(B)/libyobx.a $(CHECK_LIBS) $(LDLIBS)
 

@@ -87,12 +87,12 @@ const TsSpan *ts_span_at(const TsCode *c, uint32_t ofs);
 
 typedef enum TsExprKind {
 	TE_NAME,        /* s */
-	TE_INT,         /* i */
+	TE_INT,         /* i (a minus sign written before a number is folded in: -1 is TE_INT -1) */
 	TE_FLOAT,       /* f (also inf, nan as written by the printer) */
 	TE_STR,         /* s, n bytes */
 	TE_NONE, TE_TRUE, TE_FALSE,
 	TE_ATTR,        /* a.s */
-	TE_CALL,        /* a(items...), kw[k] names item k or NULL when positional */
+	TE_CALL,        /* a(items...), kw[k] names item k or NULL when positional (positional ones come first) */
 	TE_INDEX,       /* a[b]; b is a TE_SLICE for x[1:2] */
 	TE_SLICE,       /* items[0..3]: start, stop, step, each NULL when omitted */
 	TE_TUPLE,       /* items */
@@ -103,6 +103,7 @@ typedef enum TsExprKind {
 	TE_COMPARE,     /* a op b (chains become TE_BOOL 'and' of pairs) */
 	TE_BOOL,        /* a and/or b: op 'a' or 'o' */
 	TE_IFEXP,       /* items[0] if a else b */
+	TE_IMAG,        /* f: an imaginary literal, 2.j (the printer's 1.+2.j is TB_ADD of TE_FLOAT and TE_IMAG) */
 } TsExprKind;
 
 typedef enum TsBinOp {
@@ -140,6 +141,8 @@ typedef enum TsStmtKind {
 	TS_RAISE,       /* raise value */
 	TS_ASSERT,      /* assert value, msg (b) */
 	TS_DEL,         /* del value */
+	TS_WITH,        /* with value [as target]: body (the printer's form of torch.no_grad()) */
+	TS_DEF,         /* def: a nested function (the printer's form of torch.jit.fork) */
 } TsStmtKind;
 
 typedef struct TsStmt TsStmt;
@@ -150,6 +153,7 @@ struct TsStmt {
 	TsExpr *target, *value, *type, *msg;
 	int nbody, norelse;
 	TsStmt **body, **orelse;
+	struct TsDef *def;      /* TS_DEF */
 };
 
 typedef struct TsParam {
@@ -186,7 +190,8 @@ typedef struct TsClass {
 	const char **buffers;   /* __buffers__ */
 	int nattr;
 	TsAttr *attrs;          /* name : type lines, in order */
-	int nconst;             /* class-level `NAME = value` other than the lists above (__constants__ and the like) */
+	int nconst;             /* class-level `NAME = value` other than the lists above (__constants__, Enum members)
+	                         * and `NAME : Final[T] = value` (the module's constants) */
 	const char **const_names;
 	TsExpr **const_values;
 	int ndef;
@@ -203,11 +208,16 @@ typedef struct TsAst {
 
 /* Parses text[0..len) (the printer's Python: 2-space indents, typed defs,
  * `ops.ns.op` calls, `CONSTANTS.cN`).  Returns 0, or DIAG_INPUT with
- * "label:line:col: what is wrong" (what was expected, what was found). */
+ * "label:line:col: what is wrong" (what was expected, what was found).
+ * Nesting (blocks, brackets, operator chains) stops at TS_MAX_NEST levels,
+ * so walking the tree recursively is safe. */
+enum { TS_MAX_NEST = 200 };
 int ts_parse(Arena *a, const char *label, const char *text, size_t len, TsAst *out, Diag *d);
-/* The class named name in ast, or NULL; the def named name in a class. */
+/* The class named name in ast, or NULL; the def named name in a class;
+ * the free function named name in ast. */
 const TsClass *ts_class(const TsAst *ast, const char *name);
 const TsDef *ts_method(const TsClass *c, const char *name);
+const TsDef *ts_function(const TsAst *ast, const char *name);
 
 /* ==== schemas (tsschema.c, tsschema.def) ==== */
 

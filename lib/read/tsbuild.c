@@ -1074,9 +1074,8 @@ schema_op(Build *b, const TsSchema *s)
 
 /* Emits the node of an ATen call bound to schema s; returns its result. */
 static TsVal *
-emit(Build *b, Frame *f, const TsExpr *at, const TsBind *bd, TsVal **args, const char *base)
+emit(Build *b, Frame *f, const TsExpr *at, const TsSchema *s, TsVal **sv, const char *base)
 {
-	const TsSchema *s = bd->schema;
 	Node *n = new_node(b, schema_op(b, s), f->code, at->ofs);
 	Value outs[64];
 	char why[512] = "";
@@ -1088,10 +1087,10 @@ emit(Build *b, Frame *f, const TsExpr *at, const TsBind *bd, TsVal **args, const
 		NamedArg *na = &n->in[n->nin];
 		na->name = s->args[i].name;
 		na->kind = s->args[i].kwonly ? 2 : 1;
-		if (bd->slot[i] < 0) {
+		if (!sv[i]) {
 			if (!default_arg(b, &s->args[i], &na->arg))
 				continue;
-		} else if (to_arg(b, f, at, &s->args[i], args[bd->slot[i]], &na->arg)) {
+		} else if (to_arg(b, f, at, &s->args[i], sv[i], &na->arg)) {
 			return &poison;
 		}
 		n->nin++;
@@ -1166,7 +1165,7 @@ emit_scalar_tensor(Build *b, Frame *f, const TsExpr *at, const TsVal *v)
 		FAIL(b, f, at, "%s", why);
 		return NULL;
 	}
-	r = emit(b, f, at, &bd, args, "scalar_tensor");
+	r = emit(b, f, at, bd.schema, args, "scalar_tensor");
 	return r->k == V_TENSOR ? r->v : NULL;
 }
 
@@ -1201,12 +1200,122 @@ numtensor_op(Build *b, Frame *f, const TsExpr *at, const char *name, int npos, T
 	return NULL;
 }
 
+/* The value for each schema argument (NULL: its default), with the
+ * conversions the schema match asked for applied. */
+static int
+bind_values(Build *b, Frame *f, const TsExpr *at, const TsBind *bd, int npos, TsVal **all, TsVal **sv)
+{
+	const TsSchema *s = bd->schema;
+
+	for (int i = 0; i < s->narg && i < TS_MAX_ARGS; i++) {
+		TsVal *v;
+		int k = bd->slot[i];
+		sv[i] = NULL;
+		if (k < 0)
+			continue;
+		v = all[k];
+		switch (bd->conv[i]) {
+		case TC_PACK: {
+			int n = npos - k;
+			TsVal *l = mk_seq(b, V_LIST, n > 0 ? n : 0);
+			for (int j = 0; j < n; j++)
+				l->it[j] = all[k + j];
+			v = l;
+			break;
+		}
+		case TC_REPEAT: {
+			int n = s->args[i].list_len > 0 ? s->args[i].list_len : 1;
+			TsVal *l = mk_seq(b, V_LIST, n);
+			for (int j = 0; j < n; j++)
+				l->it[j] = v;
+			v = l;
+			break;
+		}
+		case TC_TO_NUMBER:
+			if (v->k == V_TENSOR) {
+				FAIL(b, f, at, "argument '%s': a tensor's value used as a Python number (data-dependent) "
+				     "is outside what the reader converts", s->args[i].name);
+				return -1;
+			}
+			v = arena_dup(b->a, v, sizeof *v);
+			v->numtensor = 0;
+			break;
+		case TC_DEVICE:
+			if (v->k == V_STR) {
+				TsVal *d = mk(b, V_DEVICE);
+				d->s = v->s;
+				v = d;
+			}
+			break;
+		default:
+			break;
+		}
+		sv[i] = v;
+	}
+	return 0;
+}
+
+/* One of TorchScript's builtin functions (a schema with a body: _pair(x),
+ * add(int a, Tensor b) -> torch.add(b, a)): its body run as printed code. */
+static TsVal *
+run_body(Build *b, Frame *f, const TsExpr *at, const TsSchema *s, TsVal **sv)
+{
+	char key[32];
+	TsAst *ast;
+	Frame bf = {0};
+	TsVal *r;
+
+	snprintf(key, sizeof key, "%p", (const void *)s);
+	if (!(ast = strmap_get(b->asts, key))) {
+		const char *params = "", *text;
+		for (int i = 0; i < s->narg; i++)
+			params = arena_printf(b->a, "%s%s%s", params, i ? ", " : "", s->args[i].name);
+		text = arena_printf(b->a, "def f(%s):\n  return %s\n", params, s->body);
+		ast = ARENA_NEW(b->a, TsAst);
+		if (ts_parse(b->a, arena_printf(b->a, "builtin %s::%s", s->ns, s->name), text, strlen(text), ast, b->d)
+		    || ast->ndef != 1) {
+			b->nerr++;
+			return &poison;
+		}
+		strmap_put(b->asts, arena_strdup(b->a, key), ast);
+	}
+	bf.vars = env_new(b->a, s->narg + 1);
+	bf.code = f->code;
+	for (int i = 0; i < s->narg; i++) {
+		TsVal *v = sv[i];
+		if (!v) {
+			Arg a;
+			if (!default_arg(b, &s->args[i], &a) || a.kind == ARG_NONE)
+				v = &none_val;
+			else if (a.kind == ARG_FLOAT)
+				v = mk_float(b, a.u.f);
+			else if (a.kind == ARG_BOOL)
+				v = mk_bool(b, (int)a.u.i);
+			else
+				v = mk_int(b, a.u.i);
+		}
+		env_set(b->a, bf.vars, s->args[i].name, v);
+	}
+	/* the body's own offsets mean nothing in the caller's code file */
+	{
+		const TsDef *def = &ast->defs[0];
+		const TsCode *saved = bf.code;
+		bf.code = NULL;
+		if (exec_body(b, &bf, def->body, def->nbody) < 0 || !bf.ret)
+			bf.ret = &none_val;
+		bf.code = saved;
+	}
+	(void)at;
+	r = bf.ret;
+	return r;
+}
+
 static TsVal *
 call_op(Build *b, Frame *f, const TsExpr *at, const char *ns, const char *name, int npos, TsVal **pos,
         int nkw, const char *const *kwn, TsVal **kw)
 {
 	TsKind pk[TS_MAX_ARGS], kk[TS_MAX_ARGS];
-	TsVal *all[2 * TS_MAX_ARGS];
+	TsVal *all[2 * TS_MAX_ARGS], *sv[TS_MAX_ARGS];
 	TsBind bd;
 	char why[1024];
 	TsVal *r;
@@ -1235,7 +1344,11 @@ call_op(Build *b, Frame *f, const TsExpr *at, const char *ns, const char *name, 
 		memmove(base, base + 1, strlen(base));
 	if (*base && base[strlen(base) - 1] == '_')
 		base[strlen(base) - 1] = 0;
-	return emit(b, f, at, &bd, all, base);
+	if (bind_values(b, f, at, &bd, npos, all, sv))
+		return &poison;
+	if (bd.schema->body)
+		return run_body(b, f, at, bd.schema, sv);
+	return emit(b, f, at, bd.schema, sv, base);
 }
 
 /* ---- builtins ---- */

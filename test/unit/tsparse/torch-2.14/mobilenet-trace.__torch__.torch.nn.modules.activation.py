@@ -1,0 +1,16 @@
+class Hardswish(Module):
+  __parameters__ = []
+  __buffers__ = []
+  training : bool
+  _is_full_backward_hook : Optional[bool]
+  def forward(self: __torch__.torch.nn.modules.activation.Hardswish,
+    argument_1: Tensor) -> Tensor:
+    return torch.hardswish_(argument_1)
+class Hardsigmoid(Module):
+  __parameters__ = []
+  __buffers__ = []
+  training : bool
+  _is_full_backward_hook : Optional[bool]
+  def forward(self: __torch__.torch.nn.modules.activation.Hardsigmoid,
+    argument_1: Tensor) -> Tensor:
+    return torch.hardsigmoid(argument_1)
