@@ -2475,6 +2475,12 @@ exec_stmt(Build *b, Frame *f, const TsStmt *s)
 		return 0;
 	case TS_DEL:
 		return 0;
+	case TS_WITH:           /* torch.no_grad() and the like: nothing to ONNX */
+		return exec_body(b, f, s->body, s->nbody);
+	case TS_DEF:
+		fail_at(b, f->code, s->ofs, s->line, s->col, YE_TS_UNSUPPORTED,
+		        "a nested function (torch.jit.fork) is not supported yet");
+		return 0;
 	}
 	return 0;
 }
