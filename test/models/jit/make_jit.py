@@ -589,10 +589,34 @@ def user_line(fn, text):
 
 
 def make_bad(bad):
-    """bad/NAME.pt and bad/NAME.yaml, with bad/cases.txt: one line per bad input."""
+    """bad/NAME.pt (and bad/NAME.yaml, its options) for each bad input, and bad/cases.txt:
+    one line per input, "NAME|OPTIONS|exit status|text|text..." (OPTIONS "-": none), the
+    texts what the message must hold besides the file's name. A file whose records are
+    the same as those of the existing one is kept (torch writes a new serialization_id
+    on every save)."""
     os.makedirs(bad, exist_ok=True)
     cases = []
     tmp = tempfile.mkdtemp(prefix=".tmp-", dir=bad)
+
+    def case(name, yaml, status, *texts):
+        """Installs tmp/NAME.pt as bad/NAME.pt, yaml (text, or None) as bad/NAME.yaml."""
+        path = os.path.join(bad, name + ".pt")
+        made = os.path.join(tmp, name + ".pt")
+        with open(made, "rb") as f:
+            data = f.read()
+        if os.path.exists(path):
+            with open(path, "rb") as f:
+                old = f.read()
+            if old == data or same_archive(path, made):
+                os.remove(made)
+        if os.path.exists(made):
+            os.replace(made, path)
+        if yaml is not None:
+            with open(os.path.join(bad, name + ".yaml"), "w") as f:
+                f.write(yaml)
+        cases.append("|".join([name, name + ".yaml" if yaml is not None else "-", str(status)]
+                              + list(texts)))
+
     try:
         seed_all("mlp")
         mlp = liven(MLP().eval())
@@ -602,59 +626,49 @@ def make_bad(bad):
         torch.jit.save(torch.jit.script(mlp), scripted)
         inputs = options_yaml(MODEL["mlp"])
 
-        def case(name, yaml, status, *texts):
-            src = {"truncated": traced, "unknown_class": traced, "bad_code": scripted}
-            if yaml is not None:
-                with open(os.path.join(bad, name + ".yaml"), "w") as f:
-                    f.write(yaml)
-            cases.append("|".join([name, name + ".yaml" if yaml is not None else "-", str(status)]
-                                  + list(texts)))
-            return src.get(name)
-
         # the first 60 % of a good archive: no end of central directory
-        data = open(case("truncated", inputs, 2, "not a zip"), "rb").read()
-        with open(os.path.join(bad, "truncated.pt"), "wb") as f:
+        with open(traced, "rb") as f:
+            data = f.read()
+        with open(os.path.join(tmp, "truncated.pt"), "wb") as f:
             f.write(data[:len(data) * 6 // 10])
+        case("truncated", inputs, 2, "not a zip")
 
         # data.pkl's top class comes from a module TorchScript never writes
         def unknown(rel, d):
-            if rel == "data.pkl":
-                assert d.count(b"c__torch__\nMLP\n") == 1
-                return d.replace(b"c__torch__\nMLP\n", b"cmymodels.net\nMLP\n")
-            return d
-        rewrite_zip(case("unknown_class", inputs, 2, "data.pkl", "mymodels.net.MLP"),
-                    os.path.join(bad, "unknown_class.pt"), unknown)
+            if rel != "data.pkl":
+                return d
+            assert d.count(b"c__torch__\nMLP\n") == 1
+            return d.replace(b"c__torch__\nMLP\n", b"cmymodels.net\nMLP\n")
+        rewrite_zip(traced, os.path.join(tmp, "unknown_class.pt"), unknown)
+        case("unknown_class", inputs, 2, "data.pkl", "mymodels.net.MLP")
 
-        # one character of the scripted forward changed (the length kept, so the debug
-        # records still map the code to the user's lines): `fc2.forward(h, )` loses its
-        # opening parenthesis
-        src_line = user_line(MLP.forward, "return self.fc2(h)")
-        edit = {}
+        # the scripted forward's `(fc2).forward(h, )` loses its opening parenthesis (one
+        # byte for another: the debug records still map the code to the user's lines)
+        where = []
 
         def bad_code(rel, d):
-            if rel == "code/__torch__.py":
-                text = d.decode()
-                at = text.index("(fc2).forward(")
-                at += len("(fc2).forward")
-                line = text.count("\n", 0, at) + 1
-                col = at - (text.rfind("\n", 0, at) + 1) + 1
-                edit["where"] = "code/__torch__.py:%d:%d" % (line, col)
-                return (text[:at] + " " + text[at + 1:]).encode()
-            return d
-        rewrite_zip(scripted, os.path.join(bad, "bad_code.pt"), bad_code)
-        case("bad_code", inputs, 2, edit["where"], src_line)
+            mark = b"return (fc2).forward("   # in MLP's class (mangled: the trace made one)
+            if not (rel.startswith("code/") and rel.endswith(".py") and mark in d):
+                return d
+            text = d.decode()
+            at = text.index(mark.decode()) + len(mark) - 1
+            where.append("%s:%d:" % (rel, text.count("\n", 0, at) + 1))
+            return (text[:at] + " " + text[at + 1:]).encode()
+        rewrite_zip(scripted, os.path.join(tmp, "bad_code.pt"), bad_code)
+        assert len(where) == 1
+        case("bad_code", inputs, 2, where[0], user_line(MLP.forward, "return self.fc2(h)"))
 
         # an ATen op with no row, called from scripted code
         seed_all("rare")
-        torch.jit.save(torch.jit.script(Rare()), os.path.join(bad, "no_row.pt"))
+        torch.jit.save(torch.jit.script(Rare()), os.path.join(tmp, "no_row.pt"))
         case("no_row", "inputs:\n  - {dtype: float32, shape: [4, 3]}\n", 1, "geqrf",
              user_line(Rare.forward, "torch.geqrf(x)"))
 
         # a good archive without `inputs:`, then with two inputs for forward's one
-        shutil.copy(traced, os.path.join(bad, "no_inputs.pt"))
+        shutil.copy(traced, os.path.join(tmp, "no_inputs.pt"))
         case("no_inputs", None, 2, "inputs:", "x")
-        shutil.copy(traced, os.path.join(bad, "two_inputs.pt"))
-        case("two_inputs", inputs + "  - {dtype: float32, shape: [2, 8]}\n", 2, "2", "1")
+        shutil.copy(traced, os.path.join(tmp, "two_inputs.pt"))
+        case("two_inputs", inputs + "  - {dtype: float32, shape: [2, 8]}\n", 2, "inputs:", "x")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     with open(os.path.join(bad, "cases.txt"), "w") as f:
