@@ -131,6 +131,9 @@ int diag_report(Diag *d, DiagCode code, const DiagAt *at, const char *fmt, ...)
  * carries the file and the entry apart.  A path too long for Diag.input
  * is not recorded (the label then stays the file). */
 void diag_input(Diag *d, const char *path);
+/* Gives item i (an index into d->items) the user's frame ("path:N in fn:
+ * code"), for a finding a lower reader made without knowing it. */
+void diag_set_frame(Diag *d, int i, const char *frame);
 /* Writes the item's one line of text, as `yobx-export: ` follows it on
  * stderr, without a newline: "LOCATION: message".  Returns the length it
  * needs, as snprintf does. */

@@ -131,6 +131,21 @@ parse_frame(const char *s)
 	return f;
 }
 
+void
+diag_set_frame(Diag *d, int i, const char *frame)
+{
+	DiagItem *it;
+
+	if (i < 0 || i >= d->n || !frame)
+		return;
+	it = &d->items[i];
+	free((char *)it->at.frame);
+	free(it->frame.file);
+	free(it->frame.function);
+	it->at.frame = dup(frame);
+	it->frame = parse_frame(it->at.frame);
+}
+
 int
 diag_report(Diag *d, DiagCode code, const DiagAt *at, const char *fmt, ...)
 {
@@ -228,6 +243,10 @@ diag_format(const DiagItem *it, char *buf, size_t size)
 		if (at->has_offset)
 			put(buf, size, &len, ": offset %llu", at->offset);
 		put(buf, size, &len, ": ");
+		/* a reader's finding in code the user did not write (TorchScript's
+		 * printed code): the user's own line it comes from */
+		if (at->frame)
+			put(buf, size, &len, "at %.*s: ", (int)strcspn(at->frame, "\n"), at->frame);
 	}
 	put(buf, size, &len, "%s", it->message);
 	return len;

@@ -31,6 +31,7 @@
 typedef enum VKind {
 	V_ERR, V_NONE, V_BOOL, V_INT, V_FLOAT, V_STR, V_SYM, V_TENSOR,
 	V_LIST, V_TUPLE, V_OBJ, V_DEVICE, V_UNINIT,
+	V_FUNC,                 /* a scripted function: s is its qualified name (__torch__.m.f) */
 } VKind;
 
 typedef struct TsVal TsVal;
@@ -151,6 +152,9 @@ static TsVal *eval(Build *b, Frame *f, const TsExpr *e);
 static int exec_body(Build *b, Frame *f, TsStmt *const *body, int n);
 static int exec_if_tensor(Build *b, Frame *f, const TsStmt *s, TsVal *cv);
 static int assign(Build *b, Frame *f, const TsExpr *t, TsVal *v);
+static TsVal *py_binary(Build *b, Frame *f, const TsExpr *e, int op, TsVal *x, TsVal *y);
+static TsVal *op2(Build *b, Frame *f, const TsExpr *at, const char *name, TsVal *x, TsVal *y);
+static int truth(Build *b, Frame *f, const TsExpr *at, const TsVal *v, int *out);
 static TsVal *call_op(Build *b, Frame *f, const TsExpr *at, const char *ns, const char *name, int npos,
                       TsVal **pos, int nkw, const char *const *kwn, TsVal **kw);
 
@@ -202,9 +206,15 @@ kind_name(const TsVal *v)
 {
 	static const char *const names[] = {
 		"an earlier error", "None", "bool", "int", "float", "str", "int", "Tensor",
-		"list", "tuple", "module", "device", "uninitialized",
+		"list", "tuple", "module", "device", "uninitialized", "function",
 	};
 	return names[v->k];
+}
+
+static double
+num(const TsVal *v)
+{
+	return v->k == V_FLOAT ? v->f : (double)v->i;
 }
 
 /* ---- errors ---- */
@@ -470,6 +480,7 @@ size_of(Build *b, Frame *f, const TsExpr *at, const Value *x, int64_t dim)
 {
 	Arg in[2] = {{0}};
 	const Dim *dd;
+	TsVal *r;
 
 	if (dim < 0)
 		dim += x->rank;
@@ -483,7 +494,10 @@ size_of(Build *b, Frame *f, const TsExpr *at, const Value *x, int64_t dim)
 	in[0].u.v = (Value *)x;
 	in[1].kind = ARG_INT;
 	in[1].u.i = dim;
-	return sym_node(b, f, at, "aten.sym_size.int", 2, in, dd->e);
+	r = sym_node(b, f, at, "aten.sym_size.int", 2, in, dd->e);
+	r->v->def->in[0].name = "self";
+	r->v->def->in[1].name = "dim";
+	return r;
 }
 
 /* Python int arithmetic, with SymInts as _operator nodes. */
@@ -620,6 +634,7 @@ ast_of(Build *b, const char *module, const TsCode **codep)
 {
 	const TsCode *c = ts_code_file(b->t, module);
 	TsAst *ast;
+	int n0;
 
 	*codep = c;
 	if (!c)
@@ -627,7 +642,18 @@ ast_of(Build *b, const char *module, const TsCode **codep)
 	if ((ast = strmap_get(b->asts, module)))
 		return ast;
 	ast = ARENA_NEW(b->a, TsAst);
+	n0 = b->d->n;
 	if (ts_parse(b->a, arena_printf(b->a, "%s:%s", b->t->label, c->rel), c->text, c->len, ast, b->d)) {
+		/* the user's line the bad code came from */
+		for (int i = n0; i < b->d->n; i++) {
+			const DiagItem *it = &b->d->items[i];
+			uint32_t ofs = 0, line = 1;
+			while (ofs < c->len && line < it->at.line)
+				line += c->text[ofs++] == '\n';
+			if (it->at.column > 1)
+				ofs += it->at.column - 1;
+			diag_set_frame(b->d, i, frame_text(b, c, ofs));
+		}
 		b->nerr++;
 		return NULL;
 	}
@@ -765,7 +791,7 @@ val_kind(const TsVal *v)
 	case V_FLOAT: return v->numtensor ? TK_TENSOR : TK_FLOAT;
 	case V_STR: return TK_STR;
 	case V_DEVICE: return TK_DEVICE;
-	case V_TENSOR: return v->numtensor == 2 ? TK_OTHER : TK_TENSOR;
+	case V_TENSOR: return TK_TENSOR;
 	case V_LIST: {
 		int ints = 0, floats = 0, bools = 0, tensors = 0, nones = 0;
 		if (v->n == 0)
@@ -812,23 +838,35 @@ c10_dtype(int64_t code)
 	return code >= 0 && code < (int64_t)(sizeof t / sizeof *t) ? t[code] : DT_UNKNOWN;
 }
 
-/* A 0-d constant tensor (a number passed where the schema wants a Tensor). */
+/* A 0-d constant tensor of dtype dt (DT_UNKNOWN: torch's for the number:
+ * int64, float64 or bool) holding a number: one passed where the schema
+ * wants a Tensor, or a Python value that differs between branches. */
 static Value *
-number_tensor(Build *b, const TsVal *v)
+number_tensor_as(Build *b, const TsVal *v, DType dt)
 {
 	TensorData *t = ARENA_NEW(b->a, TensorData);
-	uint8_t *buf = arena_alloc(b->a, 8);
+	uint8_t *buf = arena_alloc(b->a, 16);
 	Value *x;
 
-	if (v->k == V_FLOAT) {
-		t->dtype = DT_FLOAT64;
-		memcpy(buf, &v->f, 8);
-	} else if (v->k == V_BOOL) {
-		t->dtype = DT_BOOL;
-		buf[0] = (uint8_t)v->i;
+	if (dt == DT_UNKNOWN)
+		dt = v->k == V_FLOAT ? DT_FLOAT64 : v->k == V_BOOL ? DT_BOOL : DT_INT64;
+	t->dtype = dt;
+	if (dt == DT_FLOAT64 || dt == DT_FLOAT32) {
+		double d = num(v);
+		float g = (float)d;
+		if (dt == DT_FLOAT64)
+			memcpy(buf, &d, 8);
+		else
+			memcpy(buf, &g, 4);
+	} else if (dt == DT_BOOL) {
+		buf[0] = num(v) != 0;
+	} else if (dt == DT_INT32) {
+		int32_t k = (int32_t)v->i;
+		memcpy(buf, &k, 4);
 	} else {
+		int64_t k = v->k == V_FLOAT ? (int64_t)v->f : v->i;
 		t->dtype = DT_INT64;
-		memcpy(buf, &v->i, 8);
+		memcpy(buf, &k, 8);
 	}
 	t->storage = buf;
 	t->storage_bytes = (uint64_t)dtype_size(t->dtype);
@@ -837,6 +875,12 @@ number_tensor(Build *b, const TsVal *v)
 	b->specs[b->ninput - 1].target = x->name;
 	set_meta(x, t, b->a);
 	return x;
+}
+
+static Value *
+number_tensor(Build *b, const TsVal *v)
+{
+	return number_tensor_as(b, v, DT_UNKNOWN);
 }
 
 static Value *emit_scalar_tensor(Build *b, Frame *f, const TsExpr *at, const TsVal *v);
@@ -852,11 +896,6 @@ as_tensor(Build *b, Frame *f, const TsExpr *at, const TsVal *v)
 	return number_tensor(b, v);
 }
 
-static double
-num(const TsVal *v)
-{
-	return v->k == V_FLOAT ? v->f : (double)v->i;
-}
 
 /* A default as the schema writes it, as an Arg of the argument's type.
  * Returns 0 when the text is not understood (the argument is then left
@@ -1015,7 +1054,10 @@ to_arg(Build *b, Frame *f, const TsExpr *at, const TsSchemaArg *sa, const TsVal 
 		}
 		return 0;
 	case TA_SCALAR: case TA_OPT_SCALAR:
-		if (v->k == V_FLOAT) {
+		if (v->k == V_TENSOR) {
+			out->kind = ARG_TENSOR;
+			out->u.v = v->v;
+		} else if (v->k == V_FLOAT) {
 			out->kind = ARG_FLOAT;
 			out->u.f = v->f;
 		} else if (v->k == V_BOOL) {
@@ -1065,11 +1107,20 @@ to_arg(Build *b, Frame *f, const TsExpr *at, const TsSchemaArg *sa, const TsVal 
 	}
 }
 
-/* The op name of a schema: "aten.add.Tensor", "aten.relu.default". */
+/* The op name of a schema: "aten.add.Tensor", "aten.relu.default".
+ * TorchScript's hacked twins (index.Tensor_hacked_twin: indices as
+ * Tensor[] where the ATen op has Tensor?[]) are the ATen op itself. */
 static const char *
 schema_op(Build *b, const TsSchema *s)
 {
-	return arena_printf(b->a, "%s.%s.%s", s->ns, s->name, *s->overload ? s->overload : "default");
+	const char *ov = *s->overload ? s->overload : "default";
+	size_t n = strlen(ov);
+
+	if (strcmp(ov, "hacked_twin") == 0)
+		ov = "default";
+	else if (n > 12 && strcmp(ov + n - 12, "_hacked_twin") == 0)
+		ov = arena_strndup(b->a, ov, n - 12);
+	return arena_printf(b->a, "%s.%s.%s", s->ns, s->name, ov);
 }
 
 /* Emits the node of an ATen call bound to schema s; returns its result. */
@@ -1093,6 +1144,8 @@ emit(Build *b, Frame *f, const TsExpr *at, const TsSchema *s, TsVal **sv, const 
 		} else if (to_arg(b, f, at, &s->args[i], sv[i], &na->arg)) {
 			return &poison;
 		}
+		if (na->arg.kind == ARG_TENSORS && strstr(s->overload, "hacked_twin"))
+			na->arg.kind = ARG_OPT_TENSORS;
 		n->nin++;
 	}
 	memset(outs, 0, sizeof outs);
@@ -1105,8 +1158,9 @@ emit(Build *b, Frame *f, const TsExpr *at, const TsSchema *s, TsVal **sv, const 
 		k = 1;
 	}
 	if (k < 0)
-		return fail_at(b, f->code, at->ofs, at->line, at->col, YE_TS_UNSUPPORTED,
-		               "%s: %s", n->op, why[0] ? why : "no shape rule for this op");
+		return fail_at(b, f->code, at->ofs, at->line, at->col,
+		               ir_infer_known(n->op) ? YE_TS_UNSUPPORTED : YE_UNSUPPORTED_OP,
+		               "%s: %s", n->op, why[0] ? why : "no dtype and shape rule for this op");
 	list_ret = s->nret == 1 && strncmp(s->rets[0], "Tensor[]", 8) == 0;
 	n->nout = list_ret ? 1 : k;
 	n->out = ARENA_ARRAY(b->a, Arg, n->nout + 1);
@@ -1169,24 +1223,67 @@ emit_scalar_tensor(Build *b, Frame *f, const TsExpr *at, const TsVal *v)
 	return r->k == V_TENSOR ? r->v : NULL;
 }
 
-/* NumToTensor values through simple tensor arithmetic stay numbers (traced
- * code computes sizes this way: mul(NumToTensor(size(x, 0)), 8)). */
+/* The number a 0-d constant tensor holds (a frozen module's CONSTANTS.cN
+ * divisor), as a Python value; NULL for anything else. */
 static TsVal *
-numtensor_op(Build *b, Frame *f, const TsExpr *at, const char *name, int npos, TsVal **pos)
+const_number(Build *b, const TsVal *v)
+{
+	const TensorData *t;
+	const uint8_t *p;
+
+	if (v->k != V_TENSOR || !v->v->data || v->v->rank != 0)
+		return NULL;
+	t = v->v->data;
+	if (t->storage_bytes < (uint64_t)((t->offset + 1) * dtype_size(t->dtype)))
+		return NULL;
+	p = t->storage + t->offset * dtype_size(t->dtype);
+	switch (t->dtype) {
+	case DT_INT64: { int64_t x; memcpy(&x, p, 8); return mk_int(b, x); }
+	case DT_INT32: { int32_t x; memcpy(&x, p, 4); return mk_int(b, x); }
+	case DT_FLOAT64: { double x; memcpy(&x, p, 8); return mk_float(b, x); }
+	case DT_FLOAT32: { float x; memcpy(&x, p, 4); return mk_float(b, x); }
+	default: return NULL;
+	}
+}
+
+/* NumToTensor values through simple tensor arithmetic stay numbers (traced
+ * code computes sizes this way: floor_divide(NumToTensor(size(x, 2)),
+ * CONSTANTS.c0), add(seq_length, CONSTANTS.c0)). */
+static TsVal *
+numtensor_op(Build *b, Frame *f, const TsExpr *at, const char *name, int npos, TsVal **pos, int nkw,
+             const char *const *kwn, TsVal **kw)
 {
 	static const struct { const char *name; int op; } ops[] = {
 		{"add", TB_ADD}, {"sub", TB_SUB}, {"mul", TB_MUL}, {"floor_divide", TB_FLOORDIV},
-		{"remainder", TB_MOD}, {"floordiv", TB_FLOORDIV},
+		{"remainder", TB_MOD}, {"floordiv", TB_FLOORDIV}, {"div", TB_FLOORDIV}, {"rsub", TB_SUB},
 	};
-	TsVal *r;
+	TsVal x, y, *r, *c;
+	int nt = 0;
 
-	if (npos != 2 || !(pos[0]->numtensor || pos[1]->numtensor))
+	if (npos != 2)
 		return NULL;
 	for (int i = 0; i < 2; i++)
-		if (!(pos[i]->k == V_INT || pos[i]->k == V_SYM))
+		nt |= pos[i]->numtensor == 1;
+	if (!nt)
+		return NULL;
+	x = *pos[0], y = *pos[1];
+	if ((c = const_number(b, &x)))
+		x = *c;
+	if ((c = const_number(b, &y)))
+		y = *c;
+	if (strcmp(name, "rsub") == 0) {
+		TsVal t = x;
+		x = y, y = t;
+	}
+	for (int i = 0; i < nkw; i++)       /* div(a, b, rounding_mode="floor"): a size */
+		if (!(strcmp(name, "div") == 0 && strcmp(kwn[i], "rounding_mode") == 0 && kw[i]->k == V_STR &&
+		      (strcmp(kw[i]->s, "floor") == 0 || strcmp(kw[i]->s, "trunc") == 0)))
 			return NULL;
+	if (strcmp(name, "div") == 0 && nkw == 0)
+		return NULL;
+	if (!(x.k == V_INT || x.k == V_SYM) || !(y.k == V_INT || y.k == V_SYM))
+		return NULL;
 	for (size_t k = 0; k < sizeof ops / sizeof *ops; k++) {
-		TsVal x = *pos[0], y = *pos[1];
 		if (strcmp(ops[k].name, name) != 0)
 			continue;
 		x.numtensor = y.numtensor = 0;
@@ -1198,6 +1295,92 @@ numtensor_op(Build *b, Frame *f, const TsExpr *at, const char *name, int npos, T
 		return r;
 	}
 	return NULL;
+}
+
+/* 1 when s takes and returns no tensor: one of TorchScript's Python-level
+ * operators (aten::eq.int, aten::__contains__.int_list, aten::len.t). */
+static int
+schema_is_python(const TsSchema *s)
+{
+	for (int i = 0; i < s->narg; i++)
+		switch (s->args[i].type) {
+		case TA_TENSOR: case TA_OPT_TENSOR: case TA_TENSORS: case TA_OPT_TENSORS:
+			return 0;
+		default:
+			break;
+		}
+	for (int i = 0; i < s->nret; i++)
+		if (strncmp(s->rets[i], "Tensor", 6) == 0)
+			return 0;
+	return 1;
+}
+
+/* A Python-level operator run now. */
+static TsVal *
+py_op(Build *b, Frame *f, const TsExpr *at, const TsSchema *s, TsVal **sv)
+{
+	static const struct { const char *name; int op; } bin[] = {
+		{"add", TB_ADD}, {"sub", TB_SUB}, {"mul", TB_MUL}, {"div", TB_DIV}, {"floordiv", TB_FLOORDIV},
+		{"remainder", TB_MOD}, {"pow", TB_POW}, {"eq", TB_EQ}, {"ne", TB_NE}, {"lt", TB_LT},
+		{"le", TB_LE}, {"gt", TB_GT}, {"ge", TB_GE}, {"__and__", TB_AND}, {"__or__", TB_OR},
+		{"__xor__", TB_XOR}, {"__lshift__", TB_SHL}, {"__rshift__", TB_SHR}, {"__is__", TB_IS},
+		{"__isnot__", TB_ISNOT},
+	};
+	const char *n = s->name;
+	TsVal *x = s->narg > 0 && sv[0] ? sv[0] : &none_val, *y = s->narg > 1 && sv[1] ? sv[1] : &none_val;
+
+	for (int i = 0; i < s->narg; i++)
+		if (sv[i] && sv[i]->k == V_ERR)
+			return &poison;
+	for (size_t k = 0; k < sizeof bin / sizeof *bin; k++)
+		if (strcmp(bin[k].name, n) == 0 && s->narg == 2)
+			return py_binary(b, f, at, bin[k].op, x, y);
+	if (strcmp(n, "__contains__") == 0 && s->narg == 2)
+		return py_binary(b, f, at, TB_IN, y, x);
+	if (strcmp(n, "__not__") == 0) {
+		int t;
+		return truth(b, f, at, x, &t) ? &poison : mk_bool(b, !t);
+	}
+	if (strcmp(n, "neg") == 0)
+		return x->k == V_FLOAT ? mk_float(b, -x->f) : int_binary(b, f, at, TB_MUL, mk_int(b, -1), x);
+	if (x->k == V_INT || x->k == V_FLOAT || x->k == V_BOOL) {
+		double v = num(x);
+		if (strcmp(n, "sqrt") == 0) return mk_float(b, sqrt(v));
+		if (strcmp(n, "floor") == 0) return mk_int(b, (int64_t)floor(v));
+		if (strcmp(n, "ceil") == 0) return mk_int(b, (int64_t)ceil(v));
+		if (strcmp(n, "abs") == 0) return x->k == V_FLOAT ? mk_float(b, fabs(v)) : mk_int(b, x->i < 0 ? -x->i : x->i);
+		if (strcmp(n, "Int") == 0) return mk_int(b, (int64_t)v);
+		if (strcmp(n, "Float") == 0) return mk_float(b, v);
+		if (strcmp(n, "Bool") == 0) return mk_bool(b, v != 0);
+		if (strcmp(n, "log") == 0) return mk_float(b, log(v));
+		if (strcmp(n, "exp") == 0) return mk_float(b, exp(v));
+	}
+	if ((strcmp(n, "min") == 0 || strcmp(n, "max") == 0) && s->narg == 2 &&
+	    (x->k == V_INT || x->k == V_FLOAT) && (y->k == V_INT || y->k == V_FLOAT)) {
+		int lt = num(x) < num(y);
+		return (strcmp(n, "min") == 0) == lt ? x : y;
+	}
+	if (strcmp(n, "len") == 0 && (x->k == V_LIST || x->k == V_TUPLE))
+		return mk_int(b, x->n);
+	if (strcmp(n, "format") == 0 || strcmp(n, "str") == 0) {
+		TsVal *r = mk(b, V_STR);
+		r->s = x->k == V_STR ? x->s : "";
+		return r;
+	}
+	if (strcmp(n, "warn") == 0)
+		return &none_val;
+	if (strcmp(n, "list") == 0 && (x->k == V_LIST || x->k == V_TUPLE)) {
+		TsVal *r = mk_seq(b, V_LIST, x->n);
+		memcpy(r->it, x->it, sizeof *r->it * (size_t)x->n);
+		return r;
+	}
+	if (strcmp(n, "__getitem__") == 0 && (x->k == V_LIST || x->k == V_TUPLE) && y->k == V_INT) {
+		int64_t k = y->i < 0 ? y->i + x->n : y->i;
+		if (k < 0 || k >= x->n)
+			return FAIL(b, f, at, "index %lld out of range for a list of %d", (long long)y->i, x->n);
+		return x->it[k];
+	}
+	return FAIL(b, f, at, "%s::%s on %s is outside what the reader evaluates", s->ns, n, kind_name(x));
 }
 
 /* The value for each schema argument (NULL: its default), with the
@@ -1232,6 +1415,9 @@ bind_values(Build *b, Frame *f, const TsExpr *at, const TsBind *bd, int npos, Ts
 			break;
 		}
 		case TC_TO_NUMBER:
+			if (v->k == V_TENSOR && (s->args[i].type == TA_SCALAR || s->args[i].type == TA_OPT_SCALAR) &&
+			    v->v->rank == 0)
+				break;          /* a tensor's value as a Scalar: the lowering reads it as a tensor */
 			if (v->k == V_TENSOR) {
 				FAIL(b, f, at, "argument '%s': a tensor's value used as a Python number (data-dependent) "
 				     "is outside what the reader converts", s->args[i].name);
@@ -1335,7 +1521,7 @@ call_op(Build *b, Frame *f, const TsExpr *at, const char *ns, const char *name, 
 		kk[i] = val_kind(kw[i]);
 		all[npos + i] = kw[i];
 	}
-	if (strcmp(ns, "aten") == 0 && (r = numtensor_op(b, f, at, name, npos, pos)))
+	if (strcmp(ns, "aten") == 0 && (r = numtensor_op(b, f, at, name, npos, pos, nkw, kwn, kw)))
 		return r;
 	if (ts_schema_bind(ns, name, npos, pk, nkw, kwn, kk, &bd, why, sizeof why))
 		return FAIL(b, f, at, "%s", why);
@@ -1348,6 +1534,15 @@ call_op(Build *b, Frame *f, const TsExpr *at, const char *ns, const char *name, 
 		return &poison;
 	if (bd.schema->body)
 		return run_body(b, f, at, bd.schema, sv);
+	if (schema_is_python(bd.schema))
+		return py_op(b, f, at, bd.schema, sv);
+	if (strcmp(name, "full") == 0 && bd.schema->narg > 1 && sv[1] && sv[1]->k == V_TENSOR) {
+		/* full(size, a tensor's value): zeros of the size, plus the value */
+		TsVal *fill = sv[1], *z;
+		sv[1] = mk_int(b, 0);
+		z = emit(b, f, at, bd.schema, sv, "full");
+		return z->k == V_TENSOR ? op2(b, f, at, "add", z, fill) : z;
+	}
 	return emit(b, f, at, bd.schema, sv, base);
 }
 
@@ -1366,7 +1561,12 @@ to_int(Build *b, Frame *f, const TsExpr *at, const TsVal *v)
 		r->numtensor = 0;
 		return r;
 	case V_TENSOR:
-		return FAIL(b, f, at, "int() of a tensor's contents (data-dependent) is outside what the reader converts");
+		if (v->v->rank != 0)
+			return FAIL(b, f, at, "int() of a tensor of rank %d (torch needs one element)", v->v->rank);
+		/* a Python int read from a tensor: it stays the tensor */
+		r = arena_dup(b->a, v, sizeof *v);
+		r->numtensor = 2;
+		return r;
 	default:
 		return FAIL(b, f, at, "int() of %s", kind_name(v));
 	}
@@ -1455,6 +1655,8 @@ builtin(Build *b, Frame *f, const TsExpr *e, const char *fn, int npos, TsVal **p
 	if (strcmp(fn, "float") == 0 && npos == 1) {
 		if (pos[0]->k == V_INT || pos[0]->k == V_BOOL || pos[0]->k == V_FLOAT)
 			return mk_float(b, num(pos[0]));
+		if (pos[0]->k == V_TENSOR && pos[0]->v->rank == 0)
+			return to_int(b, f, e, pos[0]);
 		return FAIL(b, f, e, "float() of %s is outside what the reader evaluates", kind_name(pos[0]));
 	}
 	if (strcmp(fn, "bool") == 0 && npos == 1) {
@@ -1567,7 +1769,81 @@ builtin(Build *b, Frame *f, const TsExpr *e, const char *fn, int npos, TsVal **p
 	return NULL;
 }
 
+/* A binary operator between Python values (ints with SymInts, floats,
+ * strings, lists, None). */
+static TsVal *
+py_binary(Build *b, Frame *f, const TsExpr *e, int op, TsVal *x, TsVal *y)
+{
+	TsVal *r;
+
+	if (x->k == V_ERR || y->k == V_ERR)
+		return &poison;
+	if (op == TB_IS || op == TB_ISNOT) {
+		int same = (x->k == V_NONE) == (y->k == V_NONE);
+		if (x->k != V_NONE && y->k != V_NONE)
+			return FAIL(b, f, e, "'is' between two values that are not None");
+		return mk_bool(b, op == TB_IS ? same : !same);
+	}
+	if ((x->k == V_INT || x->k == V_SYM || x->k == V_BOOL) &&
+	    (y->k == V_INT || y->k == V_SYM || y->k == V_BOOL) && !x->numtensor && !y->numtensor)
+		return int_binary(b, f, e, op, x, y);
+	if ((x->k == V_INT || x->k == V_FLOAT) && (y->k == V_INT || y->k == V_FLOAT)) {
+		double p = num(x), q = num(y);
+		switch (op) {
+		case TB_ADD: return mk_float(b, p + q);
+		case TB_SUB: return mk_float(b, p - q);
+		case TB_MUL: return mk_float(b, p * q);
+		case TB_DIV: return mk_float(b, p / q);
+		case TB_POW: return mk_float(b, pow(p, q));
+		case TB_FLOORDIV: return mk_float(b, floor(p / q));
+		case TB_EQ: return mk_bool(b, p == q);
+		case TB_NE: return mk_bool(b, p != q);
+		case TB_LT: return mk_bool(b, p < q);
+		case TB_LE: return mk_bool(b, p <= q);
+		case TB_GT: return mk_bool(b, p > q);
+		case TB_GE: return mk_bool(b, p >= q);
+		default: break;
+		}
+	}
+	if (x->k == V_STR && y->k == V_STR && (op == TB_EQ || op == TB_NE))
+		return mk_bool(b, (strcmp(x->s, y->s) == 0) == (op == TB_EQ));
+	if ((op == TB_IN || op == TB_NOTIN) && (y->k == V_LIST || y->k == V_TUPLE)) {
+		int found = 0;
+		for (int i = 0; i < y->n && !found; i++) {
+			const TsVal *z = y->it[i];
+			if (z->k == x->k && (x->k == V_INT || x->k == V_BOOL))
+				found = z->i == x->i;
+			else if (z->k == V_STR && x->k == V_STR)
+				found = strcmp(z->s, x->s) == 0;
+		}
+		return mk_bool(b, op == TB_IN ? found : !found);
+	}
+	if (op == TB_ADD && x->k == y->k && (x->k == V_LIST || x->k == V_TUPLE)) {
+		r = mk_seq(b, x->k, x->n + y->n);
+		memcpy(r->it, x->it, sizeof *r->it * (size_t)x->n);
+		memcpy(r->it + x->n, y->it, sizeof *r->it * (size_t)y->n);
+		return r;
+	}
+	return FAIL(b, f, e, "operator between %s and %s is outside what the reader evaluates",
+	            kind_name(x), kind_name(y));
+}
+
 /* ---- expressions ---- */
+
+/* A scripted free function: __torch__.mod.fn(...). */
+static TsVal *
+call_function(Build *b, Frame *f, const TsExpr *e, const char *fn, int npos, TsVal **pos, int nkw,
+              const char *const *kwn, TsVal **kw)
+{
+	const char *dot = strrchr(fn, '.');
+	const TsCode *code;
+	const TsAst *ast = ast_of(b, arena_strndup(b->a, fn, (size_t)(dot - fn)), &code);
+	const TsDef *def = ast ? ts_function(ast, dot + 1) : NULL;
+
+	if (def)
+		return call_def(b, def, code, NULL, "", NULL, npos, pos, nkw, kwn, kw, e, f->code);
+	return FAIL(b, f, e, "function %s is not defined in the archive's code", fn);
+}
 
 static TsVal *
 eval_call(Build *b, Frame *f, const TsExpr *e)
@@ -1633,16 +1909,14 @@ eval_call(Build *b, Frame *f, const TsExpr *e)
 	}
 	if (strncmp(fn, "torch.nn.functional.", 20) == 0 && !strchr(fn + 20, '.'))
 		return call_op(b, f, e, "aten", fn + 20, npos, pos, nkw, kwn, kw);
-	if (strncmp(fn, "__torch__", 9) == 0) {
-		/* a scripted free function: __torch__.mod.fn(...) */
-		const char *dot = strrchr(fn, '.');
-		const TsCode *code;
-		const TsAst *ast = ast_of(b, arena_strndup(b->a, fn, (size_t)(dot - fn)), &code);
-		for (int i = 0; ast && i < ast->ndef; i++)
-			if (strcmp(ast->defs[i].name, dot + 1) == 0)
-				return call_def(b, &ast->defs[i], code, NULL, "", NULL, npos, pos, nkw, kwn, kw, e,
-				                f->code);
-		return FAIL(b, f, e, "function %s is not defined in the archive's code", fn);
+	if (strncmp(fn, "__torch__.", 10) == 0)
+		return call_function(b, f, e, fn, npos, pos, nkw, kwn, kw);
+	if (e->a->kind == TE_NAME) {
+		TsVal *fv = env_get(f->vars, e->a->s);
+		if (fv && fv->k == V_FUNC)
+			return call_function(b, f, e, fv->s, npos, pos, nkw, kwn, kw);
+		if (fv && fv->k == V_ERR)
+			return fv;
 	}
 	return FAIL(b, f, e, "call of '%s' is outside what the reader knows", fn);
 }
@@ -1729,6 +2003,11 @@ eval(Build *b, Frame *f, const TsExpr *e)
 				return FAIL(b, f, e, "%s: the archive's constants.pkl has no such item", fn);
 			return from_py(b, f, e, c->items[k], fn + 10, IN_TENSOR_CONSTANT);
 		}
+		if (fn && strncmp(fn, "__torch__.", 10) == 0) {
+			r = mk(b, V_FUNC);
+			r->s = fn;
+			return r;
+		}
 		if (fn && strcmp(fn, "math.pi") == 0)
 			return mk_float(b, 3.14159265358979323846);
 		if (fn && strcmp(fn, "math.e") == 0)
@@ -1788,56 +2067,7 @@ eval(Build *b, Frame *f, const TsExpr *e)
 	case TE_COMPARE:
 		x = eval(b, f, e->a);
 		y = eval(b, f, e->b);
-		if (x->k == V_ERR || y->k == V_ERR)
-			return &poison;
-		if (e->op == TB_IS || e->op == TB_ISNOT) {
-			int same = (x->k == V_NONE) == (y->k == V_NONE);
-			if (x->k != V_NONE && y->k != V_NONE)
-				return FAIL(b, f, e, "'is' between two values that are not None");
-			return mk_bool(b, e->op == TB_IS ? same : !same);
-		}
-		if ((x->k == V_INT || x->k == V_SYM || x->k == V_BOOL) &&
-		    (y->k == V_INT || y->k == V_SYM || y->k == V_BOOL) && !x->numtensor && !y->numtensor)
-			return int_binary(b, f, e, e->op, x, y);
-		if ((x->k == V_INT || x->k == V_FLOAT) && (y->k == V_INT || y->k == V_FLOAT)) {
-			double p = num(x), q = num(y);
-			switch (e->op) {
-			case TB_ADD: return mk_float(b, p + q);
-			case TB_SUB: return mk_float(b, p - q);
-			case TB_MUL: return mk_float(b, p * q);
-			case TB_DIV: return mk_float(b, p / q);
-			case TB_POW: return mk_float(b, pow(p, q));
-			case TB_FLOORDIV: return mk_float(b, floor(p / q));
-			case TB_EQ: return mk_bool(b, p == q);
-			case TB_NE: return mk_bool(b, p != q);
-			case TB_LT: return mk_bool(b, p < q);
-			case TB_LE: return mk_bool(b, p <= q);
-			case TB_GT: return mk_bool(b, p > q);
-			case TB_GE: return mk_bool(b, p >= q);
-			default: break;
-			}
-		}
-		if (x->k == V_STR && y->k == V_STR && (e->op == TB_EQ || e->op == TB_NE))
-			return mk_bool(b, (strcmp(x->s, y->s) == 0) == (e->op == TB_EQ));
-		if ((e->op == TB_IN || e->op == TB_NOTIN) && (y->k == V_LIST || y->k == V_TUPLE)) {
-			int found = 0;
-			for (int i = 0; i < y->n && !found; i++) {
-				const TsVal *z = y->it[i];
-				if (z->k == x->k && (x->k == V_INT || x->k == V_BOOL))
-					found = z->i == x->i;
-				else if (z->k == V_STR && x->k == V_STR)
-					found = strcmp(z->s, x->s) == 0;
-			}
-			return mk_bool(b, e->op == TB_IN ? found : !found);
-		}
-		if (e->op == TB_ADD && x->k == y->k && (x->k == V_LIST || x->k == V_TUPLE)) {
-			r = mk_seq(b, x->k, x->n + y->n);
-			memcpy(r->it, x->it, sizeof *r->it * (size_t)x->n);
-			memcpy(r->it + x->n, y->it, sizeof *r->it * (size_t)y->n);
-			return r;
-		}
-		return FAIL(b, f, e, "operator between %s and %s is outside what the reader evaluates",
-		            kind_name(x), kind_name(y));
+		return py_binary(b, f, e, e->op, x, y);
 	default:
 		return FAIL(b, f, e, "this expression is outside what the reader knows");
 	}
@@ -2008,6 +2238,29 @@ value_arg(Value *v)
 }
 
 static int
+is_number(const TsVal *v)
+{
+	return (v->k == V_INT || v->k == V_FLOAT || v->k == V_BOOL) && !v->numtensor;
+}
+
+static int
+same_number(const TsVal *x, const TsVal *y)
+{
+	return is_number(x) && is_number(y) && x->k == y->k && num(x) == num(y);
+}
+
+/* A Python number read from a tensor at run time: the 0-d tensor v. */
+static TsVal *
+data_scalar(Build *b, Value *v)
+{
+	TsVal *r = mk(b, V_TENSOR);
+
+	r->v = v;
+	r->numtensor = 2;
+	return r;
+}
+
+static int
 exec_if_tensor(Build *b, Frame *f, const TsStmt *s, TsVal *cv)
 {
 	Env *pre = f->vars, *et = env_copy(b->a, pre), *ef = env_copy(b->a, pre);
@@ -2059,7 +2312,17 @@ exec_if_tensor(Build *b, Frame *f, const TsStmt *s, TsVal *cv)
 			env_set(b->a, pre, name, &poison);
 			continue;
 		}
-		if (x->k == V_TENSOR && y->k == V_TENSOR && x->numtensor != 2 && y->numtensor != 2) {
+		if ((is_number(x) || is_number(y)) && (x->k == V_TENSOR || y->k == V_TENSOR || !same_number(x, y))) {
+			/* a Python number that differs between the branches: a 0-d tensor */
+			DType dt = x->k == V_TENSOR ? x->v->dtype : y->k == V_TENSOR ? y->v->dtype
+			           : x->k == V_FLOAT || y->k == V_FLOAT ? DT_FLOAT64
+			           : x->k == V_BOOL && y->k == V_BOOL ? DT_BOOL : DT_INT64;
+			if (is_number(x))
+				x = data_scalar(b, number_tensor_as(b, x, dt));
+			if (is_number(y))
+				y = data_scalar(b, number_tensor_as(b, y, dt));
+		}
+		if (x->k == V_TENSOR && y->k == V_TENSOR) {
 			if (x->v->dtype != y->v->dtype || x->v->rank != y->v->rank) {
 				FAIL(b, f, s->value, "'%s' is %s[rank %d] in one branch and %s[rank %d] in the other",
 				     name, dtype_name(x->v->dtype), x->v->rank, dtype_name(y->v->dtype), y->v->rank);
@@ -2127,6 +2390,7 @@ exec_if_tensor(Build *b, Frame *f, const TsStmt *s, TsVal *cv)
 		}
 		n->out[i] = value_arg(v);
 		tv->v = v;
+		tv->numtensor = vt[i]->numtensor == 2 || vf[i]->numtensor == 2 ? 2 : 0;
 		env_set(b->a, pre, names[i], tv);
 		if (i == 0)
 			n->name = v->name;
@@ -2247,7 +2511,11 @@ exec_loop(Build *b, Frame *f, const TsStmt *s, TsVal *count)
 		cn[nc] = "i", init[nc++] = counter0;
 	for (int i = 0; i < asg->n; i++) {
 		TsVal *v = env_get(pre, asg->names[i]);
-		if (v && v->k == V_TENSOR && !(range && s->target->kind == TE_NAME && strcmp(asg->names[i], s->target->s) == 0))
+		if (!v || (range && s->target->kind == TE_NAME && strcmp(asg->names[i], s->target->s) == 0))
+			continue;
+		if (is_number(v))       /* a Python number the body changes: carried as a 0-d tensor */
+			v = data_scalar(b, number_tensor(b, v));
+		if (v->k == V_TENSOR)
 			cn[nc] = asg->names[i], init[nc++] = v;
 	}
 	/* the condition graph */
@@ -2300,6 +2568,8 @@ exec_loop(Build *b, Frame *f, const TsStmt *s, TsVal *count)
 	}
 	for (int i = range; i < nc; i++) {
 		TsVal *v = env_get(eb, cn[i]);
+		if (is_number(v))
+			v = data_scalar(b, number_tensor_as(b, v, init[i]->v->dtype));
 		if (v->k != V_TENSOR || v->v->dtype != init[i]->v->dtype || v->v->rank != init[i]->v->rank) {
 			FAIL(b, f, s->value, "loop variable '%s' changes kind, dtype or rank across iterations", cn[i]);
 			sub_end(b, bg, &sv);
@@ -2310,7 +2580,10 @@ exec_loop(Build *b, Frame *f, const TsStmt *s, TsVal *count)
 	}
 	for (int i = 0; i < asg->n; i++) {
 		TsVal *v0 = env_get(pre, asg->names[i]), *v1 = env_get(eb, asg->names[i]);
-		if (v0 && v0->k != V_TENSOR && v1 != v0 && v1->k != V_ERR &&
+		int carried = 0;
+		for (int k = 0; k < nc; k++)
+			carried |= strcmp(cn[k], asg->names[i]) == 0;
+		if (!carried && v0 && v0->k != V_TENSOR && v1 != v0 && v1->k != V_ERR &&
 		    !(v1->k == v0->k && (v0->k == V_INT || v0->k == V_BOOL) && v1->i == v0->i))
 			FAIL(b, f, s->value, "'%s' (%s) changes in a loop whose trip count is not known at "
 			     "conversion time: only tensors may be loop-carried", asg->names[i], kind_name(v0));
@@ -2599,12 +2872,12 @@ ts_build(Program *p, const TsArchive *t, const TsInputs *in, Diag *d)
 	at.file = in && in->label ? in->label : "options";
 	if (!in || in->n < 0)
 		return diag_report(d, YE_TS_INPUTS, &at,
-		                   "a TorchScript file stores no input shapes: forward(%s) takes %d argument%s; "
-		                   "give them in the options file (-c) as `inputs:`, e.g.%s",
+		                   "%s: a TorchScript file stores no input shapes: forward(%s) takes %d argument%s; "
+		                   "give them in the options file (-c) as `inputs:`, e.g.%s", t->label,
 		                   def_signature(b, fwd), nargs, nargs == 1 ? "" : "s", inputs_snippet(b, fwd));
 	if (in->n != nargs && !(in->n > 0 && in->in[0].name))
-		return diag_report(d, YE_TS_INPUTS, &at, "`inputs:` gives %d tensor%s but forward(%s) takes %d",
-		                   in->n, in->n == 1 ? "" : "s", def_signature(b, fwd), nargs);
+		return diag_report(d, YE_TS_INPUTS, &at, "`inputs:` gives %d tensor%s but forward(%s) of %s takes %d",
+		                   in->n, in->n == 1 ? "" : "s", def_signature(b, fwd), t->label, nargs);
 	f.vars = env_new(b->a, 16);
 	f.code = code;
 	env_set(b->a, f.vars, fwd->params[0].name, self);
@@ -2624,7 +2897,8 @@ ts_build(Program *p, const TsArchive *t, const TsInputs *in, Diag *d)
 		}
 		p->forward_arg_names[i] = name;
 		if (!ti)
-			return diag_report(d, YE_TS_INPUTS, &at, "`inputs:` gives no entry for forward's argument '%s'", name);
+			return diag_report(d, YE_TS_INPUTS, &at, "`inputs:` gives no entry for argument '%s' of forward(%s) of %s",
+			                   name, def_signature(b, fwd), t->label);
 		v = add_input(b, name, IN_USER_INPUT, NULL);
 		v->dtype = ti->dtype;
 		v->rank = ti->rank;
@@ -2653,8 +2927,8 @@ ts_build(Program *p, const TsArchive *t, const TsInputs *in, Diag *d)
 				DiagAt at2 = at;
 				at2.line = in->in[k].line;
 				at2.column = in->in[k].col;
-				return diag_report(d, YE_TS_INPUTS, &at2, "forward(%s) has no argument '%s'",
-				                   def_signature(b, fwd), in->in[k].name);
+				return diag_report(d, YE_TS_INPUTS, &at2, "forward(%s) of %s has no argument '%s'",
+				                   def_signature(b, fwd), t->label, in->in[k].name);
 			}
 		}
 	b->site[0].code = code;
