@@ -8,11 +8,27 @@
 
 #include "lower/lower.h"
 
+/* The shape of n's output, as a 1-D int64: a constant when static, else
+ * from `size` or `self`; NULL when there is none. */
+static const char *
+out_shape(LowerCtx *c, const Node *n, const Value *ov)
+{
+	const Value *sv = lower_arg_value(n, "self");
+
+	if (lower_static(ov))
+		return lower_shape(c, ov, NULL);
+	if (lower_arg(n, "size"))               /* full, zeros, new_zeros: the size */
+		return lower_size_arg(c, n, "size");
+	if (sv)                                 /* the *_like ops: self's shape */
+		return lower_op(c, "Shape", NULL, 1, lower_value(c, sv));
+	return NULL;
+}
+
 /* A tensor of n's output shape filled with v. */
 static int
 fill(LowerCtx *c, const Node *n, double v)
 {
-	const Value *ov = lower_out_value(n, 0), *sv = lower_arg_value(n, "self");
+	const Value *ov = lower_out_value(n, 0);
 	DType cdt;
 	const char *shape;
 	uint8_t b[16];
@@ -26,15 +42,7 @@ fill(LowerCtx *c, const Node *n, double v)
 	}
 	if (c->update)
 		return lower_fail(c, n, "is not a view");
-	if (lower_static(ov))
-		shape = lower_shape(c, ov, NULL);
-	else if (lower_arg(n, "size"))        /* full, zeros, new_zeros: the size */
-		shape = lower_size_arg(c, n, "size");
-	else if (sv)                          /* the *_like ops: self's shape */
-		shape = lower_op(c, "Shape", NULL, 1, lower_value(c, sv));
-	else
-		shape = NULL;
-	if (!shape)
+	if (!(shape = out_shape(c, n, ov)))
 		return lower_fail(c, n, "no size");
 	if (lower_encode(cdt, v, b))
 		return lower_fail(c, n, "no constant of dtype %s", dtype_name(cdt));
@@ -44,12 +52,39 @@ fill(LowerCtx *c, const Node *n, double v)
 	return 0;
 }
 
+/* The same filled with a value known at run time only: a SymInt, or a
+ * 0-d tensor (TorchScript's full(size, n) with n carried by a loop). */
+static int
+fill_value(LowerCtx *c, const Node *n, const Arg *a)
+{
+	const Value *ov = lower_out_tensor(c, n, 0);
+	DType from = a->kind == ARG_SYM_INT ? DT_INT64 : a->u.v->dtype;
+	const char *x, *shape;
+
+	if (a->kind == ARG_TENSOR && a->u.v->rank != 0)
+		return lower_fail(c, n, "the fill value is a tensor of rank %d, not a number", a->u.v->rank);
+	if (ov->rank == 0) {
+		lower_finish(c, n, 0, lower_value(c, a->u.v), from);
+		return 0;
+	}
+	if (!(shape = out_shape(c, n, ov)))
+		return lower_fail(c, n, "no size");
+	x = lower_cast(c, lower_value(c, a->u.v), from, ov->dtype);
+	lower_op(c, "Expand", lower_out(c, n, 0), 2, x, shape);
+	return 0;
+}
+
 /* full(size, fill_value), full_like(self, fill_value), scalar_tensor(s) */
 int
 lower_full(LowerCtx *c, const Node *n, const OpRow *row)
 {
+	const char *name = lower_arg(n, "s") ? "s" : "fill_value";
+	const Arg *a = lower_arg(n, name);
+
 	(void)row;
-	return fill(c, n, lower_float(c, n, lower_arg(n, "s") ? "s" : "fill_value", 0.0));
+	if (a && (a->kind == ARG_SYM_INT || a->kind == ARG_TENSOR))
+		return fill_value(c, n, a);
+	return fill(c, n, lower_float(c, n, name, 0.0));
 }
 
 int

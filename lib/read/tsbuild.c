@@ -223,29 +223,37 @@ num(const TsVal *v)
  * expression itself, then the calls that inlined it) whose source range
  * lies outside torch's own package, else the innermost with a range. */
 static const TsSpan *
-user_span(Build *b, const TsCode *code, uint32_t ofs)
+user_span(Build *b, const TsCode *code, uint32_t ofs, const char **fn)
 {
 	const TsSpan *first = NULL;
+	const char *first_fn = NULL;
 
+	/* site k was called from the function of site k - 1; the expression
+	 * itself lies in the function of the innermost site */
 	for (int k = b->nsite; k >= 0; k--) {
 		const TsCode *c = k == b->nsite ? code : b->site[k].code;
 		uint32_t o = k == b->nsite ? ofs : b->site[k].ofs;
 		const TsSpan *s = c ? ts_span_at(c, o) : NULL;
+		const char *in = k == b->nsite ? (b->nsite ? b->site[b->nsite - 1].fn : NULL)
+		                 : k > 0 ? b->site[k - 1].fn : NULL;
 		if (!s || !s->file)
 			continue;
 		if (!first)
-			first = s;
-		if (!strstr(s->file, "-packages/torch/") && strncmp(s->file, "torch/", 6) != 0)
+			first = s, first_fn = in;
+		if (!strstr(s->file, "-packages/torch/") && strncmp(s->file, "torch/", 6) != 0) {
+			*fn = in;
 			return s;
+		}
 	}
+	*fn = first_fn;
 	return first;
 }
 
 static const char *
 frame_text(Build *b, const TsCode *code, uint32_t ofs)
 {
-	const TsSpan *s = user_span(b, code, ofs);
-	const char *fn = b->nsite ? b->site[b->nsite - 1].fn : "forward";
+	const char *fn = NULL;
+	const TsSpan *s = user_span(b, code, ofs, &fn);
 
 	if (!s)
 		return NULL;
@@ -501,6 +509,16 @@ size_of(Build *b, Frame *f, const TsExpr *at, const Value *x, int64_t dim)
 }
 
 /* Python int arithmetic, with SymInts as _operator nodes. */
+static Arg
+value_arg(Value *v)
+{
+	Arg a = {0};
+
+	a.kind = v->kind == VAL_TENSOR ? ARG_TENSOR : ARG_SYM_INT;
+	a.u.v = v;
+	return a;
+}
+
 static TsVal *
 int_binary(Build *b, Frame *f, const TsExpr *at, int op, const TsVal *x, const TsVal *y)
 {
@@ -552,6 +570,8 @@ int_binary(Build *b, Frame *f, const TsExpr *at, int op, const TsVal *x, const T
 		}
 		return FAIL(b, f, at, "operator not supported on ints");
 	}
+	if ((op == TB_EQ || op == TB_NE) && x->k == V_SYM && y->k == V_SYM && sym_equal(x->v->expr, y->v->expr))
+		return mk_bool(b, op == TB_EQ);
 	for (size_t k = 0; k < sizeof ops / sizeof *ops; k++) {
 		SymExpr *ex = NULL, *ey = NULL, *args[2], *e;
 		Arg in[2];
@@ -1206,21 +1226,27 @@ emit(Build *b, Frame *f, const TsExpr *at, const TsSchema *s, TsVal **sv, const 
 static Value *
 emit_scalar_tensor(Build *b, Frame *f, const TsExpr *at, const TsVal *v)
 {
-	TsBind bd;
-	TsKind kinds[1] = {TK_INT};
-	TsVal *args[1];
-	TsVal *r;
-	char why[256];
-	TsVal iv = *v;
+	TsVal iv = *v, *arg = &iv, *r;
 
 	iv.numtensor = 0;
-	args[0] = &iv;
-	if (ts_schema_bind("aten", "scalar_tensor", 1, kinds, 0, NULL, NULL, &bd, why, sizeof why)) {
-		FAIL(b, f, at, "%s", why);
-		return NULL;
-	}
-	r = emit(b, f, at, bd.schema, args, "scalar_tensor");
+	r = call_op(b, f, at, "aten", "scalar_tensor", 1, &arg, 0, NULL, NULL);
 	return r->k == V_TENSOR ? r->v : NULL;
+}
+
+/* item(t): a 0-d tensor's value as a SymInt (unbacked: known at run time
+ * only), for an int argument given a tensor's value. */
+static TsVal *
+tensor_item(Build *b, Frame *f, const TsExpr *at, const TsVal *t)
+{
+	Arg in = value_arg(t->v);
+	SymExpr *e = ARENA_NEW(b->a, SymExpr);
+	TsVal *r;
+
+	e->op = SYM_SYMBOL;
+	e->name = fresh_name(b, "u0");
+	r = sym_node(b, f, at, "aten.item.default", 1, &in, e);
+	r->v->def->in[0].name = "self";
+	return r;
 }
 
 /* The number a 0-d constant tensor holds (a frozen module's CONSTANTS.cN
@@ -1383,6 +1409,12 @@ py_op(Build *b, Frame *f, const TsExpr *at, const TsSchema *s, TsVal **sv)
 	return FAIL(b, f, at, "%s::%s on %s is outside what the reader evaluates", s->ns, n, kind_name(x));
 }
 
+static int
+is_int_dtype(DType t)
+{
+	return t == DT_INT64 || t == DT_INT32 || t == DT_INT16 || t == DT_INT8 || t == DT_UINT8;
+}
+
 /* The value for each schema argument (NULL: its default), with the
  * conversions the schema match asked for applied. */
 static int
@@ -1418,6 +1450,11 @@ bind_values(Build *b, Frame *f, const TsExpr *at, const TsBind *bd, int npos, Ts
 			if (v->k == V_TENSOR && (s->args[i].type == TA_SCALAR || s->args[i].type == TA_OPT_SCALAR) &&
 			    v->v->rank == 0)
 				break;          /* a tensor's value as a Scalar: the lowering reads it as a tensor */
+			if (v->k == V_TENSOR && v->v->rank == 0 && is_int_dtype(v->v->dtype) &&
+			    (s->args[i].type == TA_INT || s->args[i].type == TA_OPT_INT)) {
+				v = tensor_item(b, f, at, v);
+				break;
+			}
 			if (v->k == V_TENSOR) {
 				FAIL(b, f, at, "argument '%s': a tensor's value used as a Python number (data-dependent) "
 				     "is outside what the reader converts", s->args[i].name);
@@ -1536,13 +1573,7 @@ call_op(Build *b, Frame *f, const TsExpr *at, const char *ns, const char *name, 
 		return run_body(b, f, at, bd.schema, sv);
 	if (schema_is_python(bd.schema))
 		return py_op(b, f, at, bd.schema, sv);
-	if (strcmp(name, "full") == 0 && bd.schema->narg > 1 && sv[1] && sv[1]->k == V_TENSOR) {
-		/* full(size, a tensor's value): zeros of the size, plus the value */
-		TsVal *fill = sv[1], *z;
-		sv[1] = mk_int(b, 0);
-		z = emit(b, f, at, bd.schema, sv, "full");
-		return z->k == V_TENSOR ? op2(b, f, at, "add", z, fill) : z;
-	}
+
 	return emit(b, f, at, bd.schema, sv, base);
 }
 
@@ -1807,6 +1838,16 @@ py_binary(Build *b, Frame *f, const TsExpr *e, int op, TsVal *x, TsVal *y)
 	}
 	if (x->k == V_STR && y->k == V_STR && (op == TB_EQ || op == TB_NE))
 		return mk_bool(b, (strcmp(x->s, y->s) == 0) == (op == TB_EQ));
+	if ((op == TB_EQ || op == TB_NE) && (x->k == V_LIST || x->k == V_TUPLE) && (y->k == V_LIST || y->k == V_TUPLE)) {
+		int eq = x->n == y->n;
+		for (int i = 0; eq && i < x->n; i++) {
+			TsVal *c = py_binary(b, f, e, TB_EQ, x->it[i], y->it[i]);
+			if (c->k != V_BOOL)
+				return c->k == V_ERR ? c : FAIL(b, f, e, "comparing lists of %s", kind_name(x->it[i]));
+			eq = (int)c->i;
+		}
+		return mk_bool(b, op == TB_EQ ? eq : !eq);
+	}
 	if ((op == TB_IN || op == TB_NOTIN) && (y->k == V_LIST || y->k == V_TUPLE)) {
 		int found = 0;
 		for (int i = 0; i < y->n && !found; i++) {
@@ -2225,16 +2266,6 @@ lift_bind(Build *b, Graph *g, const Lift *l)
 	}
 	g->inputs = in;
 	lift_graph(b, g, NULL, map);
-}
-
-static Arg
-value_arg(Value *v)
-{
-	Arg a = {0};
-
-	a.kind = v->kind == VAL_TENSOR ? ARG_TENSOR : ARG_SYM_INT;
-	a.u.v = v;
-	return a;
 }
 
 static int
