@@ -68,8 +68,8 @@ typedef struct TsArchive {
 	const TsTraced *traced;
 	int64_t format;         /* the version record: TorchScript's file format version */
 	const char *producer;   /* what the archive says of who wrote it, never NULL: "torch.jit.save,
-	                         * format 3 in 'version' (why torch writes 3), torch 2.x records,
-	                         * traced inputs, extra files: a.txt" */
+	                         * format 10 in '.data/version' (aten::gelu; torch 1.13 to 2.14 write
+	                         * it), torch 2.x records, traced inputs, extra files: a.txt" */
 } TsArchive;
 
 /* Objects in data.pkl and constants.pkl: a TorchScript object is a PY_CALL

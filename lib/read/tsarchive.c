@@ -155,22 +155,22 @@ static const PickleHooks ts_hooks = {
 
 /* ---- format and producer ---- */
 
-/* X(format, why torch writes it): caffe2/serialize/versions.h.  torch
- * 1.11 to 2.14 write 3 in `version` unless the code calls an operator
- * whose meaning changed later; then the highest such format, in
- * `.data/version` (6 and up; measured with 1.13, 2.6 and 2.14: a module
- * calling div, full, linspace and gelu gets 10). */
+/* X(format, when torch writes it): caffe2/serialize/versions.h, and what
+ * torch 1.13, 2.6 and 2.14 were seen to write (each the same): 3 in
+ * `version` for code whose operators all kept their meaning, else the
+ * format of the newest change among them, 4 and 5 in `version`, 6 and up
+ * in `.data/version` (div 4, full 5, linspace 8, logspace 9, gelu 10). */
 #define TS_FORMATS(X) \
-	X(1, "the first zip format") \
-	X(2, "operator version numbers removed") \
-	X(3, "type tags on containers; what torch writes when no operator needs more") \
-	X(4, "integer aten::div") \
-	X(5, "aten::full with an integer or bool fill") \
-	X(6, "torch.package's .data/version") \
-	X(7, "the upgrader scheme of torch 1.11") \
-	X(8, "aten::linspace without steps") \
-	X(9, "aten::logspace without steps") \
-	X(10, "aten::gelu with approximate")
+	X(1, "the first zip format; not seen from torch 1.13 or later") \
+	X(2, "operator version numbers removed; not seen from torch 1.13 or later") \
+	X(3, "code whose operators kept their meaning; torch 1.13 to 2.14 write it") \
+	X(4, "aten::div; torch 1.13 to 2.14 write it") \
+	X(5, "aten::full; torch 1.13 to 2.14 write it") \
+	X(6, "torch.package's .data/version; not seen from torch.jit.save") \
+	X(7, "the upgrader scheme of torch 1.11; not seen from torch.jit.save") \
+	X(8, "aten::linspace; torch 1.13 to 2.14 write it") \
+	X(9, "aten::logspace; torch 1.13 to 2.14 write it") \
+	X(10, "aten::gelu; torch 1.13 to 2.14 write it")
 
 static const char *const ts_format_why[] = {
 #define X(n, why) [n] = why,
