@@ -42,10 +42,19 @@ typedef struct TsCode {
 	const char *module;     /* the Python module it defines: "__torch__.torch.nn.modules.linear" */
 	const char *text;       /* NUL-terminated */
 	size_t len;
+	const char *no_spans;   /* why spans is empty ("no .debug_pkl", what is wrong with it), or NULL */
 	int nspan;
 	TsSpan *spans;          /* sorted by start, disjoint (torch's records cover the code from
 	                         * one offset to the next); none without a readable .debug_pkl */
 } TsCode;
+
+/* One example input of a traced module, as traced_inputs.pkl keeps it:
+ * torch writes the dtype and shape, and an empty storage. */
+typedef struct TsTraced {
+	DType dtype;
+	int rank;
+	const int64_t *sizes;
+} TsTraced;
 
 typedef struct TsArchive {
 	Zip *zip;               /* open, owned by the caller */
@@ -54,10 +63,13 @@ typedef struct TsArchive {
 	PyObj *constants;       /* constants.pkl: a tuple (CONSTANTS.cN is item N), or NULL */
 	int ncode;
 	TsCode *code;           /* every code/ *.py, in central-directory order */
+	int ntraced;            /* forward's example inputs from traced_inputs.pkl (torch 2.x, traced
+	                         * modules, tensors only), or 0 when the archive has none readable */
+	const TsTraced *traced;
 	int64_t format;         /* the version record: TorchScript's file format version */
 	const char *producer;   /* what the archive says of who wrote it, never NULL: "torch.jit.save,
-	                         * format 3 in 'version' (why torch writes 3), torch 2.x records,
-	                         * traced inputs, extra files: a.txt" */
+	                         * format 10 in '.data/version' (aten::gelu; torch 1.13 to 2.14 write
+	                         * it), torch 2.x records, traced inputs, extra files: a.txt" */
 } TsArchive;
 
 /* Objects in data.pkl and constants.pkl: a TorchScript object is a PY_CALL

@@ -155,22 +155,22 @@ static const PickleHooks ts_hooks = {
 
 /* ---- format and producer ---- */
 
-/* X(format, why torch writes it): caffe2/serialize/versions.h.  torch
- * 1.11 to 2.14 write 3 in `version` unless the code calls an operator
- * whose meaning changed later; then the highest such format, in
- * `.data/version` (6 and up; measured with 1.13, 2.6 and 2.14: a module
- * calling div, full, linspace and gelu gets 10). */
+/* X(format, when torch writes it): caffe2/serialize/versions.h, and what
+ * torch 1.13, 2.6 and 2.14 were seen to write (each the same): 3 in
+ * `version` for code whose operators all kept their meaning, else the
+ * format of the newest change among them, 4 and 5 in `version`, 6 and up
+ * in `.data/version` (div 4, full 5, linspace 8, logspace 9, gelu 10). */
 #define TS_FORMATS(X) \
-	X(1, "the first zip format") \
-	X(2, "operator version numbers removed") \
-	X(3, "type tags on containers; what torch writes when no operator needs more") \
-	X(4, "integer aten::div") \
-	X(5, "aten::full with an integer or bool fill") \
-	X(6, "torch.package's .data/version") \
-	X(7, "the upgrader scheme of torch 1.11") \
-	X(8, "aten::linspace without steps") \
-	X(9, "aten::logspace without steps") \
-	X(10, "aten::gelu with approximate")
+	X(1, "the first zip format; not seen from torch 1.13 or later") \
+	X(2, "operator version numbers removed; not seen from torch 1.13 or later") \
+	X(3, "code whose operators kept their meaning; torch 1.13 to 2.14 write it") \
+	X(4, "aten::div; torch 1.13 to 2.14 write it") \
+	X(5, "aten::full; torch 1.13 to 2.14 write it") \
+	X(6, "torch.package's .data/version; not seen from torch.jit.save") \
+	X(7, "the upgrader scheme of torch 1.11; not seen from torch.jit.save") \
+	X(8, "aten::linspace; torch 1.13 to 2.14 write it") \
+	X(9, "aten::logspace; torch 1.13 to 2.14 write it") \
+	X(10, "aten::gelu; torch 1.13 to 2.14 write it")
 
 static const char *const ts_format_why[] = {
 #define X(n, why) [n] = why,
@@ -263,6 +263,8 @@ read_meta(TsArchive *t, Arena *a, Diag *d)
 		len += (size_t)snprintf(buf + len, sizeof buf - len, ", torch 2.x records");
 	if (zip_find(t->zip, "traced_inputs.pkl") && len < sizeof buf)
 		len += (size_t)snprintf(buf + len, sizeof buf - len, ", traced inputs");
+	if (zip_find(t->zip, "bytecode.pkl") && len < sizeof buf)
+		len += (size_t)snprintf(buf + len, sizeof buf - len, ", lite-interpreter bytecode");
 	for (int i = 0; i < t->zip->n && len < sizeof buf - 1; i++)
 		if (starts_with(t->zip->ent[i].rel, "extra/") && t->zip->ent[i].rel[6])
 			len += (size_t)snprintf(buf + len, sizeof buf - len, "%s%s",
@@ -549,21 +551,43 @@ decode_spans(TsCode *c, const PyObj *top, Arena *a)
 	return 0;
 }
 
-/* Reads rel's .debug_pkl, if any, into c's spans; never an error. */
+/* The first message of a Diag that is about to be dropped (arena copy). */
+static const char *
+first_message(Arena *a, const Diag *quiet, const char *otherwise)
+{
+	char buf[512];
+
+	if (!quiet->n)
+		return otherwise;
+	diag_format(&quiet->items[0], buf, sizeof buf);
+	return arena_strdup(a, buf);
+}
+
+/* Reads rel's .debug_pkl, if any, into c's spans; never an error (what
+ * went wrong is c->no_spans). */
 static void
 read_spans(TsArchive *t, TsCode *c, Arena *a)
 {
 	char *name = arena_printf(a, "%s.debug_pkl", c->rel);
 	ZipEntry *e = zip_find(t->zip, name);
 	Diag quiet = {0};
-	const PyObj *top;
+	const PyObj *top = NULL;
 
-	if (e && zip_data(t->zip, e, &quiet) == 0 &&
-	    (top = pickle_load_hooked(a, name, e->data, e->size, &ts_hooks, &quiet)) &&
+	c->spans = NULL;
+	c->nspan = 0;
+	if (!e) {
+		c->no_spans = "no .debug_pkl";
+		return;
+	}
+	if (zip_data(t->zip, e, &quiet) == 0 &&
+	    (top = pickle_load_hooked(a, arena_printf(a, "%s:%s", t->label, e->name), e->data, e->size,
+	                              &ts_hooks, &quiet)) &&
 	    decode_spans(c, top, a) == 0) {
 		diag_free(&quiet);
 		return;
 	}
+	c->no_spans = first_message(a, &quiet, arena_printf(a, "%s:%s: not the source-range records "
+	                            "torch writes", t->label, e->name));
 	diag_free(&quiet);
 	c->spans = NULL;
 	c->nspan = 0;
@@ -636,6 +660,61 @@ read_code(TsArchive *t, Arena *a, Diag *d)
 	return 0;
 }
 
+/* ---- traced inputs ---- */
+
+/* _rebuild_tensor_v2((storage persid), offset, sizes, ...) -> dtype and sizes. */
+static int
+traced_input(Arena *a, const PyObj *o, TsTraced *out)
+{
+	const PyObj *args, *id, *sz;
+	int64_t *sizes;
+
+	if (o->kind != PY_CALL || !py_is_global(o->func, "torch._utils", "_rebuild_tensor_v2"))
+		return -1;
+	args = o->args;
+	if (args->n < 3 || args->items[0]->kind != PY_PERSID)
+		return -1;
+	id = args->items[0]->args;
+	sz = args->items[2];
+	if (id->kind != PY_TUPLE || id->n < 2 || id->items[1]->kind != PY_GLOBAL || sz->kind != PY_TUPLE ||
+	    sz->n > 64)
+		return -1;
+	if ((out->dtype = dtype_from_storage(id->items[1]->name)) == DT_UNKNOWN)
+		return -1;
+	sizes = ARENA_ARRAY(a, int64_t, sz->n + 1);
+	for (size_t i = 0; i < sz->n; i++)
+		if (!int_of(sz->items[i], &sizes[i]) || sizes[i] < 0)
+			return -1;
+	out->rank = (int)sz->n;
+	out->sizes = sizes;
+	return 0;
+}
+
+/* traced_inputs.pkl: {"forward": [tensors]}.  Only its pickle is run: the
+ * storages torch writes beside it are empty.  Not being able to read it is
+ * no error (torch.jit.load does not read it either). */
+static void
+read_traced(TsArchive *t, Arena *a)
+{
+	ZipEntry *e = zip_find(t->zip, "traced_inputs.pkl");
+	Diag quiet = {0};
+	const PyObj *top, *fwd;
+	TsTraced *v;
+
+	if (!e || zip_data(t->zip, e, &quiet) ||
+	    !(top = pickle_load_hooked(a, e->name, e->data, e->size, &ts_hooks, &quiet)) ||
+	    !(fwd = py_dict_get(top, "forward")) || fwd->kind != PY_LIST || fwd->n > 4096) {
+		diag_free(&quiet);
+		return;
+	}
+	v = ARENA_ARRAY(a, TsTraced, fwd->n + 1);
+	for (size_t i = 0; i < fwd->n; i++)
+		if (traced_input(a, fwd->items[i], &v[i]))
+			return;
+	t->traced = v;
+	t->ntraced = (int)fwd->n;
+}
+
 /* ---- the interface ---- */
 
 int
@@ -658,6 +737,15 @@ ts_archive_read(TsArchive *t, Zip *z, Arena *a, Diag *d)
 	t->producer = "torch.jit.save";
 	if (read_meta(t, a, d) || read_pickles(t, a, d) || read_code(t, a, d))
 		return d->code ? d->code : DIAG_INPUT;
+	if (!ts_code_file(t, t->root->func->s)) {
+		char *rel = arena_printf(a, "code/%s.py", t->root->func->s);
+		for (char *p = rel + 5; p[3]; p++)
+			if (*p == '.')
+				*p = '/';
+		return ts_fail(t, d, NULL, "data.pkl's module class %s.%s has no code file (%s)",
+		               t->root->func->s, t->root->func->name, rel);
+	}
+	read_traced(t, a);
 	return 0;
 }
 

@@ -16,37 +16,9 @@
 
 #include "read/ts.h"
 #include "../unit/zipwrite.h"
+#include "pytree.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-static size_t budget;
-static volatile uint8_t sink;
-
-static void
-walk(const PyObj *o, int depth)
-{
-	if (!o || depth > 64 || budget == 0)
-		return;
-	budget--;
-	if (o->kind == PY_TENSOR) {
-		const TensorData *t = o->tensor;
-		if (!tensor_in_bounds(t))
-			abort();
-		if (tensor_numel(t) > 0 && t->storage_bytes > 0)
-			sink ^= t->storage[t->offset * dtype_size(t->dtype)] ^ t->storage[t->storage_bytes - 1];
-		return;
-	}
-	if (o->kind == PY_TUPLE || o->kind == PY_LIST || o->kind == PY_DICT)
-		for (size_t i = 0; i < o->n; i++) {
-			walk(o->items[i], depth + 1);
-			if (o->kind == PY_DICT)
-				walk(o->values[i], depth + 1);
-		}
-	if (o->kind == PY_CALL) {
-		walk(o->args, depth + 1);
-		walk(o->state, depth + 1);
-	}
-}
 
 static void
 check_code(const TsCode *c)
@@ -61,7 +33,7 @@ check_code(const TsCode *c)
 			abort();
 		if (ts_span_at(c, s->start) != s || ts_span_at(c, s->end - 1) != s)
 			abort();
-		sink ^= (uint8_t)(s->src ? s->src[0] : s->trace ? s->trace[0] : s->file[0]);
+		pytree_sink ^= (uint8_t)(s->src ? s->src[0] : s->trace ? s->trace[0] : s->file[0]);
 	}
 }
 
@@ -121,9 +93,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (rc == 0) {
 			if (!t.root || t.root->kind != PY_CALL || !t.producer)
 				abort();
-			budget = 100000;
-			walk(t.root, 0);
-			walk(t.constants, 0);
+			pytree_budget = 100000;
+			pytree_walk(t.root, 0);
+			pytree_walk(t.constants, 0);
 			for (int i = 0; i < t.ncode; i++)
 				check_code(&t.code[i]);
 		}

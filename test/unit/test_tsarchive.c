@@ -205,6 +205,17 @@ START_TEST(linear)
 	ck_assert_ptr_null(ts_code_file(&o.t, "__torch__"));
 	ck_assert_msg(strstr(o.t.code[0].text, "def forward(") != NULL, "%s", o.t.code[0].text);
 	ck_assert_int_eq(strlen(o.t.code[0].text), o.t.code[0].len);
+	ck_assert_ptr_null(o.t.code[0].no_spans);
+	/* traced_inputs.pkl: torch 2.x only, the dtype and shape of the example */
+	if (_i == 0) {
+		ck_assert_int_eq(o.t.ntraced, 0);
+	} else {
+		ck_assert_int_eq(o.t.ntraced, 1);
+		ck_assert_int_eq(o.t.traced[0].dtype, DT_FLOAT32);
+		ck_assert_int_eq(o.t.traced[0].rank, 2);
+		ck_assert_int_eq(o.t.traced[0].sizes[0], 1);
+		ck_assert_int_eq(o.t.traced[0].sizes[1], 3);
+	}
 	done(&o);
 }
 END_TEST
@@ -263,6 +274,13 @@ START_TEST(tree)
 	check_span(span_of(c, "torch.add("), "tree-add", 1);
 	check_span(span_of(c, "torch.mul("), "tree-scale", 1);
 	ck_assert_ptr_null(ts_span_at(c, 0));   /* the class header has no source */
+	/* Sequential's code has a .debug_pkl whose records hold no source */
+	c = code_of(&o.t, "code/__torch__/torch/nn/modules/container.py");
+	ck_assert_int_eq(c->nspan, 0);
+	ck_assert_ptr_null(c->no_spans);
+	ck_assert_int_eq(o.t.ntraced, _i == 0 ? 0 : 1);
+	if (_i > 0)
+		ck_assert_int_eq(o.t.traced[0].sizes[1], 4);
 	done(&o);
 }
 END_TEST
@@ -400,15 +418,21 @@ START_TEST(made_ok)
 	base(&b, NULL);
 	zb_add(&b, "m/code/__torch__.py.debug_pkl", "garbage", 7);   /* unreadable: no spans, no error */
 	zb_add(&b, "m/extra/notes.txt", "hi", 2);
+	zb_add(&b, "m/code/__torch__/helper.py", "x = 1\n", 6);
 	open_mem(&o, &b);
 	ck_assert_msg(o.rc == 0, "%s", test_diag_text(&o.d));
 	ck_assert_ptr_null(test_diag_text(&o.d));
 	check_class(o.t.root, "__torch__", "M");
 	ck_assert_float_eq(f32_at(attr(o.t.root, "w")->tensor, 1), -2.0f);
 	ck_assert_ptr_null(o.t.constants);
-	ck_assert_int_eq(o.t.ncode, 1);
+	ck_assert_int_eq(o.t.ncode, 2);
+	ck_assert_str_eq(o.t.code[1].module, "__torch__.helper");
 	ck_assert_int_eq(o.t.code[0].nspan, 0);
+	ck_assert_str_eq(o.t.code[0].no_spans, "made.pt:m/code/__torch__.py.debug_pkl: offset 0: GET: "
+	                 "truncated argument: no end of line");
 	ck_assert_ptr_null(ts_span_at(&o.t.code[0], 3));
+	ck_assert_str_eq(o.t.code[1].no_spans, "no .debug_pkl");
+	ck_assert_int_eq(o.t.ntraced, 0);
 	ck_assert_msg(strstr(o.t.producer, "extra files: notes.txt") != NULL, "%s", o.t.producer);
 	ck_assert_msg(strstr(o.t.producer, "torch 2.x") == NULL, "%s", o.t.producer);
 	done(&o);
@@ -458,6 +482,8 @@ START_TEST(made_faults)
 	made_fault(NULL, "m/constants.pkl", bad_tag, sizeof bad_tag - 1,
 	           "torch.jit._pickle.restore_type_tag: expects (value, type string)");
 	made_fault(NULL, "m/constants.pkl", legacy, sizeof legacy - 1, "a pre-zip archive (torch 1.0 to 1.2)");
+	made_fault("code", "m/code/__torch__/other.py", code_py, sizeof code_py - 1,
+	           "made.pt: data.pkl's module class __torch__.M has no code file (code/__torch__.py)");
 	made_fault(NULL, "m/constants.pkl", "\x80\x02K\x01.", 5, "made.pt:m/constants.pkl: constants.pkl holds no tuple");
 }
 END_TEST
@@ -488,6 +514,69 @@ START_TEST(sniff)
 	zb_add(&b, "archive/data/0", two, sizeof two);
 	open_mem(&o, &b);
 	ck_assert(!ts_sniff(&o.z));
+	done(&o);
+}
+END_TEST
+
+/* The older record layouts, as Python pickles them (protocol 2): the
+ * records alone, text inline, as (offset, range) pairs and as (offset,
+ * tag, range); the source is "def f(x):\n  y = x + 1\n  return y\n" of
+ * /u/m.py from line 7, the ranges `y = x + 1` and `return y`. */
+static const char pairs_pkl[] =
+	"\x80\x02\x4b\x00\x58\x21\x00\x00\x00\x64\x65\x66\x20\x66\x28\x78"
+	"\x29\x3a\x0a\x20\x20\x79\x20\x3d\x20\x78\x20\x2b\x20\x31\x0a\x20"
+	"\x20\x72\x65\x74\x75\x72\x6e\x20\x79\x0a\x71\x00\x58\x07\x00\x00"
+	"\x00\x2f\x75\x2f\x6d\x2e\x70\x79\x71\x01\x4b\x07\x87\x71\x02\x4b"
+	"\x0c\x4b\x15\x87\x71\x03\x86\x71\x04\x4b\x14\x68\x02\x4b\x1a\x4b"
+	"\x20\x87\x71\x05\x86\x71\x06\x86\x71\x07\x2e";
+static const char tagged_pkl[] =
+	"\x80\x02\x4b\x00\x4b\x03\x58\x21\x00\x00\x00\x64\x65\x66\x20\x66"
+	"\x28\x78\x29\x3a\x0a\x20\x20\x79\x20\x3d\x20\x78\x20\x2b\x20\x31"
+	"\x0a\x20\x20\x72\x65\x74\x75\x72\x6e\x20\x79\x0a\x71\x00\x58\x07"
+	"\x00\x00\x00\x2f\x75\x2f\x6d\x2e\x70\x79\x71\x01\x4b\x07\x87\x71"
+	"\x02\x4b\x0c\x4b\x15\x87\x71\x03\x87\x71\x04\x4b\x14\x4a\xff\xff"
+	"\xff\xff\x68\x02\x4b\x1a\x4b\x20\x87\x71\x05\x87\x71\x06\x86\x71"
+	"\x07\x2e";
+
+static void
+check_old_layout(const char *pkl, size_t len)
+{
+	Zb b = {0};
+	Opened o;
+	const TsCode *c;
+
+	base(&b, NULL);
+	zb_add(&b, "m/code/__torch__.py.debug_pkl", pkl, len);
+	open_mem(&o, &b);
+	ck_assert_msg(o.rc == 0, "%s", test_diag_text(&o.d));
+	c = &o.t.code[0];
+	ck_assert_msg(c->nspan == 2, "%d spans: %s", c->nspan, c->no_spans);
+	ck_assert_uint_eq(c->spans[0].start, 0);
+	ck_assert_uint_eq(c->spans[0].end, 20);
+	ck_assert_str_eq(c->spans[0].file, "/u/m.py");
+	ck_assert_int_eq(c->spans[0].line, 8);
+	ck_assert_str_eq(c->spans[0].src, "y = x + 1");
+	ck_assert_uint_eq(c->spans[1].end, c->len);
+	ck_assert_int_eq(c->spans[1].line, 9);
+	ck_assert_str_eq(c->spans[1].src, "return y");
+	ck_assert_ptr_eq(ts_span_at(c, 25), &c->spans[1]);
+	done(&o);
+}
+
+START_TEST(old_layouts)
+{
+	Zb b = {0};
+	Opened o;
+
+	check_old_layout(pairs_pkl, sizeof pairs_pkl - 1);
+	check_old_layout(tagged_pkl, sizeof tagged_pkl - 1);
+	/* a pickle, but not of records */
+	base(&b, NULL);
+	zb_add(&b, "m/code/__torch__.py.debug_pkl", "\x80\x02N.", 4);
+	open_mem(&o, &b);
+	ck_assert_int_eq(o.rc, 0);
+	ck_assert_str_eq(o.t.code[0].no_spans, "made.pt:m/code/__torch__.py.debug_pkl: not the source-range "
+	                 "records torch writes");
 	done(&o);
 }
 END_TEST
@@ -530,6 +619,7 @@ make_suite(void)
 	tcase_add_test(tc, made_faults);
 	tcase_add_test(tc, made_not_module);
 	tcase_add_test(tc, sniff);
+	tcase_add_test(tc, old_layouts);
 	tcase_add_test(tc, span_lookup);
 	suite_add_tcase(s, tc);
 	return s;
