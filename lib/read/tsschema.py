@@ -61,18 +61,20 @@ TYPES = {
 # schema of the name, in the order torch loads them.  Each is (ns, name, body,
 # returns, args): body is what the function returns, in printed-code syntax
 # over its argument names.  torch._C gives no list of them: these are facts
-# copied from that file, checked by test/unit/tsschema/make_cases.py.
+# from that file (torch 2.14 also loads the arithmetic ones for complex, not
+# the comparisons), checked by test/unit/tsschema/make_cases.py's cases.
 def builtin_functions():
     out = []
     swapped = [("mul", "torch.mul(b, a)"), ("add", "torch.add(b, a)"),
                ("ne", "torch.ne(b, a)"), ("eq", "torch.eq(b, a)"),
-               ("lt", "torch.gt(b, a)"), ("le", "torch.ge(b, a)"),
-               ("gt", "torch.lt(b, a)"), ("ge", "torch.le(b, a)"),
                ("sub", "torch.add(torch.neg(b), a)"),
                ("div", "torch.mul(torch.reciprocal(b), a)")]
-    for scalar in ("FLOAT", "INT"):
-        for name, body in swapped:
-            out.append(("aten", name, body, ["Tensor"], "A(a, %s) A(b, TENSOR)" % scalar))
+    ordered = [("lt", "torch.gt(b, a)"), ("le", "torch.ge(b, a)"),
+               ("gt", "torch.lt(b, a)"), ("ge", "torch.le(b, a)")]
+    for scalars, ops in ((("FLOAT", "INT", "COMPLEX"), swapped), (("FLOAT", "INT"), ordered)):
+        for scalar in scalars:
+            for name, body in ops:
+                out.append(("aten", name, body, ["Tensor"], "A(a, %s) A(b, TENSOR)" % scalar))
     for scalar, lname in (("FLOAT", "float"), ("INT", "int")):
         for name, n in (("single", 1), ("pair", 2), ("triple", 3), ("quadruple", 4)):
             out.append(("aten", "_" + name, "x", [lname + "[]"],

@@ -300,6 +300,110 @@ START_TEST(errors)
 }
 END_TEST
 
+/* The overload a builtin function's body calls, bound over the kinds the
+ * call gave its parameters (a nested call stands for a Tensor):
+ * add(int a, Tensor b) is torch.add(b, a), so aten::add(Tensor, int). */
+static const char *
+builtin_choice(const TsBind *b, const Parsed *p, char *out, size_t len)
+{
+	const char *body = b->schema->body, *open = strchr(body, '(');
+	TsKind kinds[TS_MAX_ARGS];
+	char name[64];
+	int n = 0, depth = 0;
+	TsBind inner;
+
+	if (strncmp(body, "torch.", 6) != 0 || !open)
+		return "(body is not a call)";
+	snprintf(name, sizeof name, "%.*s", (int)(open - body - 6), body + 6);
+	for (const char *q = open + 1; *q && n < TS_MAX_ARGS; q++) {
+		const char *start = q;
+
+		while (*q == ' ')
+			start = ++q;
+		if (strncmp(q, "torch.", 6) == 0) {     /* a nested call: a Tensor */
+			for (; *q && !(depth == 0 && (*q == ',' || *q == ')')); q++)
+				depth += *q == '(' ? 1 : *q == ')' ? -1 : 0;
+			kinds[n++] = TK_TENSOR;
+		} else {
+			int i;
+
+			while (*q && *q != ',' && *q != ')')
+				q++;
+			for (i = 0; i < b->schema->narg; i++)
+				if (strlen(b->schema->args[i].name) == (size_t)(q - start) &&
+				    strncmp(b->schema->args[i].name, start, (size_t)(q - start)) == 0)
+					break;
+			ck_assert_msg(i < b->schema->narg && b->slot[i] >= 0, "body %s: what is %.*s?", body,
+			              (int)(q - start), start);
+			kinds[n++] = b->slot[i] < p->npos ? p->pos[b->slot[i]] : p->kw[b->slot[i] - p->npos];
+		}
+		if (*q == ')')
+			break;
+	}
+	if (ts_schema_bind("aten", name, n, kinds, 0, NULL, NULL, &inner, why, sizeof why) < 0)
+		return "(its body binds nothing)";
+	snprintf(out, len, "builtin aten::%s%s%s", name, *inner.schema->overload ? "." : "",
+	         inner.schema->overload);
+	return out;
+}
+
+/* Every line of cases.txt: "ns::name(kinds) -> choice [conv]". */
+START_TEST(torch_cases)
+{
+	size_t len;
+	char *text = test_slurp(TEST_PATH("unit/tsschema/cases.txt"), &len), *line, *save = NULL;
+	int ncase = 0, nbad = 0;
+
+	ck_assert_msg(text != NULL, "test/unit/tsschema/cases.txt is missing");
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char ns[32], name[64], kinds[512], want[128], got[160];
+		const char *arrow = strstr(line, ") -> "), *colons = strstr(line, "::");
+		const char *paren = strchr(line, '(');
+		int want_conv, have_conv = 0;
+		Parsed p;
+		TsBind b;
+
+		if (line[0] == '#')
+			continue;
+		ck_assert_msg(arrow && colons && paren && colons < paren, "bad case line: %s", line);
+		snprintf(ns, sizeof ns, "%.*s", (int)(colons - line), line);
+		snprintf(name, sizeof name, "%.*s", (int)(paren - colons - 2), colons + 2);
+		snprintf(kinds, sizeof kinds, "%.*s", (int)(arrow - paren - 1), paren + 1);
+		snprintf(want, sizeof want, "%s", arrow + 5);
+		want_conv = strlen(want) > 5 && strcmp(want + strlen(want) - 5, " conv") == 0;
+		if (want_conv)
+			want[strlen(want) - 5] = 0;
+		ck_assert_msg(parse_kinds(kinds, &p), "bad kinds in: %s", line);
+		ncase++;
+		if (ts_schema_bind(ns, name, p.npos, p.pos, p.nkw, p.kwname, p.kw, &b, why, sizeof why) < 0) {
+			snprintf(got, sizeof got, "!");
+		} else if (b.schema->body) {
+			builtin_choice(&b, &p, got, sizeof got);
+		} else {
+			snprintf(got, sizeof got, "%s::%s%s%s", b.schema->ns, b.schema->name,
+			         *b.schema->overload ? "." : "", b.schema->overload);
+			for (int i = 0; i < b.schema->narg; i++) {
+				TsArgType t = b.schema->args[i].type;
+
+				have_conv |= b.conv[i] == TC_TO_NUMBER || b.conv[i] == TC_DEVICE;
+				/* zeros(2, x): the Tensor packed into int[] is converted. */
+				for (int j = b.slot[i]; b.conv[i] == TC_PACK && j < p.npos; j++)
+					have_conv |= (p.pos[j] == TK_TENSOR || p.pos[j] == TK_BOOL) &&
+					             t != TA_TENSORS && t != TA_OPT_TENSORS;
+			}
+		}
+		if (strcmp(got, want) != 0 || (strcmp(got, "!") != 0 && !b.schema->body && have_conv != want_conv)) {
+			fprintf(stderr, "case %s: torch %s%s, we %s%s\n", line, want, want_conv ? " conv" : "",
+			        got, have_conv ? " conv" : "");
+			nbad++;
+		}
+	}
+	free(text);
+	ck_assert_int_gt(ncase, 400);
+	ck_assert_msg(nbad == 0, "%d of %d cases differ from torch (listed above)", nbad, ncase);
+}
+END_TEST
+
 static Suite *
 make_suite(void)
 {
@@ -312,6 +416,7 @@ make_suite(void)
 	tcase_add_test(t, choices);
 	tcase_add_test(t, conversions);
 	tcase_add_test(t, errors);
+	tcase_add_test(t, torch_cases);
 	suite_add_tcase(s, t);
 	return s;
 }
