@@ -40,13 +40,17 @@ typedef enum MetaDtype {
 	MD_SELF,        /* the first tensor argument's dtype (masked_fill, clone, views) */
 	MD_INT64,       /* int64 (argmax, argsort, nonzero) */
 	MD_SUM,         /* the dtype argument, else integers and bool to int64 (sum, prod, cumsum) */
-	MD_REAL,        /* as MD_PROMOTE, complex to its real part (abs, angle) */
-	MD_INTEGRAL,    /* as MD_PROMOTE, integers and bool only (bitwise ops, gcd) */
+	MD_REAL,        /* as MD_PROMOTE, complex to its real part (abs) */
+	MD_REAL_FLOAT,  /* as MD_FLOAT, complex to its real part (angle) */
 	MD_SAME,        /* every tensor argument of one dtype, the result's (mm, conv, cat of one dtype) */
 	MD_RULE,        /* the rule decides (creation, to, softmax) */
 } MetaDtype;
 
 /* The rules' parameters (meta.def's P and Q columns). */
+enum { PW_ROUNDING = 1, PW_POW = 2, PW_CLAMP = 4 };
+enum { SAME_ONE, SAME_MASK, SAME_INDICES, SAME_INT64, SAME_MATRIX };
+enum { RQ_FLOAT = 1, RQ_NONEMPTY = 2, RQ_U8 = 4, RQ_EMPTY_NONE = 8, RQ_EMPTY_ERR = 16 };
+enum { CONV_T = 1, CONV_BATCHED = 2 };
 enum { MM_MM, MM_BMM, MM_MV, MM_DOT, MM_MATMUL, MM_ADDMM, MM_BADDBMM, MM_ADDBMM, MM_ADDMV,
        MM_ADDR, MM_LINEAR, MM_OUTER };
 enum { POOL_MAX, POOL_MAX_IDX, POOL_AVG, POOL_ADAPTIVE, POOL_ADAPTIVE_MAX };
@@ -58,23 +62,28 @@ enum { CR_SIZE, CR_FULL, CR_RANDINT, CR_LIKE, CR_FULL_LIKE, CR_NEW, CR_NEW_FULL,
        CR_LINSPACE, CR_EYE, CR_SCALAR, CR_RANDPERM };
 enum { NORM_LAYER, NORM_NATIVE_LAYER, NORM_RMS, NORM_BATCH, NORM_NATIVE_BATCH, NORM_BATCH_NO_STATS,
        NORM_INSTANCE, NORM_GROUP, NORM_NATIVE_GROUP };
-enum { RNN_LSTM, RNN_GRU };
+enum { RNN_LSTM, RNN_GRU, RNN_PLAIN };
 enum { INT_SIZE, INT_NUMEL, INT_DIM, INT_ARITH };
 enum { ARITH_ADD, ARITH_SUB, ARITH_MUL, ARITH_FLOORDIV, ARITH_MOD, ARITH_NEG };
+
+/* The dtype kinds a kernel computes in, meta.def's TAKES column. */
+enum { TK_B = 1, TK_I = 2, TK_F = 4, TK_C = 8 };
+enum { TK_ANY = 15, TK_NUM = 14, TK_REAL = 7, TK_RNUM = 6, TK_FLT = 12, TK_RFLT = 4, TK_INT = 3 };
 
 typedef struct MetaRow {
 	const char *op;         /* "aten.add" (every overload) or "aten.add.Tensor" */
 	MetaRule rule;
 	MetaDtype dt;
+	int takes;              /* TK_* */
 	int p, q;               /* the rule's parameters (meta.def says per rule) */
 } MetaRow;
 
-#define X(op, rule, dt, p, q) static int rule_##rule(MetaCtx *c);
+#define X(op, rule, dt, takes, p, q) static int rule_##rule(MetaCtx *c);
 #include "meta.def"
 #undef X
 
 static const MetaRow meta_rows[] = {
-#define X(op, rule, dt, p, q) { "aten." op, rule_##rule, dt, p, q },
+#define X(op, rule, dt, takes, p, q) { "aten." op, rule_##rule, dt, takes, p, q },
 #include "meta.def"
 #undef X
 };
@@ -358,6 +367,10 @@ dim_op(MetaCtx *c, SymOp op, Dim x, Dim y)
 		default: break;
 		}
 	}
+	if ((op == SYM_FLOORDIV || op == SYM_CEILDIV) && dim_is(y, 1))
+		return x;
+	if (op == SYM_CEILDIV && !y.e && y.v > 0)        /* as torch prints it: (x + s - 1)//s */
+		return dim_op(c, SYM_FLOORDIV, dim_op(c, SYM_ADD, x, dim_n(y.v - 1)), y);
 	if (x.v >= 0 && y.v >= 0) {
 		if (op == SYM_ADD)
 			h = x.v + y.v;
@@ -706,32 +719,48 @@ row_dtype(MetaCtx *c)
 			fail(c, "the argument dtypes do not promote");
 			return DT_UNKNOWN;
 		}
-		if (c->row->dt == MD_FLOAT && cat_of(t) <= CAT_INT)
+		if ((c->row->dt == MD_FLOAT || c->row->dt == MD_REAL_FLOAT) && cat_of(t) <= CAT_INT)
 			return DT_FLOAT32;
-		if (c->row->dt == MD_REAL && cat_of(t) == CAT_COMPLEX)
+		if ((c->row->dt == MD_REAL || c->row->dt == MD_REAL_FLOAT) && cat_of(t) == CAT_COMPLEX)
 			return dtype_complex_part(t);
-		if (c->row->dt == MD_INTEGRAL && cat_of(t) > CAT_INT) {
-			fail(c, "%s is not implemented for %s", c->n->op, dtype_name(t));
-			return DT_UNKNOWN;
-		}
 		return t;
 	}
 	fail(c, "no tensor argument to take the dtype from");
 	return DT_UNKNOWN;
 }
 
-/* row_dtype, then the alpha check of add and sub: an integral result
- * takes no float alpha. */
+/* The dtype the kernel computes in: the promoted one for the promoting
+ * rules, else self's. */
+static DType
+compute_dtype(MetaCtx *c)
+{
+	Value *self = first_tensor(c);
+	int bad;
+
+	switch (c->row->dt) {
+	case MD_PROMOTE: case MD_FLOAT: case MD_REAL: case MD_REAL_FLOAT: case MD_BOOL:
+		return result_type(c, &bad);
+	case MD_RULE:
+		return DT_UNKNOWN;
+	default:
+		return self ? self->dtype : DT_UNKNOWN;
+	}
+}
+
+/* row_dtype, after checking that the kernel computes in a dtype of the
+ * row's TAKES kinds ("not implemented for 'Float'"). */
 static int
 dtype_of(MetaCtx *c, DType *t)
 {
-	const Arg *alpha = arg(c, "alpha");
+	DType k = compute_dtype(c);
+	static const int kind[] = { [CAT_BOOL] = TK_B, [CAT_INT] = TK_I, [CAT_FLOAT] = TK_F, [CAT_COMPLEX] = TK_C,
+	                            [CAT_OTHER] = 0 };
 
 	*t = row_dtype(c);
 	if (*t == DT_UNKNOWN)
 		return -1;
-	if (alpha && (alpha->kind == ARG_FLOAT || alpha->kind == ARG_SYM_FLOAT) && cat_of(*t) <= CAT_INT)
-		return fail(c, "for integral input tensors, argument alpha must not be a floating point number");
+	if (k != DT_UNKNOWN && !(kind[cat_of(k)] & c->row->takes))
+		return fail(c, "%s is not implemented for %s", c->n->op, dtype_name(k));
 	return 0;
 }
 
@@ -739,8 +768,9 @@ dtype_of(MetaCtx *c, DType *t)
 
 /* Broadcasts (rank, dims) into the accumulated shape *r, *d (torch's
  * infer_size): sizes equal, or one of them 1.  A symbol against 1 is the
- * symbol; against a number other than 1, the number (torch guards on
- * their equality); two different symbols fail. */
+ * symbol.  A symbol against a number other than 1, or against another
+ * symbol, fails: torch would guard on their equality, which makes the
+ * dynamic dim a constant the user did not declare. */
 static int
 broadcast(MetaCtx *c, int *r, Dim **d, int rank, const Dim *dims)
 {
@@ -753,10 +783,6 @@ broadcast(MetaCtx *c, int *r, Dim **d, int rank, const Dim *dims)
 		if (dim_is(x, 1) || dim_eq(x, y))
 			o[i] = y;
 		else if (dim_is(y, 1))
-			o[i] = x;
-		else if (x.e && !y.e)
-			o[i] = y;
-		else if (!x.e && y.e)
 			o[i] = x;
 		else
 			return fail(c, "the size of tensor a (%s) must match the size of tensor b (%s) at non-singleton dimension %d",
@@ -786,20 +812,41 @@ rule_pointwise(MetaCtx *c)
 		return fail(c, "no tensor argument");
 	if (dtype_of(c, &t))
 		return -1;
-	if (c->row->p == 1) {        /* div's rounding modes keep integers */
+	if (c->row->p & PW_ROUNDING) {        /* div's rounding modes keep integers */
 		const Arg *m = arg(c, "rounding_mode");
 		if (m && m->kind == ARG_STRING && strcmp(m->u.s, "true") != 0) {
 			int bad;
 			t = result_type(c, &bad);
 		}
 	}
+	if (c->row->p & PW_POW) {        /* bool ** bool computes in int64 */
+		const Arg *e = arg(c, "exponent");
+		if (t == DT_BOOL)
+			t = DT_INT64;
+		if (e && e->kind == ARG_INT && e->u.i < 0 && cat_of(t) == CAT_INT)
+			return fail(c, "integers to negative integer powers are not allowed");
+	}
+	if ((c->row->p & PW_CLAMP) && !arg(c, "min") && !arg(c, "max"))
+		return fail(c, "clamp: at least one of 'min' or 'max' must not be None");
+	{
+		const Arg *alpha = arg(c, "alpha"), *v = arg(c, "value");
+		if (alpha && (alpha->kind == ARG_FLOAT || alpha->kind == ARG_SYM_FLOAT) && cat_of(t) <= CAT_INT)
+			return fail(c, "for integral input tensors, argument alpha must not be a floating point number");
+		if (c->row->dt == MD_SELF && v && v->kind == ARG_FLOAT && cat_of(t) <= CAT_INT &&
+		    (v->u.f != v->u.f || v->u.f > 9.2e18 || v->u.f < -9.2e18))
+			return fail(c, "value %g cannot be converted to type %s without overflow", v->u.f, dtype_name(t));
+	}
 	return out_tensor(c, t, r, d);
 }
 
+static int reduced(MetaCtx *c, const Value *x, const char *name, unsigned char *mask);
+
 /* Results shaped like the first tensor: unary ops that are not
- * TensorIterator ops, clones, activations with parameters.  p: 0 one
- * result; 1 a bool mask beside it (native_dropout); 2 int64 indices
- * beside it (sort, cummax); 3 int64 result only (argsort). */
+ * TensorIterator ops, clones, activations with parameters.  p is SAME_*:
+ * one result; a bool mask beside it (native_dropout); int64 indices
+ * beside it (sort, cummax); an int64 result (argsort); one result of a
+ * tensor of at least 2 dims (triu).  A dim or dims argument must be in
+ * range. */
 static int
 rule_same(MetaCtx *c)
 {
@@ -814,11 +861,18 @@ rule_same(MetaCtx *c)
 		return -1;
 	if (arg(c, "dim") && get_int(c, "dim", 0, &d) && wrap(c, d, x->rank, &w))
 		return -1;
-	if (out_like(c, c->row->p == 3 ? DT_INT64 : t, x))
+	if (arg(c, "dims") && x->rank <= META_MAX_RANK) {
+		unsigned char mask[META_MAX_RANK];
+		if (reduced(c, x, "dims", mask))
+			return -1;
+	}
+	if (c->row->p == SAME_MATRIX && x->rank < 2)
+		return fail(c, "%s: input tensor must have at least 2 dimensions", c->n->op);
+	if (out_like(c, c->row->p == SAME_INT64 ? DT_INT64 : t, x))
 		return -1;
-	if (c->row->p == 1)
+	if (c->row->p == SAME_MASK)
 		return out_like(c, DT_BOOL, x);
-	if (c->row->p == 2)
+	if (c->row->p == SAME_INDICES)
 		return out_like(c, DT_INT64, x);
 	return 0;
 }
@@ -826,7 +880,8 @@ rule_same(MetaCtx *c)
 /* ==== reductions ==== */
 
 /* The reduced dims of x as a mask; no dim (None, or an empty list for
- * the list forms) reduces all.  Returns -1 with why[] on a bad dim. */
+ * the list forms) reduces all.  Returns -1 with why[] on a bad dim, 1
+ * for an empty list (which some ops take as no dim at all), else 0. */
 static int
 reduced(MetaCtx *c, const Value *x, const char *name, unsigned char *mask)
 {
@@ -837,7 +892,7 @@ reduced(MetaCtx *c, const Value *x, const char *name, unsigned char *mask)
 	memset(mask, 0, META_MAX_RANK);
 	if (!a || ((a->kind == ARG_INTS || a->kind == ARG_SYM_INTS) && a->n == 0)) {
 		memset(mask, 1, META_MAX_RANK);
-		return 0;
+		return a ? 1 : 0;
 	}
 	if ((k = get_ints(c, name, 0, &v)) < 0)
 		return fail(c, "argument '%s' is not a list of dims", name);
@@ -852,10 +907,11 @@ reduced(MetaCtx *c, const Value *x, const char *name, unsigned char *mask)
 }
 
 /* Reductions over dim (or all dims) with keepdim.  p: 1 one result; 2
- * values and int64 indices (max.dim); 3 two results of the value dtype
- * (var_mean, aminmax).  q: 1 when the op needs a floating or complex
- * input (mean), 2 when a reduced dim may not be empty (max, amax), 3
- * when a uint8 input keeps its dtype (any, all). */
+ * values and int64 indices (max.dim); 3 a second result in self's dtype
+ * (var_mean's mean, aminmax).  q is RQ_* flags: the op needs a floating
+ * or complex input (mean), a reduced dim may not be empty (max, amax), a
+ * uint8 input keeps its dtype (any, all), an empty dim list reduces
+ * nothing (any.dims) or, without keepdim, is an error (logsumexp). */
 static int
 rule_reduce(MetaCtx *c)
 {
@@ -863,33 +919,37 @@ rule_reduce(MetaCtx *c)
 	unsigned char mask[META_MAX_RANK];
 	Dim d[META_MAX_RANK];
 	DType t;
-	int k = 0, keep = get_bool(c, "keepdim", 0);
+	int k = 0, keep = get_bool(c, "keepdim", 0), empty;
 
 	if (!x || x->rank > META_MAX_RANK)
 		return fail(c, "no tensor argument of at most %d dims", META_MAX_RANK);
-	if (reduced(c, x, "dim", mask) || dtype_of(c, &t))
+	if ((empty = reduced(c, x, "dim", mask)) < 0 || dtype_of(c, &t))
 		return -1;
-	if (c->row->q == 1 && get_dtype(c, "dtype") == DT_UNKNOWN && cat_of(x->dtype) <= CAT_INT)
+	if (empty && (c->row->q & RQ_EMPTY_NONE))
+		memset(mask, 0, sizeof mask);
+	if (empty && (c->row->q & RQ_EMPTY_ERR) && x->rank && !keep)
+		return fail(c, "%s over an empty list of dims", c->n->op);
+	if ((c->row->q & RQ_FLOAT) && get_dtype(c, "dtype") == DT_UNKNOWN && cat_of(x->dtype) <= CAT_INT)
 		return fail(c, "could not infer output dtype: input dtype must be either a floating point or complex dtype, got %s",
 		            dtype_name(x->dtype));
-	if (c->row->q == 1 && get_dtype(c, "dtype") != DT_UNKNOWN)
+	if ((c->row->q & RQ_FLOAT) && get_dtype(c, "dtype") != DT_UNKNOWN)
 		t = get_dtype(c, "dtype");
 	for (int i = 0; i < x->rank; i++) {
 		if (!mask[i])
 			d[k++] = x->dims[i];
 		else if (keep)
 			d[k++] = dim_n(1);
-		if (mask[i] && dim_is(x->dims[i], 0) && (c->row->p == 2 || c->row->q == 2))
+		if (mask[i] && dim_is(x->dims[i], 0) && (c->row->p == 2 || (c->row->q & RQ_NONEMPTY)))
 			return fail(c, "expected reduction dim %d to have non-zero size", i);
 	}
-	if (c->row->q == 3 && x->dtype == DT_UINT8)
+	if ((c->row->q & RQ_U8) && x->dtype == DT_UINT8)
 		t = DT_UINT8;
 	if (out_tensor(c, t, k, d))
 		return -1;
 	if (c->row->p == 2)
 		return out_tensor(c, DT_INT64, k, d);
 	if (c->row->p == 3)
-		return out_tensor(c, t, k, d);
+		return out_tensor(c, x->dtype, k, d);
 	return 0;
 }
 
@@ -961,12 +1021,12 @@ rule_topk(MetaCtx *c)
 
 /* ==== matrix products ==== */
 
-/* 1 when two contracted or matched sizes may be equal: equal, or one a
- * symbol and the other a number (torch guards on it). */
+/* 1 when two contracted or matched sizes are equal.  As in broadcasting,
+ * a symbol equals only itself: a number there would make it a constant. */
 static int
 same_size(Dim x, Dim y)
 {
-	return dim_eq(x, y) || (!x.e) != (!y.e);
+	return dim_eq(x, y);
 }
 
 static int
@@ -1091,7 +1151,7 @@ rule_matmul(MetaCtx *c)
 		self = c->row->p == MM_ADDMV ? tensor(c, "self") : NULL;
 		break;
 	case MM_DOT:
-		if (!(x = ranked(c, "self", 1)) || !(y = ranked(c, "tensor", 1)))
+		if (!(x = ranked(c, "self", 1)) || !(y = ranked(c, tensor(c, "tensor") ? "tensor" : "other", 1)))
 			return -1;
 		if (!same_size(x->dims[0], y->dims[0]))
 			return fail(c, "inconsistent tensor size: %s and %s", shape_str(c, 1, x->dims),
@@ -1174,8 +1234,9 @@ spatial(MetaCtx *c, const char *name, int nd, int64_t def, int64_t *v)
 }
 
 /* Convolutions: conv1d-3d, convolution, _convolution, conv_transpose*.
- * p: 1 always transposed (conv_transpose), 0 the transposed argument
- * says.  The spatial rank comes from the weight. */
+ * p is CONV_* flags: always transposed (conv_transpose, else the
+ * transposed argument says), a batched input only (convolution).  The
+ * spatial rank comes from the weight. */
 static int
 rule_conv(MetaCtx *c)
 {
@@ -1183,7 +1244,7 @@ rule_conv(MetaCtx *c)
 	int64_t st[8], pd[8], dl[8], op[8], groups;
 	Dim o[10];
 	const Arg *pa = arg(c, "padding");
-	int nd, batched, tr = c->row->p == 1 || get_bool(c, "transposed", 0), same = 0;
+	int nd, batched, tr = (c->row->p & CONV_T) || get_bool(c, "transposed", 0), same = 0;
 	DType t;
 
 	if (!x || !w)
@@ -1195,6 +1256,9 @@ rule_conv(MetaCtx *c)
 		return fail(c, "expected %dD (unbatched) or %dD (batched) input to conv%dd, but got input of size: %s",
 		            nd + 1, nd + 2, nd, shape_str(c, x->rank, x->dims));
 	batched = x->rank == nd + 2;
+	if (!batched && (c->row->p & CONV_BATCHED))
+		return fail(c, "expected %d-dimensional input for %d-dimensional weight %s, but got %d-dimensional input",
+		            nd + 2, nd + 2, shape_str(c, w->rank, w->dims), x->rank);
 	if (dtype_of(c, &t) || need_int(c, "groups", 1, &groups))
 		return -1;
 	if (pa && pa->kind == ARG_STRING) {
@@ -1309,10 +1373,10 @@ rule_pool(MetaCtx *c)
 	if (kind == POOL_ADAPTIVE || kind == POOL_ADAPTIVE_MAX) {
 		Dim *os;
 		int n = get_dims(c, "output_size", nd, &os);
-		if (n != nd && n != 1)
+		if (n != nd)
 			return fail(c, "output_size must be %d sizes", nd);
 		for (int i = 0; i < nd; i++) {
-			o[lead + i] = os[n == 1 ? 0 : i];
+			o[lead + i] = os[i];
 			if (!o[lead + i].e && o[lead + i].v < 0)
 				return fail(c, "output_size must be non-negative");
 		}
@@ -1521,8 +1585,11 @@ rule_squeeze(MetaCtx *c)
 			d[i] = i < w ? x->dims[i] : i == w ? dim_n(1) : x->dims[i - 1];
 		return out_tensor(c, x->dtype, x->rank + 1, d);
 	}
-	if (reduced(c, x, "dim", mask))
+	if ((k = reduced(c, x, "dim", mask)) < 0)
 		return -1;
+	if (k)        /* squeeze.dims over [] squeezes nothing */
+		memset(mask, 0, sizeof mask);
+	k = 0;
 	for (int i = 0; i < x->rank; i++)
 		if (!(mask[i] && dim_is(x->dims[i], 1)))
 			d[k++] = x->dims[i];
@@ -1765,9 +1832,15 @@ rule_split(MetaCtx *c)
 			return -1;
 		if (n <= 0)
 			return fail(c, "chunk expects `chunks` to be greater than 0, got: %lld", (long long)n);
+		if (L.v == 0) {        /* chunks empty pieces */
+			Dim *z = ARENA_ARRAY(c->a, Dim, n);
+			if (n > c->max)
+				return fail(c, "%lld pieces, more than the %d results the caller takes", (long long)n, c->max);
+			for (int64_t i = 0; i < n; i++)
+				z[i] = dim_n(0);
+			return pieces(c, x, w, (int)n, z);
+		}
 		s = (L.v + n - 1) / n;
-		if (!s && !L.v)
-			s = 0;
 	} else if (need_int(c, "split_size", 1, &s)) {
 		return -1;
 	}
@@ -1909,8 +1982,8 @@ rule_select(MetaCtx *c)
 	case SEL_GATHER:
 		if (!(idx = tensor(c, "index")))
 			return fail(c, "argument 'index' is not a tensor");
-		if (idx->dtype != DT_INT64)
-			return fail(c, "gather(): expected dtype int64 for index");
+		if (idx->dtype != DT_INT64 && idx->dtype != DT_INT32)
+			return fail(c, "gather(): expected dtype int32 or int64 for index");
 		if (idx->rank != x->rank && !(idx->rank <= 1 && x->rank <= 1))
 			return fail(c, "index tensor must have the same number of dimensions as input tensor");
 		for (int i = 0; i < idx->rank && idx->rank == x->rank; i++)
@@ -1952,9 +2025,8 @@ rule_index(MetaCtx *c)
 			first = i;
 		last = i;
 	}
-	if (first < 0) {
-		return out_like(c, x->dtype, x);
-	}
+	if (first < 0)
+		return fail(c, "index: at least one index must be a tensor");
 	if (!gap) {
 		for (int i = 0; i < first; i++)
 			d[r++] = x->dims[i];
@@ -2044,7 +2116,8 @@ arange_len(MetaCtx *c, Dim *out)
 
 /* Tensor factories; p is CR_*.  The dtype argument wins; else the
  * factory's default: float32, a fill value's, self's for *_like and
- * new_*, int64 for arange over integers and for randint. */
+ * new_*, int64 for arange over integers and for randint.  q: 1 for a
+ * random float factory (rand, randn), which takes float dtypes only. */
 static int
 rule_create(MetaCtx *c)
 {
@@ -2124,7 +2197,10 @@ rule_create(MetaCtx *c)
 	default:
 		return fail(c, "unknown factory form");
 	}
-	return out_tensor(c, t != DT_UNKNOWN ? t : def, k, d);
+	t = t != DT_UNKNOWN ? t : def;
+	if (c->row->q && cat_of(t) != CAT_FLOAT && cat_of(t) != CAT_COMPLEX)
+		return fail(c, "%s expects a floating-point or complex dtype, got %s", c->n->op, dtype_name(t));
+	return out_tensor(c, t, k, d);
 }
 
 /* to, _to_copy, type_as: self's shape in the dtype argument's dtype (p 0)
@@ -2162,6 +2238,15 @@ rule_softmax(MetaCtx *c)
 	return out_like(c, t, x);
 }
 
+/* The dtype batch norm keeps its statistics in: float32 for the 16-bit
+ * floats, else the input's (layer and group norm keep the input's, on
+ * CPU). */
+static DType
+acc_dtype(DType t)
+{
+	return t == DT_FLOAT16 || t == DT_BFLOAT16 ? DT_FLOAT32 : t;
+}
+
 /* Normalizations: p is NORM_*.  The native forms add their saved
  * statistics: per normalized row (layer norm), per channel (batch norm),
  * per sample and group (group norm). */
@@ -2189,8 +2274,14 @@ rule_norm(MetaCtx *c)
 			if (!same_size(ns[i], x->dims[axis + i]))
 				return fail(c, "given normalized_shape=%s, expected input with shape [*, ...%s], but got input of size %s",
 				            shape_str(c, k, ns), shape_str(c, k, ns), shape_str(c, x->rank, x->dims));
-		if (wt && (wt->rank != k))
-			return fail(c, "expected weight to be of same shape as normalized_shape");
+		if (wt) {
+			int ok = wt->rank == k;
+			for (int i = 0; ok && i < k; i++)
+				ok = same_size(wt->dims[i], ns[i]);
+			if (!ok)
+				return fail(c, "expected weight to be of same shape as normalized_shape, but got weight of shape %s and normalized_shape = %s",
+				            shape_str(c, wt->rank, wt->dims), shape_str(c, k, ns));
+		}
 		if (out_like(c, x->dtype, x))
 			return -1;
 		if (c->row->p != NORM_NATIVE_LAYER)
@@ -2211,10 +2302,11 @@ rule_norm(MetaCtx *c)
 			return -1;
 		if (c->row->p == NORM_BATCH || c->row->p == NORM_INSTANCE)
 			return 0;
-		d[0] = c->row->p == NORM_BATCH_NO_STATS ? dim_n(0) : x->dims[1];
-		if (out_tensor(c, x->dtype, 1, d))
+		/* no statistics are saved in eval mode */
+		d[0] = c->row->p == NORM_BATCH_NO_STATS || !get_bool(c, "training", 1) ? dim_n(0) : x->dims[1];
+		if (out_tensor(c, acc_dtype(x->dtype), 1, d))
 			return -1;
-		return out_tensor(c, x->dtype, 1, d);
+		return out_tensor(c, acc_dtype(x->dtype), 1, d);
 	case NORM_GROUP: case NORM_NATIVE_GROUP:
 		if (need_int(c, c->row->p == NORM_GROUP ? "num_groups" : "group", 1, &g))
 			return -1;
@@ -2264,9 +2356,10 @@ rule_sdpa(MetaCtx *c)
 	return out_tensor(c, q->dtype, q->rank, d);
 }
 
-/* _native_multi_head_attention (nn.MultiheadAttention's fast path):
- * [B, L, E] and the weights [B, L, S] averaged, [B, H, L, S] per head, or
- * an empty [0] without need_weights. */
+/* _native_multi_head_attention (nn.MultiheadAttention's fast path, self
+ * attention: query, key and value of one shape [B, L, E]): [B, L, E] and
+ * the weights [B, L, L] averaged, [B, H, L, L] per head, or an empty [0]
+ * without need_weights. */
 static int
 rule_mha(MetaCtx *c)
 {
@@ -2274,8 +2367,15 @@ rule_mha(MetaCtx *c)
 	int64_t e, h;
 	Dim d[4];
 
-	if (!q || !k || q->rank != 3 || k->rank != 3)
-		return fail(c, "expected 3D query and key");
+	Value *v = tensor(c, "value");
+
+	if (!q || !k || !v || q->rank != 3)
+		return fail(c, "expected 3D query, key and value");
+	if (k->rank != 3 || v->rank != 3 || !dim_eq(q->dims[0], k->dims[0]) || !dim_eq(q->dims[1], k->dims[1]) ||
+	    !dim_eq(q->dims[2], k->dims[2]) || !dim_eq(k->dims[0], v->dims[0]) || !dim_eq(k->dims[1], v->dims[1]) ||
+	    !dim_eq(k->dims[2], v->dims[2]))
+		return fail(c, "expected query, key and value shapes to match: %s, %s, %s", shape_str(c, q->rank, q->dims),
+		            shape_str(c, k->rank, k->dims), shape_str(c, v->rank, v->dims));
 	if (need_int(c, "embed_dim", 0, &e) || need_int(c, "num_head", 1, &h))
 		return -1;
 	d[0] = q->dims[0];
@@ -2299,7 +2399,8 @@ rule_mha(MetaCtx *c)
 
 /* lstm.input and gru.input (rnn_tanh, rnn_relu): the output sequence
  * [T, B, D*H] ([B, T, D*H] batch_first, [T, D*H] unbatched) and the final
- * states, shaped as the initial ones.  p: RNN_LSTM (h and c), RNN_GRU (h). */
+ * states, shaped as the initial ones.  p: RNN_LSTM (h and c), RNN_GRU (h),
+ * RNN_PLAIN (h; the only ATen form that takes an unbatched input). */
 static int
 rule_rnn(MetaCtx *c)
 {
@@ -2321,8 +2422,9 @@ rule_rnn(MetaCtx *c)
 	}
 	if (need_int(c, "num_layers", 1, &layers))
 		return -1;
-	if (x->rank != 2 && x->rank != 3)
-		return fail(c, "input must have 2 (unbatched) or 3 dimensions, got %d", x->rank);
+	if (x->rank != 3 && !(x->rank == 2 && c->row->p == RNN_PLAIN))
+		return fail(c, "input must have 3 dimensions, got %d (nn.%s adds the batch dim of an unbatched input)",
+		            x->rank, c->row->p == RNN_LSTM ? "LSTM" : "GRU");
 	if (h0->rank != x->rank || (c0 && c0->rank != x->rank))
 		return fail(c, "for %s input, hx should be %dD", x->rank == 3 ? "batched" : "unbatched", x->rank);
 	if (!dim_is(h0->dims[0], nd * layers))
@@ -2517,10 +2619,12 @@ rule_diff(MetaCtx *c)
 	if (n < 0)
 		return fail(c, "order must be non-negative but got %lld", (long long)n);
 	memcpy(d, x->dims, sizeof *d * (size_t)x->rank);
+	if ((pre && pre->rank != x->rank) || (app && app->rank != x->rank))
+		return fail(c, "diff expects prepend or append to be the same dimension as input");
 	if (pre)
-		d[w] = dim_op(c, SYM_ADD, d[w], pre->rank == x->rank ? pre->dims[w] : dim_n(1));
+		d[w] = dim_op(c, SYM_ADD, d[w], pre->dims[w]);
 	if (app)
-		d[w] = dim_op(c, SYM_ADD, d[w], app->rank == x->rank ? app->dims[w] : dim_n(1));
+		d[w] = dim_op(c, SYM_ADD, d[w], app->dims[w]);
 	d[w] = dim_add(c, d[w], -n);
 	if (!d[w].e && d[w].v < 0)
 		d[w] = dim_n(0);
