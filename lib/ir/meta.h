@@ -1,12 +1,13 @@
 /* ir/meta.h: what meta.c and its rule files share, private to lib/ir.
  *
- * meta.c holds the table (meta.def), the argument readers, dim
- * arithmetic, type promotion and the entry points of ir.h; the rules live
- * by family in metaelem.c (elementwise, reductions, factories, ints),
- * metashape.c (views, joins, splits, indexing, padding) and metanet.c
- * (matrix products, convolution, pooling, normalization, attention,
- * recurrent layers).  A rule reads c->n's arguments, fails through
- * meta_fail() and appends its results with meta_out_*(). */
+ * meta.c holds the table (meta.def) and the entry points of ir.h;
+ * metabase.c the argument readers, dim arithmetic and type promotion
+ * every rule uses; the rules live by family in metaelem.c (elementwise,
+ * reductions, factories, ints), metashape.c (views, joins, splits,
+ * indexing, padding) and metanet.c (matrix products, convolution,
+ * pooling, normalization, attention, recurrent layers).  A rule reads
+ * c->n's arguments, fails through meta_fail() and appends its results
+ * with meta_out_*(). */
 #ifndef IR_META_H
 #define IR_META_H
 
