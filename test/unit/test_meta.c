@@ -472,7 +472,7 @@ END_TEST
 
 /* Every meta.def row is exercised by some case of cases.txt. */
 static const char *const def_ops[] = {
-#define X(op, rule, dt, p, q) "aten." op,
+#define X(op, rule, dt, takes, p, q) "aten." op,
 #include "ir/meta.def"
 #undef X
 };
