@@ -10,7 +10,7 @@ set -e
 bin=${BIN:-build/yobx-export}
 out=bench/out
 mkdir -p $out
-env_sh=../shared/tools/torch-env.sh
+env_sh=${TORCH_ENV:-../shared/tools/torch-env.sh}
 for ext in pt2 pt; do
 	[ -f $out/big-2.14.$ext ] || bash $env_sh run sid python3 /src/bench/make_deep.py /src/$out/big-2.14.$ext 16 4096
 	[ -f $out/deep-4096.$ext ] || bash $env_sh run sid python3 /src/bench/make_deep.py /src/$out/deep-4096.$ext 4096

@@ -69,6 +69,7 @@ typedef struct Build {
 	StrMap *asts;           /* module -> TsAst (parsed once) */
 	StrMap *weights;        /* "%p" of a PY_TENSOR -> Value */
 	StrMap *taken;          /* value names used */
+	StrMap *suffix;         /* base name -> the last suffix fresh_name gave it */
 	int nsite;
 	Site site[MAX_DEPTH];
 	int nnode, capnode;
@@ -302,11 +303,13 @@ fresh_name(Build *b, const char *base)
 		strmap_put(b->taken, s, (void *)s);
 		return s;
 	}
-	for (int k = 1;; k++) {
-		snprintf(buf, sizeof buf, "%s_%d", base, k);
+	/* the next suffix to try is kept per base: names stay linear in number */
+	for (uintptr_t k = (uintptr_t)strmap_get(b->suffix, base) + 1;; k++) {
+		snprintf(buf, sizeof buf, "%s_%lu", base, (unsigned long)k);
 		if (!strmap_get(b->taken, buf)) {
 			s = arena_strdup(b->a, buf);
 			strmap_put(b->taken, s, (void *)s);
+			strmap_put(b->suffix, arena_strdup(b->a, base), (void *)k);
 			return s;
 		}
 	}
@@ -2881,6 +2884,7 @@ ts_build(Program *p, const TsArchive *t, const TsInputs *in, Diag *d)
 	b->asts = strmap_new(b->a, 16);
 	b->weights = strmap_new(b->a, 64);
 	b->taken = strmap_new(b->a, 256);
+	b->suffix = strmap_new(b->a, 64);
 	b->g = ARENA_NEW(b->a, Graph);
 	b->g->name = "";
 	b->g->index = strmap_new(b->a, 256);
