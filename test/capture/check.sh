@@ -54,8 +54,8 @@ every_strategy|strategy: nostrict-dec\n|0|nostrict-dec
 every_strategy|strategy: nostrict-decall\n|0|nostrict-decall
 every_strategy|strategy: tracing\n|0|tracing
 every_strategy|strategy: onnxscript\n|0|onnxscript
-every_strategy|strategy: jit\n|1|-
-every_strategy|strategy: jit\nfallback: [onnxscript]\n|0|onnxscript
+every_strategy|strategy: jit\n|0|jit
+every_strategy|strategy: jit\nfallback: [onnxscript]\n|0|jit
 strict_fails||0|nostrict
 strict_fails|strategy: strict\nfallback: [tracing]\n|0|tracing
 strict_fails|fallback: [strict]\n|1|-
