@@ -88,7 +88,10 @@ typedef struct TsArchive {
 int ts_sniff(const Zip *z);
 /* Reads every record; returns 0 or DIAG_INPUT naming the file, the entry
  * and what is wrong (a global outside the torch and __torch__ names
- * TorchScript writes is an error). */
+ * TorchScript writes is an error).  On success root is a PY_CALL of a
+ * __torch__ class whose code file exists.  A .debug_pkl or
+ * traced_inputs.pkl that cannot be read is no error (no_spans, ntraced 0):
+ * torch itself needs neither to run the module. */
 int ts_archive_read(TsArchive *t, Zip *z, Arena *a, Diag *d);
 /* The code file defining module (a class's PY_GLOBAL module), or NULL. */
 const TsCode *ts_code_file(const TsArchive *t, const char *module);

@@ -357,6 +357,22 @@ START_TEST(frozen)
 }
 END_TEST
 
+/* An operator whose meaning changed (gelu): format 10 in .data/version. */
+START_TEST(versioned)
+{
+	Opened o;
+
+	open_fixture(&o, _i, "versioned");
+	ck_assert_int_eq(o.t.format, 10);
+	ck_assert_msg(strstr(o.t.producer, "format 10 in '.data/version' (aten::gelu") != NULL, "%s",
+	              o.t.producer);
+	ck_assert_msg(strstr(o.t.producer, "extra files: meta.txt") != NULL, "%s", o.t.producer);
+	check_class(o.t.root, "__torch__", "Gelu");
+	ck_assert_msg(strstr(o.t.code[0].text, "gelu") != NULL, "%s", o.t.code[0].text);
+	done(&o);
+}
+END_TEST
+
 START_TEST(truncated)
 {
 	Opened o;
@@ -613,6 +629,7 @@ make_suite(void)
 	tcase_add_loop_test(tc, scripted, 0, NVERSION);
 	tcase_add_loop_test(tc, inline_text, 0, NVERSION);
 	tcase_add_loop_test(tc, frozen, 0, NVERSION);
+	tcase_add_loop_test(tc, versioned, 0, NVERSION);
 	tcase_add_loop_test(tc, truncated, 0, NVERSION);
 	tcase_add_loop_test(tc, unknown_global, 0, NVERSION);
 	tcase_add_test(tc, made_ok);

@@ -12,6 +12,7 @@ Writes torch-X.Y/NAME.pt with the torch that runs it (1.13 as the host's
                 everything in forward, weights in constants.pkl
   inline.pt     scripted.pt's module saved with the older debug format
                 (text inline, no string table)
+  versioned.pt  scripted gelu: format 10 in .data/version, an extra file
   truncated.pt  linear.pt cut short
   global.pt     linear.pt with a data.pkl that calls os.system
 
@@ -92,6 +93,11 @@ class ConvBn(nn.Module):
         return self.fc(y.mean([2, 3]))  # SPAN: frozen-fc
 
 
+class Gelu(nn.Module):
+    def forward(self, x):
+        return nn.functional.gelu(x, approximate="tanh")
+
+
 def save(m, name):
     path = os.path.join(out, name)
     torch.jit.save(m, path)
@@ -128,6 +134,8 @@ def main():
     torch._C._set_should_use_format_with_string_table(False)
     save(scripted, "inline.pt")
     torch._C._set_should_use_format_with_string_table(True)
+    torch.jit.save(torch.jit.script(Gelu()), os.path.join(out, "versioned.pt"),
+                   _extra_files={"meta.txt": "made by make.py"})
 
     with open(lin, "rb") as f:
         whole = f.read()
