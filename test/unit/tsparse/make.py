@@ -5,18 +5,20 @@ Builds small modules in the running torch, saves each traced, traced then
 frozen, and scripted (where the model allows) with torch.jit.save, and
 extracts every code/**.py of the archives into test/unit/tsparse/<torch>/,
 named <model>-<mode>.<path with dots>.py.  A file equal to one already
-kept (this run, or another torch version's folder; digit runs such as
-mangled class numbers ignored) is dropped, and so is one that adds too few
-lines to those kept, except for the ALWAYS models, so the folders hold only
-distinct printer output.  Run it once per
-torch version, from the repository root:
+kept (this run, or the folder of a torch version before this one in
+ORDER; digit runs such as mangled class numbers ignored) is dropped, and
+so is one that adds too few lines to those kept, except for the ALWAYS
+models, so the folders hold only distinct printer output.  Run it once per
+torch version, in ORDER, from the repository root:
 
     /work/wt/torchrun.sh sid python3 test/unit/tsparse/make.py      # torch 2.14
     /work/wt/torchrun.sh trixie python3 test/unit/tsparse/make.py   # torch 2.6
     /usr/bin/python3 test/unit/tsparse/make.py                      # torch 1.13 (host)
 
-A version's run rewrites its own folder only.  The files must stay under
-300 KB in all (the run prints the total)."""
+A version's run rewrites its own folder only.  With TSPARSE_ALL=DIR it also
+writes every code file, kept or not, under DIR/<torch>/ (to try the parser
+on all of them; not committed).  The files must stay under 300 KB in all
+(the run prints the total)."""
 import enum
 import glob
 import hashlib
@@ -41,6 +43,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 TAG = "torch-" + ".".join(torch.__version__.split("+")[0].split(".")[:2])
 OUT = os.path.join(HERE, TAG)
 BUDGET = 300 * 1024
+# A version's files are compared with those of the versions before it here:
+# after running one, run the ones after it again.
+ORDER = ["torch-2.14", "torch-2.6", "torch-1.13"]
 # The models whose every distinct file each version keeps, for test_tsparse's
 # checks of known trees; the others' files are kept when they add lines.
 ALWAYS = ("mlp", "flow", "ctx")
@@ -318,10 +323,11 @@ def shape(data):
 
 
 def others(root):
-    """The lines and shapes of the files other versions' folders already hold."""
+    """The lines and shapes of the files the versions before this one in
+    ORDER hold (so a version's folder depends on those only)."""
     seen, shapes = set(), set()
-    for path in sorted(glob.glob(os.path.join(root, "torch-*", "*.py"))):
-        if os.path.dirname(path) != OUT:
+    for tag in ORDER[:ORDER.index(TAG)]:
+        for path in sorted(glob.glob(os.path.join(root, tag, "*.py"))):
             with open(path, "rb") as f:
                 data = f.read()
             seen |= lines(data)
@@ -349,11 +355,16 @@ def main():
                 if len(parts) < 3 or parts[1] != "code" or not info.filename.endswith(".py"):
                     continue
                 data = z.read(info)
+                rel = ".".join(parts[2:])
+                if os.environ.get("TSPARSE_ALL"):
+                    every = os.path.join(os.environ["TSPARSE_ALL"], TAG)
+                    os.makedirs(every, exist_ok=True)
+                    with open(os.path.join(every, f"{name}-{mode}.{rel}"), "wb") as f:
+                        f.write(data)
                 if shape(data) in shapes or not (name in ALWAYS or novel(data, seen)):
                     continue
                 seen |= lines(data)
                 shapes.add(shape(data))
-                rel = ".".join(parts[2:])
                 with open(os.path.join(OUT, f"{name}-{mode}.{rel}"), "wb") as f:
                     f.write(data)
                 kept += 1
