@@ -281,6 +281,8 @@ typedef struct TsSchema {
 	                         * (add(int a, Tensor b), _pair(int[2] x), ...: no operator of its own)
 	                         * what it returns, in printed-code syntax over its argument names
 	                         * ("torch.add(b, a)"): the IR builder runs that instead */
+	const char *until;      /* NULL for torch 2.14's; an overload 2.14 no longer has but older
+	                         * printed code may call (aten::qr): the newest torch that had it, "2.6" */
 } TsSchema;
 
 /* The kind of a value handed to an operator call. */

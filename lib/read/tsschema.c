@@ -25,18 +25,22 @@
 #define K(n, t)          {#n, TA_##t, 1, 0, NULL, 0},
 #define KD(n, t, d)      {#n, TA_##t, 1, 1, d, 0},
 #define R(...)           {__VA_ARGS__ NULL}
-/* S and F cannot hand their lists to a shared macro: the lists expand
- * to commas first.  So ROW_ takes the already expanded parts. */
+/* S, O and F cannot hand their lists to a shared macro (they would
+ * expand to commas first), so each spells the row out. */
 #define ARGS_(...)       (const TsSchemaArg[]){__VA_ARGS__ {0}}
 #define NARGS_(...)      ((int)(sizeof(ARGS_(__VA_ARGS__)) / sizeof(TsSchemaArg)) - 1)
 #define S(ns, name, ovl, alias, vararg, rets, ...) \
 	&(const TsSchema){#name, #ns, #ovl, NARGS_(__VA_ARGS__), ARGS_(__VA_ARGS__), \
 		(int)(sizeof((const char *const[])rets) / sizeof(char *)) - 1, \
-		(const char *const[])rets, alias, vararg, NULL},
+		(const char *const[])rets, alias, vararg, NULL, NULL},
+#define O(until, ns, name, ovl, alias, vararg, rets, ...) \
+	&(const TsSchema){#name, #ns, #ovl, NARGS_(__VA_ARGS__), ARGS_(__VA_ARGS__), \
+		(int)(sizeof((const char *const[])rets) / sizeof(char *)) - 1, \
+		(const char *const[])rets, alias, vararg, NULL, until},
 #define F(ns, name, body, rets, ...) \
 	&(const TsSchema){#name, #ns, "", NARGS_(__VA_ARGS__), ARGS_(__VA_ARGS__), \
 		(int)(sizeof((const char *const[])rets) / sizeof(char *)) - 1, \
-		(const char *const[])rets, 0, 0, body},
+		(const char *const[])rets, 0, 0, body, NULL},
 
 static const TsSchema *const table[] = {
 #include "tsschema.def"
@@ -52,6 +56,7 @@ static const TsSchema *const table[] = {
 #undef ARGS_
 #undef NARGS_
 #undef S
+#undef O
 #undef F
 
 enum { NTABLE = sizeof table / sizeof table[0] };

@@ -1,8 +1,18 @@
 """tsschema.py: writes lib/read/tsschema.def, torch's operator schemas as rows.
 
-Run in the sid chroot (torch 2.14), from the worktree:
+Run from the worktree: the older torch versions dump their schemas, then
+torch 2.14 (the sid chroot) writes the table with theirs added:
 
-    /work/wt/torchrun.sh sid python3 lib/read/tsschema.py
+    /usr/bin/python3 lib/read/tsschema.py --dump /tmp/ts-1.13.txt   # Debian 12's torch 1.13
+    /work/wt/torchrun.sh trixie python3 lib/read/tsschema.py --dump ts-2.6.txt
+    mv ts-2.6.txt /tmp/ && cp /tmp/ts-1.13.txt /tmp/ts-2.6.txt .
+    /work/wt/torchrun.sh sid python3 lib/read/tsschema.py --old ts-2.6.txt ts-1.13.txt
+    rm ts-2.6.txt ts-1.13.txt
+
+(the chroots see only the worktree, hence the copies).  An overload the
+older printed code can call but torch 2.14 no longer has (aten::qr,
+aten::cholesky, 1.13's aten::frobenius_norm) is kept as an O row after
+2.14's rows of its name, marked with the newest version that had it.
 
 TorchScript chooses an overload by trying every schema of a name in the
 order torch registered them (torch/csrc/jit/frontend/schema_matching.cpp),
@@ -12,7 +22,7 @@ prim:: schema and torchvision:: (the ops detection models print as
 ops.torchvision.nms), the namespaces printed TorchScript code calls.
 Left out: out= variants (overload `out` or `*_out`, or a keyword-only
 `Tensor(a!) out` argument: printed code never passes out=) and Dimname
-overloads (named tensors: TorchScript cannot call them).
+overloads (named tensors: printed code never calls them).
 
 Defaults are written as TorchScript sees them, not as the schema text
 abbreviates them: `int[2] padding=0` is "[0, 0]", ScalarType, Layout and
@@ -23,6 +33,7 @@ the return types as written, whether the op aliases or writes an argument,
 and whether it takes `...`.
 """
 import os
+import re
 import sys
 
 import torch
@@ -98,6 +109,8 @@ HEADER = """\
  *   VARARG  1 when the schema ends in `...` (extra positional arguments)
  *   R       the return types as written ("Tensor(a)", "int[]"; "..." for
  *           a variable count); R() for none
+ * O("VERSION", NS, NAME, ...) as S, an overload torch 2.14 no longer has
+ * but older printed code may call: VERSION is the newest torch that had it.
  * F(NS, NAME, "body", R(returns...), args...) is one of TorchScript's
  * builtin functions (builtin_functions.cpp: add(int a, Tensor b) returns
  * torch.add(b, a)), tried after the operators of its name.
@@ -174,21 +187,28 @@ def returns_of(schema):
     return out
 
 
+NAMED = re.compile(r"[Dd]imname|names|named")
+NAMED_OPS = ("align_as", "align_tensors", "align_to", "refine_names", "rename", "rename_")
+
+
 def kept(schema):
-    ns = schema.name.split("::")[0]
+    ns, name = schema.name.split("::")
     if ns not in NAMESPACES:
         return False
     if schema.overload_name == "out" or schema.overload_name.endswith("_out"):
         return False
     if any(a.is_out for a in schema.arguments):
         return False
-    if any("Dimname" in str(a.real_type) for a in schema.arguments):
+    # Named tensors: torch 2.14 no longer registers these; 2.6 and 1.13 do,
+    # with a Dimname written as str, so their overload names tell them.
+    if "Dimname" in str(schema) or NAMED.search(schema.overload_name) or name in NAMED_OPS:
         return False
     return True
 
 
 def arg_row(a):
-    t = TYPES.get(str(a.real_type), "OTHER")
+    # torch 1.13 has no real_type: its ScalarType arguments read as int.
+    t = TYPES.get(str(getattr(a, "real_type", a.type)), "OTHER")
     name = a.name
     if a.has_default_value():
         d = c_str(py_text(a.default_value))
@@ -210,17 +230,13 @@ def alias_of(schema):
     return 1 if any(r.alias_info is not None for r in schema.returns) else 0
 
 
-def main():
-    schemas = [s for s in torch._C._jit_get_all_schemas() if kept(s)]
-    # _jit_get_all_schemas lists each name's schemas in registration order;
-    # a stable sort by name keeps it.
-    rows = []
-    seen = set()
-    for s in schemas:
+def schema_rows():
+    """((ns, name, overload), S row) for the running torch's kept schemas."""
+    out = []
+    for s in torch._C._jit_get_all_schemas():
+        if not kept(s):
+            continue
         ns, name = s.name.split("::")
-        key = (ns, name, s.overload_name)
-        assert key not in seen, key
-        seen.add(key)
         text = str(s)
         vararg = 1 if ", ...)" in text or "(...)" in text else 0
         rets = returns_of(s)
@@ -230,21 +246,50 @@ def main():
         row = "S(%s, %s, %s, %d, %d, R(%s), %s)" % (
             ns, name, s.overload_name, alias_of(s), vararg,
             "".join(c_str(r) + ", " for r in rets), args)
-        rows.append(((ns, name, 0), row))
+        out.append(((ns, name, s.overload_name), row))
+    return out
+
+
+def main():
+    args = sys.argv[1:]
+    version = torch.__version__.split("+")[0]
+    if args[:1] == ["--dump"] and len(args) == 2:
+        with open(args[1], "w") as f:
+            f.write("# torch %s\n" % ".".join(version.split(".")[:2]))
+            f.write("".join(row + "\n" for _, row in schema_rows()))
+        return
+    if any(a.startswith("-") and a != "--old" for a in args) or (args and args[0] != "--old"):
+        raise SystemExit("usage: tsschema.py [--dump FILE | --old DUMP...]")
+    rows = []
+    seen = set()
+    for key, row in schema_rows():
+        assert key not in seen, key
+        seen.add(key)
+        rows.append(((key[0], key[1], 0), row))
+    nold = 0
+    for path in args[1:]:   # newest first: a row keeps the newest version that has it
+        with open(path) as f:
+            lines = f.read().splitlines()
+        old = lines[0].split()[-1]
+        for line in lines[1:]:
+            ns, name, ovl = [p.strip() for p in line[2:].split(",")[:3]]
+            if (ns, name, ovl) not in seen:
+                seen.add((ns, name, ovl))
+                rows.append(((ns, name, 1), 'O("%s", %s' % (old, line[2:])))
+                nold += 1
     for ns, name, body, rets, args in builtin_functions():
         row = "F(%s, %s, %s, R(%s), %s)" % (ns, name, c_str(body),
                                           "".join(c_str(r) + ", " for r in rets), args)
-        rows.append(((ns, name, 1), row))
-    # _jit_get_all_schemas lists each name's schemas in registration order
-    # and builtins are kept in load order: a stable sort keeps both.
+        rows.append(((ns, name, 2), row))
+    # _jit_get_all_schemas lists each name's schemas in registration order,
+    # old rows and builtins are kept in their order: a stable sort keeps it.
     rows.sort(key=lambda r: r[0])
-    lines = [HEADER % torch.__version__.split("+")[0]] + [r for _, r in rows]
+    lines = [HEADER % version] + [r for _, r in rows]
     out = os.path.join(os.path.dirname(os.path.abspath(__file__)), "tsschema.def")
     with open(out, "w") as f:
         f.write("\n".join(lines) + "\n")
-    print("%s: %d schemas, %d names, %d builtin functions"
-          % (out, len(schemas), len({s.name for s in schemas}), len(builtin_functions())),
-          file=sys.stderr)
+    print("%s: %d schemas of torch %s, %d of older ones, %d builtin functions"
+          % (out, len(seen) - nold, version, nold, len(builtin_functions())), file=sys.stderr)
 
 
 if __name__ == "__main__":
