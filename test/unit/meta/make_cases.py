@@ -8,6 +8,7 @@ result dtypes and shapes, or `error` when torch raises.  test_meta.c builds a
 Node from each line, runs ir_infer_outputs and compares.
 
     /work/wt/torchrun.sh sid python3 test/unit/meta/make_cases.py   (torch 2.14)
+    ... make_cases.py OUT       writes OUT instead (another torch version, to compare)
 
 Calls run on CPU tensors (random floats; integers 1, indices 0, so that
 divisions and lookups succeed): the meta kernels check less than the real
@@ -172,7 +173,11 @@ SEEN = set()
 def case(name, *args, **kw):
     """One call of aten::NAME (NAME is "base.overload"; "base" alone is .default)."""
     base, _, ov = name.partition(".")
-    op = getattr(getattr(A, base), ov or "default")
+    try:
+        op = getattr(getattr(A, base), ov or "default")
+    except (AttributeError, RuntimeError):
+        print("skip %s: not in torch %s" % (name, torch.__version__), file=sys.stderr)
+        return
     schema = op._schema
     bound, pos = [], list(args)
     for a in schema.arguments:
@@ -182,13 +187,15 @@ def case(name, *args, **kw):
             v = pos.pop(0)
         elif a.has_default_value():
             v = a.default_value
-        else:
-            raise TypeError("%s: missing %s" % (name, a.name))
+        else:        # another torch version's schema
+            print("skip %s: no default for %s in torch %s" % (name, a.name, torch.__version__), file=sys.stderr)
+            return
         if isinstance(v, int) and not isinstance(v, bool) and a.name == "dtype":
             v = C10_DTYPES[v]        # a schema default: c10's ScalarType number
         bound.append((a.name, v, a.kwarg_only))
     if pos or kw:
-        raise TypeError("%s: extra arguments %r %r" % (name, pos, kw))
+        print("skip %s: extra arguments %r %r in torch %s" % (name, pos, kw, torch.__version__), file=sys.stderr)
+        return
     line = "aten.%s.%s %s ->" % (base, ov or "default", " ".join("%s=%s" % (n, enc(v)) for n, v, _ in bound))
     if line in SEEN:
         return
@@ -837,7 +844,7 @@ case("_upsample_nearest_exact3d.vec", T(1, 3, 2, 3, 4), [3, 3, 3], None)
 
 
 def main():
-    out = os.path.join(os.path.dirname(os.path.abspath(__file__)), "cases.txt")
+    out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)), "cases.txt")
     with open(out, "w") as f:
         f.write("# make_cases.py's output (torch %s): one ATen call per line, torch's result after '->'.\n"
                 % torch.__version__)
