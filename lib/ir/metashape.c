@@ -746,20 +746,17 @@ meta_rule_upsample(MetaCtx *c)
 int
 meta_rule_diff(MetaCtx *c)
 {
-	Value *x = meta_first_tensor(c), *pre = meta_tensor(c, "prepend"), *app = meta_tensor(c, "append");
+	Value *x, *pre = meta_tensor(c, "prepend"), *app = meta_tensor(c, "append");
 	Dim d[META_MAX_RANK];
-	int64_t n, dim;
+	int64_t n;
 	int w;
 
-	if (!x || x->rank > META_MAX_RANK)
-		return meta_fail(c, "no tensor argument");
+	if (!(x = meta_self_at(c, "dim", -1, d, &w)) || meta_need_int(c, "n", 1, &n))
+		return -1;
 	if (!x->rank)
 		return meta_fail(c, "diff expects input to be at least one-dimensional");
-	if (meta_need_int(c, "n", 1, &n) || meta_need_int(c, "dim", -1, &dim) || meta_wrap(c, dim, x->rank, &w))
-		return -1;
 	if (n < 0)
 		return meta_fail(c, "order must be non-negative but got %lld", (long long)n);
-	memcpy(d, x->dims, sizeof *d * (size_t)x->rank);
 	if ((pre && pre->rank != x->rank) || (app && app->rank != x->rank))
 		return meta_fail(c, "diff expects prepend or append to be the same dimension as input");
 	if (pre)
@@ -776,16 +773,14 @@ meta_rule_diff(MetaCtx *c)
 int
 meta_rule_glu(MetaCtx *c)
 {
-	Value *x = meta_first_tensor(c);
+	Value *x;
 	Dim d[META_MAX_RANK];
-	int64_t dim;
 	int w;
 
-	if (!x || !x->rank || x->rank > META_MAX_RANK)
-		return meta_fail(c, "glu does not support scalars because halving size must be even");
-	if (meta_need_int(c, "dim", -1, &dim) || meta_wrap(c, dim, x->rank, &w))
+	if (!(x = meta_self_at(c, "dim", -1, d, &w)))
 		return -1;
-	memcpy(d, x->dims, sizeof *d * (size_t)x->rank);
+	if (!x->rank)
+		return meta_fail(c, "glu does not support scalars because halving size must be even");
 	if (!d[w].e && d[w].v % 2)
 		return meta_fail(c, "halving dimension must be even, but dimension %d is size %lld", w, (long long)d[w].v);
 	d[w] = meta_dim_op(c, SYM_FLOORDIV, d[w], meta_dim_n(2));
@@ -800,7 +795,6 @@ meta_rule_repeat_interleave(MetaCtx *c)
 {
 	Value *x = meta_first_tensor(c);
 	Dim d[META_MAX_RANK], rep, total;
-	int64_t dim;
 	int w, has_dim = meta_arg(c, "dim") != NULL;
 
 	if (!x || x->rank > META_MAX_RANK)
@@ -821,9 +815,8 @@ meta_rule_repeat_interleave(MetaCtx *c)
 		d[0] = meta_tensor(c, "repeats") ? total : meta_dim_op(c, SYM_MUL, n, rep);
 		return meta_out_tensor(c, x->dtype, 1, d);
 	}
-	if (meta_need_int(c, "dim", 0, &dim) || meta_wrap(c, dim, x->rank, &w))
+	if (!meta_self_at(c, "dim", 0, d, &w))
 		return -1;
-	memcpy(d, x->dims, sizeof *d * (size_t)x->rank);
 	if (x->rank)
 		d[w] = meta_tensor(c, "repeats") ? total : meta_dim_op(c, SYM_MUL, d[w], rep);
 	return meta_out_tensor(c, x->dtype, x->rank, d);
@@ -870,19 +863,18 @@ meta_rule_pixel_shuffle(MetaCtx *c)
 int
 meta_rule_unfold(MetaCtx *c)
 {
-	Value *x = meta_first_tensor(c);
+	Value *x;
 	Dim d[META_MAX_RANK + 1], L;
-	int64_t dim, size, step;
+	int64_t size, step;
 	int w;
 
-	if (!x || x->rank >= META_MAX_RANK)
-		return meta_fail(c, "no tensor argument");
-	if (meta_need_int(c, "dimension", 0, &dim) || meta_need_int(c, "size", 1, &size) ||
-	    meta_need_int(c, "step", 1, &step) || meta_wrap(c, dim, x->rank, &w))
+	if (!(x = meta_self_at(c, "dimension", 0, d, &w)) || meta_need_int(c, "size", 1, &size) ||
+	    meta_need_int(c, "step", 1, &step))
 		return -1;
+	if (x->rank >= META_MAX_RANK)
+		return meta_fail(c, "too many dims");
 	if (step <= 0 || size < 0)
 		return meta_fail(c, "step is %lld but must be > 0, size %lld must be >= 0", (long long)step, (long long)size);
-	memcpy(d, x->dims, sizeof *d * (size_t)x->rank);
 	L = x->rank ? x->dims[w] : meta_dim_n(1);
 	if (!L.e && L.v < size)
 		return meta_fail(c, "maximum size for tensor at dimension %d is %lld but size is %lld", w, (long long)L.v,
