@@ -287,7 +287,15 @@ const char *dimnames_expr(const DimNames *dn, const SymExpr *e);
  * included), tensors pointing at Values whose meta is set.  Returns -1
  * with why[] when the op has no rule or the arguments are inconsistent
  * (shapes that do not broadcast, a dim out of range: what torch would
- * raise), or when the rule cannot say (a shape that depends on data). */
+ * raise), or when the rule cannot say (a shape that depends on data).
+ * A dtype argument is an ARG_SCALAR_TYPE in dtype_from_torch()'s
+ * numbering (TorchScript's c10 ints, 6 for float32, must be converted:
+ * an ARG_INT there is an error); a Scalar is ARG_INT, ARG_FLOAT or
+ * ARG_BOOL; a SymInt[] may mix ARG_INT and ARG_SYM_INT items.  The
+ * Python int ops of scripted code (aten.size.int, aten.mul.int, ...)
+ * give VAL_SYM_INT results whose expr is the value, symbolic or not.
+ * A symbolic size broadcast against another symbol or a number other
+ * than 1 is an error: torch would guard it into a constant. */
 int ir_infer_outputs(Arena *a, const Node *n, Value *out, int max, char *why, size_t whylen);
 /* 1 when op ("aten.NAME.OVERLOAD") has a rule. */
 int ir_infer_known(const char *op);

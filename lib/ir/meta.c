@@ -6,11 +6,12 @@
  * its kernel takes.  This file holds the table and the entry points of
  * ir.h; metabase.c what every rule uses (argument readers, dim
  * arithmetic, torch's type promotion); the rules live by family in
- * metaelem.c, metashape.c and metanet.c (ir/meta.h).  A rule reads the node's named
- * arguments (schema names; a missing one is its default), checks what
- * torch checks, and writes the results into the caller's Values.  An
- * in-place form ("add_") without a row of its own uses its out-of-place
- * row, then checks that the result fits self, as torch does.
+ * metaelem.c, metashape.c and metanet.c (ir/meta.h).  A rule reads the
+ * node's named arguments (schema names; a missing one is its default),
+ * checks what torch checks, and writes the results into the caller's
+ * Values.  An in-place form ("add_") without a row of its own uses its
+ * out-of-place row, then checks that the result fits self, as torch
+ * does.
  *
  * Symbolic sizes are SymExprs in the input shapes' symbols, kept in
  * poly_canon form so equal sizes compare equal; a size that is a number

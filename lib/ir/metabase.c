@@ -204,6 +204,25 @@ meta_get_tensors(MetaCtx *c, const char *name, Value ***out)
 	return x->n;
 }
 
+/* The first tensor (at most META_MAX_RANK dims) with its dims copied
+ * into d (META_MAX_RANK entries) and the int argument name (def when
+ * absent) wrapped into [0, rank) in *w; NULL with why[] otherwise. */
+Value *
+meta_self_at(MetaCtx *c, const char *name, int64_t def, Dim *d, int *w)
+{
+	Value *x = meta_first_tensor(c);
+	int64_t dim;
+
+	if (!x || x->rank > META_MAX_RANK) {
+		meta_fail(c, "no tensor argument of at most %d dims", META_MAX_RANK);
+		return NULL;
+	}
+	if (meta_need_int(c, name, def, &dim) || meta_wrap(c, dim, x->rank, w))
+		return NULL;
+	memcpy(d, x->dims, sizeof *d * (size_t)x->rank);
+	return x;
+}
+
 /* ==== dims ==== */
 
 Dim

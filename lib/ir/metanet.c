@@ -599,3 +599,105 @@ meta_rule_rnn(MetaCtx *c)
 		return -1;
 	return c0 ? meta_out_like(c, x->dtype, c0) : 0;
 }
+
+/* ==== einsum ==== */
+
+/* einsum(equation, tensors): each operand's letters name its dims ("..."
+ * the dims no letter names, broadcast together); the output is the
+ * letters after "->", or without an arrow the letters seen once, in
+ * alphabetical order, after the broadcast "..." dims.  Sizes of one
+ * letter must agree (or be 1, as torch broadcasts them). */
+int
+meta_rule_einsum(MetaCtx *c)
+{
+	const Arg *eq = meta_arg(c, "equation");
+	Value **ts;
+	int k = meta_get_tensors(c, "tensors", &ts), count[128] = { 0 }, seen[128] = { 0 }, op = 0, er = 0, r = 0;
+	Dim size[128], *ell = NULL, d[META_MAX_RANK];
+	const char *s, *arrow;
+	DType t;
+
+	if (!eq || eq->kind != ARG_STRING || k < 1)
+		return meta_fail(c, "einsum takes an equation and a list of tensors");
+	for (int i = 0; i < k; i++) {
+		if (!ts[i])
+			return meta_fail(c, "einsum operand %d is None", i);
+		if (i && ts[i]->dtype != ts[0]->dtype)
+			return meta_fail(c, "einsum(): expected operands of one dtype, got %s and %s",
+			                 dtype_name(ts[0]->dtype), dtype_name(ts[i]->dtype));
+	}
+	t = ts[0]->dtype;
+	arrow = strstr(eq->u.s, "->");
+	for (s = eq->u.s; op < k; s++) {
+		const Value *x = ts[op];
+		int nl = 0, has_ell = 0, dim = 0;
+		const char *e = s;
+		while (*e && *e != ',' && e != arrow) {
+			if (*e == '.') {
+				if (e[1] != '.' || e[2] != '.' || has_ell)
+					return meta_fail(c, "einsum(): invalid ellipsis in '%s'", eq->u.s);
+				has_ell = 1;
+				e += 3;
+				continue;
+			}
+			if (*e != ' ')
+				nl++;
+			e++;
+		}
+		if (nl > x->rank || (!has_ell && nl != x->rank))
+			return meta_fail(c, "einsum(): the number of subscripts in the equation (%d) does not match the number of dimensions (%d) for operand %d%s",
+			                 nl, x->rank, op, has_ell ? " and no ellipsis was given" : "");
+		for (; s < e; s++) {
+			if (*s == ' ')
+				continue;
+			if (*s == '.') {
+				int n = x->rank - nl;
+				if (meta_broadcast(c, &er, &ell, n, x->dims + dim))
+					return -1;
+				dim += n;
+				s += 2;
+				continue;
+			}
+			if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z')))
+				return meta_fail(c, "einsum(): invalid subscript '%c' in '%s'", *s, eq->u.s);
+			if (!seen[(int)*s] || meta_dim_is(size[(int)*s], 1))
+				size[(int)*s] = x->dims[dim];
+			else if (!meta_dim_is(x->dims[dim], 1) && !meta_dim_eq(size[(int)*s], x->dims[dim]))
+				return meta_fail(c, "einsum(): subscript %c has size %s for operand %d which does not broadcast with previously seen size %s",
+				                 *s, meta_shape_str(c, 1, &x->dims[dim]), op, meta_shape_str(c, 1, &size[(int)*s]));
+			seen[(int)*s] = 1;
+			count[(int)*s]++;
+			dim++;
+		}
+		op++;
+		if (*s != ',')
+			break;
+	}
+	if (op != k || (*s && s != arrow))
+		return meta_fail(c, "einsum(): %d operands for the %d the equation '%s' names", k, op, eq->u.s);
+	if (arrow) {
+		int ell_out = 0;
+		for (s = arrow + 2; *s; s++) {
+			if (*s == ' ')
+				continue;
+			if (*s == '.' && s[1] == '.' && s[2] == '.' && !ell_out) {
+				for (int i = 0; i < er && r < META_MAX_RANK; i++)
+					d[r++] = ell[i];
+				ell_out = 1;
+				s += 2;
+				continue;
+			}
+			if (*s < 0 || !seen[(int)*s] || seen[(int)*s] == 2 || r >= META_MAX_RANK)
+				return meta_fail(c, "einsum(): output subscript '%c' appears more than once or in no operand", *s);
+			seen[(int)*s] = 2;
+			d[r++] = size[(int)*s];
+		}
+	} else {
+		for (int i = 0; i < er && r < META_MAX_RANK; i++)
+			d[r++] = ell[i];
+		for (int ch = 'A'; ch <= 'z'; ch++)
+			if (count[ch] == 1 && r < META_MAX_RANK)
+				d[r++] = size[ch];
+	}
+	return meta_out_tensor(c, t, r, d);
+}

@@ -746,20 +746,17 @@ meta_rule_upsample(MetaCtx *c)
 int
 meta_rule_diff(MetaCtx *c)
 {
-	Value *x = meta_first_tensor(c), *pre = meta_tensor(c, "prepend"), *app = meta_tensor(c, "append");
+	Value *x, *pre = meta_tensor(c, "prepend"), *app = meta_tensor(c, "append");
 	Dim d[META_MAX_RANK];
-	int64_t n, dim;
+	int64_t n;
 	int w;
 
-	if (!x || x->rank > META_MAX_RANK)
-		return meta_fail(c, "no tensor argument");
+	if (!(x = meta_self_at(c, "dim", -1, d, &w)) || meta_need_int(c, "n", 1, &n))
+		return -1;
 	if (!x->rank)
 		return meta_fail(c, "diff expects input to be at least one-dimensional");
-	if (meta_need_int(c, "n", 1, &n) || meta_need_int(c, "dim", -1, &dim) || meta_wrap(c, dim, x->rank, &w))
-		return -1;
 	if (n < 0)
 		return meta_fail(c, "order must be non-negative but got %lld", (long long)n);
-	memcpy(d, x->dims, sizeof *d * (size_t)x->rank);
 	if ((pre && pre->rank != x->rank) || (app && app->rank != x->rank))
 		return meta_fail(c, "diff expects prepend or append to be the same dimension as input");
 	if (pre)
@@ -776,18 +773,148 @@ meta_rule_diff(MetaCtx *c)
 int
 meta_rule_glu(MetaCtx *c)
 {
-	Value *x = meta_first_tensor(c);
+	Value *x;
 	Dim d[META_MAX_RANK];
-	int64_t dim;
 	int w;
 
-	if (!x || !x->rank || x->rank > META_MAX_RANK)
-		return meta_fail(c, "glu does not support scalars because halving size must be even");
-	if (meta_need_int(c, "dim", -1, &dim) || meta_wrap(c, dim, x->rank, &w))
+	if (!(x = meta_self_at(c, "dim", -1, d, &w)))
 		return -1;
-	memcpy(d, x->dims, sizeof *d * (size_t)x->rank);
+	if (!x->rank)
+		return meta_fail(c, "glu does not support scalars because halving size must be even");
 	if (!d[w].e && d[w].v % 2)
 		return meta_fail(c, "halving dimension must be even, but dimension %d is size %lld", w, (long long)d[w].v);
 	d[w] = meta_dim_op(c, SYM_FLOORDIV, d[w], meta_dim_n(2));
 	return meta_out_tensor(c, x->dtype, x->rank, d);
+}
+
+/* repeat_interleave(self, repeats, dim): each element repeated; with no
+ * dim, of the flattened tensor.  A tensor of repeats sums its data,
+ * unless output_size says the total. */
+int
+meta_rule_repeat_interleave(MetaCtx *c)
+{
+	Value *x = meta_first_tensor(c);
+	Dim d[META_MAX_RANK], rep, total;
+	int w, has_dim = meta_arg(c, "dim") != NULL;
+
+	if (!x || x->rank > META_MAX_RANK)
+		return meta_fail(c, "no tensor argument");
+	if (!meta_tensor(c, "self"))
+		return meta_fail(c, "repeat_interleave(repeats): the output size depends on the data");
+	if (meta_tensor(c, "repeats")) {
+		Value *r = meta_tensor(c, "repeats");
+		if (!meta_arg_dim(meta_arg(c, "output_size"), &total))
+			return meta_fail(c, "repeat_interleave by a tensor of repeats: the output size depends on the data");
+		if (r->rank > 1)
+			return meta_fail(c, "repeat_interleave only accepts 1D vector as repeat");
+	} else if (!meta_arg_dim(meta_arg(c, "repeats"), &rep)) {
+		return meta_fail(c, "argument 'repeats' is not an integer");
+	}
+	if (!has_dim) {
+		Dim n = meta_dim_prod(c, x->rank, x->dims);
+		d[0] = meta_tensor(c, "repeats") ? total : meta_dim_op(c, SYM_MUL, n, rep);
+		return meta_out_tensor(c, x->dtype, 1, d);
+	}
+	if (!meta_self_at(c, "dim", 0, d, &w))
+		return -1;
+	if (x->rank)
+		d[w] = meta_tensor(c, "repeats") ? total : meta_dim_op(c, SYM_MUL, d[w], rep);
+	return meta_out_tensor(c, x->dtype, x->rank, d);
+}
+
+/* pixel_shuffle (p 0) and pixel_unshuffle (p 1) by factor r: [..., C*r*r,
+ * H, W] <-> [..., C, H*r, W*r]. */
+int
+meta_rule_pixel_shuffle(MetaCtx *c)
+{
+	Value *x = meta_first_tensor(c);
+	Dim d[META_MAX_RANK];
+	int64_t r;
+	int n;
+
+	if (meta_need_int(c, c->row->p ? "downscale_factor" : "upscale_factor", 1, &r))
+		return -1;
+	if (!x || x->rank < 3 || x->rank > META_MAX_RANK)
+		return meta_fail(c, "pixel_shuffle expects input to have at least 3 dimensions");
+	if (r <= 0)
+		return meta_fail(c, "pixel_shuffle expects a positive factor, got %lld", (long long)r);
+	n = x->rank;
+	memcpy(d, x->dims, sizeof *d * (size_t)n);
+	if (!c->row->p) {
+		if (!d[n - 3].e && d[n - 3].v % (r * r))
+			return meta_fail(c, "pixel_shuffle expects its input's 'channel' dimension to be divisible by the square of upscale_factor, but input.size(-3)=%lld is not divisible by %lld",
+			                 (long long)d[n - 3].v, (long long)(r * r));
+		d[n - 3] = meta_dim_op(c, SYM_FLOORDIV, d[n - 3], meta_dim_n(r * r));
+		d[n - 2] = meta_dim_op(c, SYM_MUL, d[n - 2], meta_dim_n(r));
+		d[n - 1] = meta_dim_op(c, SYM_MUL, d[n - 1], meta_dim_n(r));
+	} else {
+		for (int i = n - 2; i < n; i++) {
+			if (!d[i].e && d[i].v % r)
+				return meta_fail(c, "pixel_unshuffle expects height and width to be divisible by downscale_factor");
+			d[i] = meta_dim_op(c, SYM_FLOORDIV, d[i], meta_dim_n(r));
+		}
+		d[n - 3] = meta_dim_op(c, SYM_MUL, d[n - 3], meta_dim_n(r * r));
+	}
+	return meta_out_tensor(c, x->dtype, n, d);
+}
+
+/* unfold(dimension, size, step): the dim becomes the window count, a
+ * new last dim the window. */
+int
+meta_rule_unfold(MetaCtx *c)
+{
+	Value *x;
+	Dim d[META_MAX_RANK + 1], L;
+	int64_t size, step;
+	int w;
+
+	if (!(x = meta_self_at(c, "dimension", 0, d, &w)) || meta_need_int(c, "size", 1, &size) ||
+	    meta_need_int(c, "step", 1, &step))
+		return -1;
+	if (x->rank >= META_MAX_RANK)
+		return meta_fail(c, "too many dims");
+	if (step <= 0 || size < 0)
+		return meta_fail(c, "step is %lld but must be > 0, size %lld must be >= 0", (long long)step, (long long)size);
+	L = x->rank ? x->dims[w] : meta_dim_n(1);
+	if (!L.e && L.v < size)
+		return meta_fail(c, "maximum size for tensor at dimension %d is %lld but size is %lld", w, (long long)L.v,
+		                 (long long)size);
+	if (x->rank)
+		d[w] = meta_dim_add(c, meta_dim_op(c, SYM_FLOORDIV, meta_dim_add(c, L, -size), meta_dim_n(step)), 1);
+	d[x->rank] = meta_dim_n(size);
+	return meta_out_tensor(c, x->dtype, x->rank + 1, d);
+}
+
+/* meshgrid(tensors, indexing): N tensors shaped [n0, ..., nN-1] (the
+ * first two swapped for "xy"); every input 0-D or 1-D. */
+int
+meta_rule_meshgrid(MetaCtx *c)
+{
+	Value **ts;
+	int k = meta_get_tensors(c, "tensors", &ts);
+	const Arg *ix = meta_arg(c, "indexing");
+	int xy = ix && ix->kind == ARG_STRING && strcmp(ix->u.s, "xy") == 0;
+	Dim d[META_MAX_RANK];
+
+	if (k < 1 || k > META_MAX_RANK)
+		return meta_fail(c, "meshgrid expects a non-empty list of tensors");
+	if (ix && ix->kind == ARG_STRING && !xy && strcmp(ix->u.s, "ij") != 0)
+		return meta_fail(c, "torch.meshgrid: indexing must be one of \"xy\" or \"ij\", but received: %s", ix->u.s);
+	for (int i = 0; i < k; i++) {
+		if (!ts[i] || ts[i]->rank > 1)
+			return meta_fail(c, "torch.meshgrid: expected 0D or 1D tensor in the tensor list but got %dD",
+			                 ts[i] ? ts[i]->rank : -1);
+		if (ts[i]->dtype != ts[0]->dtype)
+			return meta_fail(c, "torch.meshgrid: expected all tensors in the tensor list to have the same dtype");
+		d[i] = ts[i]->rank ? ts[i]->dims[0] : meta_dim_n(1);
+	}
+	if (xy && k >= 2) {
+		Dim tmp = d[0];
+		d[0] = d[1];
+		d[1] = tmp;
+	}
+	for (int i = 0; i < k; i++)
+		if (meta_out_tensor(c, ts[i]->dtype, k, d))
+			return -1;
+	return 0;
 }

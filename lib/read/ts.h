@@ -13,7 +13,7 @@
  *   tsbuild.c    forward() run at conversion time into the IR: submodule
  *                calls inlined, Python values evaluated, tensor ops
  *                emitted as ATen nodes whose outputs get their dtype and
- *                shape from ir_meta() (lib/ir/meta.c)
+ *                shape from ir_infer_outputs() (lib/ir/meta.c)
  *
  * ts_load() (read.h) strings them together. */
 #ifndef READ_TS_H

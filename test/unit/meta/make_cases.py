@@ -8,6 +8,7 @@ result dtypes and shapes, or `error` when torch raises.  test_meta.c builds a
 Node from each line, runs ir_infer_outputs and compares.
 
     /work/wt/torchrun.sh sid python3 test/unit/meta/make_cases.py   (torch 2.14)
+    ... make_cases.py OUT       writes OUT instead (another torch version, to compare)
 
 Calls run on CPU tensors (random floats; integers 1, indices 0, so that
 divisions and lookups succeed): the meta kernels check less than the real
@@ -159,6 +160,8 @@ def kw_data_dependent(base, bound):
     vals = dict((n, v) for n, v, _ in bound)
     if base == "index":
         return any(isinstance(t, T) and t.dtype in (b, u8) for t in vals["indices"] if t is not None)
+    if base == "repeat_interleave":
+        return isinstance(vals.get("repeats", vals.get("self")), T) and vals.get("output_size") is None
     if base == "one_hot":
         return vals.get("num_classes", -1) == -1
     return False
@@ -172,7 +175,11 @@ SEEN = set()
 def case(name, *args, **kw):
     """One call of aten::NAME (NAME is "base.overload"; "base" alone is .default)."""
     base, _, ov = name.partition(".")
-    op = getattr(getattr(A, base), ov or "default")
+    try:
+        op = getattr(getattr(A, base), ov or "default")
+    except (AttributeError, RuntimeError):
+        print("skip %s: not in torch %s" % (name, torch.__version__), file=sys.stderr)
+        return
     schema = op._schema
     bound, pos = [], list(args)
     for a in schema.arguments:
@@ -182,13 +189,15 @@ def case(name, *args, **kw):
             v = pos.pop(0)
         elif a.has_default_value():
             v = a.default_value
-        else:
-            raise TypeError("%s: missing %s" % (name, a.name))
+        else:        # another torch version's schema
+            print("skip %s: no default for %s in torch %s" % (name, a.name, torch.__version__), file=sys.stderr)
+            return
         if isinstance(v, int) and not isinstance(v, bool) and a.name == "dtype":
             v = C10_DTYPES[v]        # a schema default: c10's ScalarType number
         bound.append((a.name, v, a.kwarg_only))
     if pos or kw:
-        raise TypeError("%s: extra arguments %r %r" % (name, pos, kw))
+        print("skip %s: extra arguments %r %r in torch %s" % (name, pos, kw, torch.__version__), file=sys.stderr)
+        return
     line = "aten.%s.%s %s ->" % (base, ov or "default", " ".join("%s=%s" % (n, enc(v)) for n, v, _ in bound))
     if line in SEEN:
         return
@@ -835,9 +844,35 @@ case("_upsample_nearest_exact1d.vec", T(1, 3, 4), [7], None)
 case("_upsample_nearest_exact2d.vec", T(1, 3, 4, 5), None, [2.0, 2.0])
 case("_upsample_nearest_exact3d.vec", T(1, 3, 2, 3, 4), [3, 3, 3], None)
 
+# ---- einsum, repeat_interleave, pixel shuffles, unfold, meshgrid --------------------
+for eq, shapes in [("ij,jk->ik", [(2, 3), (3, 4)]), ("bij,bjk->bik", [(5, 2, 3), (5, 3, 4)]), ("ij,jk", [(2, 3), (3, 4)]),
+                   ("ii->i", [(3, 3)]), ("ii", [(3, 3)]), ("i,i->", [(3,), (3,)]), ("i,j->ij", [(2,), (3,)]),
+                   ("...ij,...jk->...ik", [(7, 2, 3), (3, 4)]), ("b...d,bd->b...", [(2, 5, 6, 4), (2, 4)]),
+                   ("bhqd,bhkd->bhqk", [(2, 4, 5, 8), (2, 4, 7, 8)]), ("ij,jk->ik", [(2, 3), (4, 4)]),
+                   ("ij,jk->ik", [(2, 1), (3, 4)]), ("ij->ji", [(2, 3)]), ("ij->jj", [(2, 3)]), ("ij,jk->il", [(2, 3), (3, 4)]),
+                   ("ijk->ij", [(2, 3)]), ("ba", [(2, 3)]), ("ij,jk->ik", [(2, 3)]), ("...,...->...", [(2, 1), (3,)])]:
+    case("einsum", eq, [T(*x) for x in shapes])
+case("einsum", "ij,jk->ik", [T(2, 3), T(3, 4, dtype=f64)])
+case("einsum", "ij,jk->ik", [T(2, 3, dtype=f16), T(3, 4, dtype=f16)])
+for x, r, d in [((2, 3), 2, None), ((2, 3), 2, 0), ((2, 3), 3, -1), ((2, 3), 0, 1), ((), 3, None), ((2, 3), 2, 2)]:
+    case("repeat_interleave.self_int", T(*x), r, d)
+case("repeat_interleave.self_Tensor", T(2, 3), T(3, dtype=i64), 1)
+case("repeat_interleave.self_Tensor", T(2, 3), T(3, dtype=i64), 1, output_size=3)
+case("repeat_interleave.Tensor", T(3, dtype=i64))
+for x, r in [((1, 8, 3, 4), 2), ((8, 3, 4), 2), ((1, 6, 3, 4), 2), ((2, 3), 2), ((1, 9, 2, 2), 3)]:
+    case("pixel_shuffle", T(*x), r)
+for x, r in [((1, 2, 6, 4), 2), ((2, 6, 4), 2), ((1, 2, 5, 4), 2)]:
+    case("pixel_unshuffle", T(*x), r)
+for x, d, sz, st in [((10,), 0, 3, 2), ((2, 10), 1, 4, 4), ((2, 10), -1, 10, 1), ((2, 10), 1, 11, 1), ((2, 10), 0, 2, 1),
+                     ((), 0, 1, 1), ((2, 10), 1, 3, 0)]:
+    case("unfold", T(*x), d, sz, st)
+for ts, ix in [([(2,), (3,)], "ij"), ([(2,), (3,)], "xy"), ([(2,), (), (4,)], "ij"), ([(2, 2)], "ij"), ([(2,), (3,)], "ab")]:
+    case("meshgrid.indexing", [T(*s) for s in ts], indexing=ix)
+case("meshgrid", [T(2), T(3)])
+
 
 def main():
-    out = os.path.join(os.path.dirname(os.path.abspath(__file__)), "cases.txt")
+    out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)), "cases.txt")
     with open(out, "w") as f:
         f.write("# make_cases.py's output (torch %s): one ATen call per line, torch's result after '->'.\n"
                 % torch.__version__)
