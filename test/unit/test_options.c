@@ -55,6 +55,47 @@ START_TEST(test_all_keys)
 }
 END_TEST
 
+/* inputs: for TorchScript archives, in order or by name */
+START_TEST(test_inputs)
+{
+	Options o;
+	char *msg;
+
+	ck_assert_int_eq(parse("opset: 18\n", &o, &msg), 0);
+	ck_assert_int_eq(o.inputs.n, -1);
+	free(msg);
+	ck_assert_int_eq(parse("inputs:\n  - {dtype: float32, shape: [batch, 3, 224, 224]}\n"
+	                       "  - {dtype: int64, shape: []}\n", &o, &msg), 0);
+	ck_assert_int_eq(o.inputs.n, 2);
+	ck_assert_ptr_null(o.inputs.in[0].name);
+	ck_assert_int_eq(o.inputs.in[0].dtype, DT_FLOAT32);
+	ck_assert_int_eq(o.inputs.in[0].rank, 4);
+	ck_assert_str_eq(o.inputs.in[0].names[0], "batch");
+	ck_assert_ptr_null(o.inputs.in[0].names[1]);
+	ck_assert_int_eq(o.inputs.in[0].dims[3], 224);
+	ck_assert_int_eq(o.inputs.in[0].line, 2);
+	ck_assert_int_eq(o.inputs.in[1].dtype, DT_INT64);
+	ck_assert_int_eq(o.inputs.in[1].rank, 0);
+	free(msg);
+	ck_assert_int_eq(parse("inputs: {ids: {dtype: int64, shape: [b, s]}, mask: {dtype: bool, shape: [b, s]}}\n",
+	                       &o, &msg), 0);
+	ck_assert_int_eq(o.inputs.n, 2);
+	ck_assert_str_eq(o.inputs.in[1].name, "mask");
+	ck_assert_int_eq(o.inputs.in[1].dtype, DT_BOOL);
+	free(msg);
+	expect_error("inputs: 3\n", "options.yaml:1:9: 'inputs' needs a list of {dtype, shape} entries");
+	expect_error("inputs: [{dtype: float33, shape: [1]}]\n", "options.yaml:1:18: 'inputs': unknown dtype 'float33'");
+	expect_error("inputs: [{shape: [1]}]\n", "options.yaml:1:10: 'inputs': the entry needs a dtype");
+	expect_error("inputs: [{dtype: float32}]\n", "options.yaml:1:10: 'inputs': the entry needs a shape");
+	expect_error("inputs: [{dtype: float32, shape: [2, -1]}]\n", "options.yaml:1:38: 'inputs': size -1 is out of range");
+	expect_error("inputs: [{dtype: float32, shape: [2, 3x]}]\n", "options.yaml:1:38: 'inputs': size '3x' is neither");
+	expect_error("inputs: [{dtype: float32, shape: [a-b]}]\n", "options.yaml:1:35: 'inputs': dimension name 'a-b' must be");
+	expect_error("inputs: [{dtype: float32, shape: [1], layout: x}]\n", "options.yaml:1:39: 'inputs': unknown key 'layout'");
+	expect_error("inputs: {x: {dtype: float32, shape: [1]}, x: {dtype: float32, shape: [1]}}\n",
+	             "options.yaml:1:43: 'inputs': argument 'x' is given twice");
+}
+END_TEST
+
 START_TEST(test_errors)
 {
 	expect_error("opset: 18\n\n  \nopsett: 19\n", "options.yaml:4:1: unknown key 'opsett'");
@@ -113,6 +154,7 @@ make_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_defaults);
 	tcase_add_test(tc, test_all_keys);
+	tcase_add_test(tc, test_inputs);
 	tcase_add_test(tc, test_errors);
 	tcase_add_test(tc, test_load_file);
 	tcase_add_test(tc, test_docs_up_to_date);
