@@ -100,8 +100,9 @@ $(B)/fuzz/%: test/fuzz/%.c $(FUZZ_LIB:%=$(B)/lib/%.o)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lz -lm
 
 # fuzz_graph mutates whole programs and converts them, fuzz_irtext reads
-# text graphs (which builds IR) and fuzz_onnx optimizes ONNX inputs: they
-# link everything.
+# text graphs (which builds IR), fuzz_onnx optimizes ONNX inputs and
+# fuzz_tsbuild runs TorchScript code into the IR and lowers it: they link
+# everything.
 # graph_driver is the same file with its own main (a seeded PRNG for the
 # decisions), for the ASan+UBSan tree: make check runs a short fixed run.
 $(B)/fuzz/fuzz_graph: test/fuzz/fuzz_graph.c $(B)/libyobx.a
@@ -111,6 +112,9 @@ $(B)/fuzz/fuzz_onnx: test/fuzz/fuzz_onnx.c $(B)/libyobx.a
 	@mkdir -p $(B)/fuzz
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 $(B)/fuzz/fuzz_irtext: test/fuzz/fuzz_irtext.c $(B)/libyobx.a
+	@mkdir -p $(B)/fuzz
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+$(B)/fuzz/fuzz_tsbuild: test/fuzz/fuzz_tsbuild.c $(B)/libyobx.a
 	@mkdir -p $(B)/fuzz
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 $(B)/fuzz/graph_driver: test/fuzz/fuzz_graph.c $(B)/libyobx.a

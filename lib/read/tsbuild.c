@@ -1684,8 +1684,21 @@ builtin(Build *b, Frame *f, const TsExpr *e, const char *fn, int npos, TsVal **p
 	for (int i = 0; i < npos; i++)
 		if (pos[i]->k == V_ERR)
 			return &poison;
-	if (strcmp(fn, "int") == 0 && npos == 1)
+	if ((strcmp(fn, "int") == 0 || strcmp(fn, "torch.Int") == 0 || strcmp(fn, "torch.IntImplicit") == 0 ||
+	     strcmp(fn, "torch.ScalarImplicit") == 0 || strcmp(fn, "torch.FloatImplicit") == 0) && npos == 1) {
+		/* TorchScript's tensor-to-number casts: a number stays one, a
+		 * 0-d tensor's value becomes a data-dependent scalar */
+		if (fn[0] == 't' && (pos[0]->k == V_FLOAT || pos[0]->k == V_INT) && !pos[0]->numtensor)
+			return pos[0];
+		if (strstr(fn, "Float") && (pos[0]->k == V_INT || pos[0]->k == V_FLOAT) )
+			return mk_float(b, num(pos[0]));
+		if (strstr(fn, "Scalar") && pos[0]->k == V_FLOAT) {
+			TsVal *r = arena_dup(b->a, pos[0], sizeof *pos[0]);
+			r->numtensor = 0;
+			return r;
+		}
 		return to_int(b, f, e, pos[0]);
+	}
 	if (strcmp(fn, "float") == 0 && npos == 1) {
 		if (pos[0]->k == V_INT || pos[0]->k == V_BOOL || pos[0]->k == V_FLOAT)
 			return mk_float(b, num(pos[0]));
