@@ -119,21 +119,17 @@ static int
 ts_reduce(PyObj *func, PyObj *args, PyObj **out, const char **why)
 {
 	if (strcmp(func->s, "torch.jit._pickle") == 0) {
-		if (strcmp(func->name, "restore_type_tag") == 0) {
-			if (args->n != 2 || args->items[1]->kind != PY_STR) {
-				*why = "expects (value, type string)";
-				return -1;
-			}
-			*out = args->items[0];
-			return 0;
-		}
+		int tag = strcmp(func->name, "restore_type_tag") == 0;
+
 		if (strcmp(func->name, "build_tensor_from_id") == 0) {
 			*why = "a tensor table reference (the pre-zip format of torch 1.0 to 1.2): "
 			       "load and save the module again with a newer torch";
 			return -1;
 		}
-		if (args->n != 1 || args->items[0]->kind != PY_LIST) {
-			*why = "expects one list";
+		/* restore_type_tag(value, "List[int]"), build_intlist([...]) and the like */
+		if (tag ? args->n != 2 || args->items[1]->kind != PY_STR
+		        : args->n != 1 || args->items[0]->kind != PY_LIST) {
+			*why = tag ? "expects (value, type string)" : "expects one list";
 			return -1;
 		}
 		*out = args->items[0];
