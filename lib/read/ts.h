@@ -216,7 +216,8 @@ typedef enum TsArgType {
 	TA_DIMNAME, TA_DIMNAMES,                                /* Dimname overloads: never chosen */
 	TA_OTHER,                                               /* anything else: never matched */
 	TA_COMPLEX,                                             /* complex (add.complex_int and the like) */
-	TA_ANY, TA_ANY_LIST,                                    /* a type variable t (or Any): any value; t[]: any list */
+	TA_ANY, TA_ANY_LIST,                                    /* a type variable t (or Any): any value; t[]: any list
+	                                                         * (not unified: append(int[], Tensor) matches) */
 } TsArgType;
 
 typedef struct TsSchemaArg {
@@ -227,9 +228,11 @@ typedef struct TsSchemaArg {
 	const char *def;        /* the default as TorchScript holds it ("1", "None", "[0, 0]": see below), or NULL */
 	int list_len;           /* int[2] and the like: N (a single int then broadcasts), else 0 */
 } TsSchemaArg;
-/* The defaults are written as TorchScript holds them: "[0, 0]" for the
- * schema's `int[2] padding=0`, integer codes for ScalarType, Layout and
- * MemoryFormat ("0"), strings as Python's repr ("'none'"). */
+/* The defaults are written as TorchScript holds them, in Python's syntax:
+ * None, True, False, ints, floats as Python's repr ("1e-05", "0.0"),
+ * strings as Python's repr ("'none'", "' \\n\\t'"), lists of ints ("[0, 0]"
+ * for the schema's `int[2] padding=0`); ScalarType, Layout and
+ * MemoryFormat defaults are their integer codes ("0"). */
 
 typedef struct TsSchema {
 	const char *name;       /* "add" (no namespace: aten unless ns says) */
@@ -266,8 +269,10 @@ enum { TS_MAX_ARGS = 32 };
 typedef enum TsConv {
 	TC_NONE,
 	TC_REPEAT,              /* one int/float for an int[N]/float[N]: repeat it N times */
-	TC_PACK,                /* zeros(2, 3): positional slot[i].. to the end packed into one list */
-	TC_TO_NUMBER,           /* a Tensor for an int, float or Scalar: its item (aten::IntImplicit ...) */
+	TC_PACK,                /* zeros(2, 3): positional slot[i].. to the end packed into one list, a
+	                         * Tensor or bool among them converted as TC_TO_NUMBER says */
+	TC_TO_NUMBER,           /* a Tensor for an int, float or Scalar: its item (aten::IntImplicit ...);
+	                         * a bool for one: 0 or 1 (aten::Int) */
 	TC_DEVICE,              /* a str for a Device: torch.device(s) */
 } TsConv;
 
