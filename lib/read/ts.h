@@ -216,8 +216,9 @@ typedef enum TsArgType {
 	TA_DIMNAME, TA_DIMNAMES,                                /* Dimname overloads: never chosen */
 	TA_OTHER,                                               /* anything else: never matched */
 	TA_COMPLEX,                                             /* complex (add.complex_int and the like) */
-	TA_ANY, TA_ANY_LIST,                                    /* a type variable t (or Any): any value; t[]: any list
-	                                                         * (not unified: append(int[], Tensor) matches) */
+	TA_ANY, TA_ANY_LIST,                                    /* the type variable t: any value, t[]: any list, the
+	                                                         * same t throughout (append(int[], Tensor) fails) */
+	TA_FREE,                                                /* Any, t? or a variable of its own (__is__'s t1, t2): any value */
 } TsArgType;
 
 typedef struct TsSchemaArg {

@@ -176,6 +176,24 @@ aten::len str
 aten::len []
 aten::append int[], int
 aten::append Tensor[], Tensor
+aten::append int[], Tensor
+aten::append int[], float
+aten::append Tensor[], None
+aten::append Tensor?[], Tensor
+aten::append Tensor?[], None
+aten::append [], int
+aten::add int[], float[]
+aten::add int[], []
+aten::insert int[], int, int
+aten::insert int[], int, float
+aten::extend int[], int[]
+aten::extend Tensor[], Tensor?[]
+aten::_set_item int[], int, int
+aten::_set_item int[], int, bool
+aten::__is__ int, None
+aten::__isnot__ Tensor, int
+aten::__getitem__ Tensor?[], int
+prim::unchecked_cast None
 aten::list int[]
 aten::size Tensor, int
 aten::size Tensor
