@@ -312,6 +312,10 @@ const TsSchema *ts_schema_find(const char *ns, const char *name, const char *ove
  * other, *, Scalar alpha=1)" (types as TsArgType names them, no returns),
  * into buf; returns the length it needed (snprintf's contract). */
 int ts_schema_text(const TsSchema *s, char *buf, size_t len);
+/* Writes the op name the IR and the ops/ rows use for s, "aten.add.Tensor",
+ * "aten.relu.default" (torch.export's spelling), into buf; returns the
+ * length it needed (snprintf's contract). */
+int ts_schema_op_name(const TsSchema *s, char *buf, size_t len);
 /* The name of a kind ("Tensor", "int[]"), for messages. */
 const char *ts_kind_name(TsKind k);
 

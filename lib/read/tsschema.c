@@ -407,6 +407,12 @@ ts_schema_text(const TsSchema *s, char *buf, size_t len)
 	return (int)n;
 }
 
+int
+ts_schema_op_name(const TsSchema *s, char *buf, size_t len)
+{
+	return snprintf(buf, len, "%s.%s.%s", s->ns, s->name, *s->overload ? s->overload : "default");
+}
+
 /* Appends the call's argument kinds, "(Tensor, int, alpha=int)". */
 static size_t
 put_call(char *buf, size_t len, size_t n, const Call *c)

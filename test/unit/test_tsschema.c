@@ -204,6 +204,10 @@ START_TEST(schema_text)
 	                      "ScalarType? dtype=None)");
 	ts_schema_text(ts_schema_find("aten", "format", ""), buf, sizeof buf);
 	ck_assert_str_eq(buf, "aten::format(str self, ...)");
+	ts_schema_op_name(ts_schema_find("aten", "add", "Tensor"), buf, sizeof buf);
+	ck_assert_str_eq(buf, "aten.add.Tensor");
+	ts_schema_op_name(ts_schema_find("aten", "relu", ""), buf, sizeof buf);
+	ck_assert_str_eq(buf, "aten.relu.default");
 	/* Cut short: snprintf's contract. */
 	n = ts_schema_text(ts_schema_find("aten", "add", "Tensor"), buf, 10);
 	ck_assert_str_eq(buf, "aten::add");
