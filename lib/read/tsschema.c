@@ -393,7 +393,7 @@ ts_schema_text(const TsSchema *s, char *buf, size_t len)
 			PUT("*, ");
 			star = 1;
 		}
-		if (a->list_len)        /* int[2], int[1]? */
+		if (a->list_len && strchr(t, '['))      /* int[2], int[1]? */
 			PUT("%.*s[%d]%s", (int)(strchr(t, '[') - t), t, a->list_len, is_optional(a->type) ? "?" : "");
 		else
 			PUT("%s", t);
