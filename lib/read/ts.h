@@ -251,7 +251,9 @@ typedef enum TsArgType {
 	TA_DIMNAME, TA_DIMNAMES,                                /* Dimname overloads: never chosen */
 	TA_OTHER,                                               /* anything else: never matched */
 	TA_COMPLEX,                                             /* complex (add.complex_int and the like) */
-	TA_ANY, TA_ANY_LIST,                                    /* a type variable t (or Any): any value; t[]: any list */
+	TA_ANY, TA_ANY_LIST,                                    /* the type variable t: any value, t[]: any list, the
+	                                                         * same t throughout (append(int[], Tensor) fails) */
+	TA_FREE,                                                /* Any, t? or a variable of its own (__is__'s t1, t2): any value */
 } TsArgType;
 
 typedef struct TsSchemaArg {
@@ -262,9 +264,11 @@ typedef struct TsSchemaArg {
 	const char *def;        /* the default as TorchScript holds it ("1", "None", "[0, 0]": see below), or NULL */
 	int list_len;           /* int[2] and the like: N (a single int then broadcasts), else 0 */
 } TsSchemaArg;
-/* The defaults are written as TorchScript holds them: "[0, 0]" for the
- * schema's `int[2] padding=0`, integer codes for ScalarType, Layout and
- * MemoryFormat ("0"), strings as Python's repr ("'none'"). */
+/* The defaults are written as TorchScript holds them, in Python's syntax:
+ * None, True, False, ints, floats as Python's repr ("1e-05", "0.0"),
+ * strings as Python's repr ("'none'", "' \\n\\t'"), lists of ints ("[0, 0]"
+ * for the schema's `int[2] padding=0`); ScalarType, Layout and
+ * MemoryFormat defaults are their integer codes ("0"). */
 
 typedef struct TsSchema {
 	const char *name;       /* "add" (no namespace: aten unless ns says) */
@@ -301,8 +305,10 @@ enum { TS_MAX_ARGS = 32 };
 typedef enum TsConv {
 	TC_NONE,
 	TC_REPEAT,              /* one int/float for an int[N]/float[N]: repeat it N times */
-	TC_PACK,                /* zeros(2, 3): positional slot[i].. to the end packed into one list */
-	TC_TO_NUMBER,           /* a Tensor for an int, float or Scalar: its item (aten::IntImplicit ...) */
+	TC_PACK,                /* zeros(2, 3): positional slot[i].. to the end packed into one list, a
+	                         * Tensor or bool among them converted as TC_TO_NUMBER says */
+	TC_TO_NUMBER,           /* a Tensor for an int, float or Scalar: its item (aten::IntImplicit ...);
+	                         * a bool for one: 0 or 1 (aten::Int) */
 	TC_DEVICE,              /* a str for a Device: torch.device(s) */
 } TsConv;
 
@@ -341,6 +347,10 @@ const TsSchema *ts_schema_find(const char *ns, const char *name, const char *ove
  * other, *, Scalar alpha=1)" (types as TsArgType names them, no returns),
  * into buf; returns the length it needed (snprintf's contract). */
 int ts_schema_text(const TsSchema *s, char *buf, size_t len);
+/* Writes the op name the IR and the ops/ rows use for s, "aten.add.Tensor",
+ * "aten.relu.default" (torch.export's spelling), into buf; returns the
+ * length it needed (snprintf's contract). */
+int ts_schema_op_name(const TsSchema *s, char *buf, size_t len);
 /* The name of a kind ("Tensor", "int[]"), for messages. */
 const char *ts_kind_name(TsKind k);
 

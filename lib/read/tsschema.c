@@ -73,7 +73,7 @@ static const char *const type_names[] = {
 	[TA_OPT_MEMORY_FORMAT] = "MemoryFormat?", [TA_DEVICE] = "Device", [TA_OPT_DEVICE] = "Device?",
 	[TA_GENERATOR] = "Generator", [TA_OPT_GENERATOR] = "Generator?", [TA_DIMNAME] = "Dimname",
 	[TA_DIMNAMES] = "Dimname[]", [TA_OTHER] = "(other)", [TA_COMPLEX] = "complex",
-	[TA_ANY] = "t", [TA_ANY_LIST] = "t[]",
+	[TA_ANY] = "t", [TA_ANY_LIST] = "t[]", [TA_FREE] = "Any",
 };
 
 static const char *const kind_names[] = {
@@ -185,7 +185,7 @@ is_int_type(TsArgType t)
 static int
 subtype(TsArgType t, TsKind k)
 {
-	if (t == TA_ANY)
+	if (t == TA_ANY || t == TA_FREE)
 		return 1;
 	if (k == TK_NONE)
 		return is_optional(t);
@@ -266,6 +266,42 @@ find_kw(const TsSchema *s, const TsSchemaArg *a, int nkw, const char *const *kwn
 	return -1;
 }
 
+/* What t stands for (matchTypeVariables): a TsKind, or one of these. */
+enum { TV_UNBOUND = -1, TV_OPT_TENSOR = -2 };   /* Tensor?, the elements of a Tensor?[] */
+
+/* The element kind of a list kind.  To a type variable `[]` is a
+ * Tensor[] ("Empty lists default to List[Tensor]"): append([], 1) fails. */
+static int
+elem_kind(TsKind k)
+{
+	switch (k) {
+	case TK_INTS: return TK_INT;
+	case TK_FLOATS: return TK_FLOAT;
+	case TK_BOOLS: return TK_BOOL;
+	case TK_TENSORS: case TK_EMPTY_LIST: return TK_TENSOR;
+	case TK_OPT_TENSORS: return TV_OPT_TENSOR;
+	default: return TV_UNBOUND;
+	}
+}
+
+/* Binds t from k for argument type t_ (TA_ANY or TA_ANY_LIST), or checks k
+ * against what t already is; returns 0 on a mismatch.  The first binding
+ * stays: a later value must be of it (a Tensor or None for a Tensor?), a
+ * later list exactly of it (lists are invariant). */
+static int
+bind_tvar(int *tv, TsArgType t_, TsKind k)
+{
+	int e = t_ == TA_ANY_LIST ? elem_kind(k) : (int)k;
+
+	if (*tv == TV_UNBOUND) {
+		*tv = e;
+		return 1;
+	}
+	if (e == *tv)
+		return 1;
+	return t_ == TA_ANY && *tv == TV_OPT_TENSOR && (k == TK_TENSOR || k == TK_NONE);
+}
+
 typedef struct Call {
 	int npos, nkw;
 	const TsKind *pos, *kw;
@@ -276,7 +312,7 @@ typedef struct Call {
 static int
 try_schema(const TsSchema *s, const Call *c, int conv, TsBind *b)
 {
-	int used = 0;
+	int used = 0, tv = TV_UNBOUND;
 	unsigned char kwused[TS_MAX_ARGS] = {0};
 
 	if (s->narg > TS_MAX_ARGS || c->nkw > TS_MAX_ARGS)
@@ -305,7 +341,8 @@ try_schema(const TsSchema *s, const Call *c, int conv, TsBind *b)
 				continue;
 			}
 			how = match_arg(a, c->pos[used], conv);
-			if (how < 0)
+			if (how < 0 || ((a->type == TA_ANY || a->type == TA_ANY_LIST) &&
+			                !bind_tvar(&tv, a->type, c->pos[used])))
 				return 0;
 			b->slot[i] = used++;
 			b->conv[i] = (uint8_t)how;
@@ -314,7 +351,8 @@ try_schema(const TsSchema *s, const Call *c, int conv, TsBind *b)
 				return 0;
 			kwused[j] = 1;
 			how = match_arg(a, c->kw[j], conv);
-			if (how < 0)
+			if (how < 0 || ((a->type == TA_ANY || a->type == TA_ANY_LIST) &&
+			                !bind_tvar(&tv, a->type, c->kw[j])))
 				return 0;
 			b->slot[i] = c->npos + j;
 			b->conv[i] = (uint8_t)how;
@@ -355,7 +393,7 @@ ts_schema_text(const TsSchema *s, char *buf, size_t len)
 			PUT("*, ");
 			star = 1;
 		}
-		if (a->list_len)        /* int[2], int[1]? */
+		if (a->list_len && strchr(t, '['))      /* int[2], int[1]? */
 			PUT("%.*s[%d]%s", (int)(strchr(t, '[') - t), t, a->list_len, is_optional(a->type) ? "?" : "");
 		else
 			PUT("%s", t);
@@ -367,6 +405,12 @@ ts_schema_text(const TsSchema *s, char *buf, size_t len)
 	PUT(")");
 #undef PUT
 	return (int)n;
+}
+
+int
+ts_schema_op_name(const TsSchema *s, char *buf, size_t len)
+{
+	return snprintf(buf, len, "%s.%s.%s", s->ns, s->name, *s->overload ? s->overload : "default");
 }
 
 /* Appends the call's argument kinds, "(Tensor, int, alpha=int)". */

@@ -62,9 +62,10 @@ TYPES = {
     "MemoryFormat": "MEMORY_FORMAT", "Optional[MemoryFormat]": "OPT_MEMORY_FORMAT",
     "Device": "DEVICE", "Optional[Device]": "OPT_DEVICE",
     "Generator": "GENERATOR", "Optional[Generator]": "OPT_GENERATOR",
-    # Type variables: t matches any value, t[] any list (not unified across arguments).
-    "t": "ANY", "t1": "ANY", "t2": "ANY", "Any": "ANY", "Optional[t]": "ANY",
-    "List[t]": "ANY_LIST", "List[Any]": "ANY_LIST",
+    # The type variable t (the same type wherever it stands in a schema);
+    # Any, t? and the variables of __is__ (t1, t2) constrain nothing.
+    "t": "ANY", "List[t]": "ANY_LIST", "List[Any]": "ANY_LIST",
+    "t1": "FREE", "t2": "FREE", "Any": "FREE", "Optional[t]": "FREE",
 }
 
 # TorchScript's builtin functions (torch/csrc/jit/frontend/builtin_functions.cpp):

@@ -127,7 +127,7 @@ START_TEST(table_shape)
 		ck_assert_int_le(r->narg, TS_MAX_ARGS);
 		for (int a = 0; a < r->narg; a++) {
 			ck_assert_ptr_nonnull(r->args[a].name);
-			ck_assert_int_le(r->args[a].type, TA_ANY_LIST);
+			ck_assert_int_le(r->args[a].type, TA_FREE);
 			ck_assert_int_eq(r->args[a].has_default, r->args[a].def != NULL);
 			ck_assert_msg(!a || r->args[a].kwonly >= r->args[a - 1].kwonly, "%s::%s: * twice",
 			              r->ns, r->name);
@@ -204,6 +204,10 @@ START_TEST(schema_text)
 	                      "ScalarType? dtype=None)");
 	ts_schema_text(ts_schema_find("aten", "format", ""), buf, sizeof buf);
 	ck_assert_str_eq(buf, "aten::format(str self, ...)");
+	ts_schema_op_name(ts_schema_find("aten", "add", "Tensor"), buf, sizeof buf);
+	ck_assert_str_eq(buf, "aten.add.Tensor");
+	ts_schema_op_name(ts_schema_find("aten", "relu", ""), buf, sizeof buf);
+	ck_assert_str_eq(buf, "aten.relu.default");
 	/* Cut short: snprintf's contract. */
 	n = ts_schema_text(ts_schema_find("aten", "add", "Tensor"), buf, 10);
 	ck_assert_str_eq(buf, "aten::add");
@@ -237,6 +241,12 @@ START_TEST(choices)
 	ck_assert_str_eq(choice("aten", "softmax", "Tensor, dim=int, dim=int"), "!");
 	ck_assert_str_eq(choice("aten", "gelu", "Tensor, str"), "!");         /* approximate is keyword-only */
 	ck_assert_str_eq(choice("aten", "gelu", "Tensor, approximate=str"), "gelu");
+	/* t is one type throughout a schema; __is__'s t1 and t2 are two. */
+	ck_assert_str_eq(choice("aten", "append", "int[], int"), "append.t");
+	ck_assert_str_eq(choice("aten", "append", "int[], Tensor"), "!");
+	ck_assert_str_eq(choice("aten", "append", "Tensor?[], None"), "append.t");
+	ck_assert_str_eq(choice("aten", "append", "[], int"), "!");       /* [] is a Tensor[] to t */
+	ck_assert_str_eq(choice("aten", "__is__", "Tensor, None"), "__is__");
 }
 END_TEST
 

@@ -176,6 +176,24 @@ aten::len str
 aten::len []
 aten::append int[], int
 aten::append Tensor[], Tensor
+aten::append int[], Tensor
+aten::append int[], float
+aten::append Tensor[], None
+aten::append Tensor?[], Tensor
+aten::append Tensor?[], None
+aten::append [], int
+aten::add int[], float[]
+aten::add int[], []
+aten::insert int[], int, int
+aten::insert int[], int, float
+aten::extend int[], int[]
+aten::extend Tensor[], Tensor?[]
+aten::_set_item int[], int, int
+aten::_set_item int[], int, bool
+aten::__is__ int, None
+aten::__isnot__ Tensor, int
+aten::__getitem__ Tensor?[], int
+prim::unchecked_cast None
 aten::list int[]
 aten::size Tensor, int
 aten::size Tensor
@@ -694,6 +712,25 @@ def models():
         "tfm": (nn.TransformerEncoderLayer(8, 2, 16, batch_first=True), (torch.randn(2, 3, 8),)),
     }
     try:
+        from transformers import BertConfig, BertModel, GPT2Config, GPT2LMHeadModel
+
+        class Hf(nn.Module):    # tuple outputs: the tracer refuses dicts
+            def __init__(self, m):
+                super().__init__()
+                self.m = m
+
+            def forward(self, ids, mask):
+                return self.m(input_ids=ids, attention_mask=mask, return_dict=False)[0]
+
+        ids = torch.tensor([[1, 2, 3, 4]])
+        out["bert"] = (Hf(BertModel(BertConfig(vocab_size=50, hidden_size=16, num_hidden_layers=1,
+                                                num_attention_heads=2, intermediate_size=32))),
+                       (ids, torch.ones_like(ids)))
+        out["gpt2"] = (Hf(GPT2LMHeadModel(GPT2Config(vocab_size=50, n_embd=16, n_layer=1, n_head=2,
+                                                     n_positions=16))), (ids, torch.ones_like(ids)))
+    except ImportError:
+        pass
+    try:
         import torchvision
         out["resnet18"] = (torchvision.models.resnet18(), (torch.randn(1, 3, 64, 64),))
         out["mobilenet_v2"] = (torchvision.models.mobilenet_v2(), (torch.randn(1, 3, 64, 64),))
@@ -717,6 +754,8 @@ def printed_cases():
             print("make_cases.py: %s: script: %s" % (name, str(e)[:100]), file=sys.stderr)
         if "scripted" in variants:
             variants["frozen"] = torch.jit.freeze(torch.jit.script(m).eval())
+        elif "traced" in variants:
+            variants["frozen"] = torch.jit.freeze(variants["traced"])
         for v, sm in variants.items():
             buf = io.BytesIO()
             torch.jit.save(sm, buf)
