@@ -12,6 +12,9 @@
 
 #include "core/core.h"
 
+/* Wider indents are no printer's: the cap keeps the column count an int. */
+enum { MAX_INDENT = 1 << 20 };
+
 /* Every operator spelling, longest first so the scan takes the longest
  * match; aug marks `op=`, which carries the operator it applies. */
 static const struct OpSpelling {
@@ -196,6 +199,9 @@ measure_indent(TsLex *P)
 			else if (c == '\t')
 				w = (w / 8 + 1) * 8;  /* Python's tab stops */
 			P->pos++;
+			if (w > MAX_INDENT)
+				lex_fail(P, P->pos, arena_printf(P->a, "an indent of at most %d columns", MAX_INDENT),
+				         "more");
 		}
 		if (c == '#')
 			while (at(P, 0) >= 0 && at(P, 0) != '\n')
@@ -465,9 +471,8 @@ tslex_next(TsLex *P)
 		int w = measure_indent(P);
 
 		P->at_bol = 0;
-		if (w < 0) {
+		if (w < 0)
 			w = 0;  /* the end closes every block */
-		}
 		if (w > P->indent[P->nindent - 1]) {
 			if (P->nindent > TS_MAX_NEST)
 				lex_fail(P, P->pos, arena_printf(P->a, "at most %d levels of indentation", TS_MAX_NEST),

@@ -588,6 +588,11 @@ START_TEST(nesting_limits)
 		ck_assert_msg(strstr(msg, "expected at most 200 levels of nesting, found more") != NULL, "%zu: %s", k, msg);
 		free(s);
 	}
+	/* one line indented past a million columns */
+	s = repeat("def f():\n", " ", (1 << 20) + 1, "x\n");
+	msg = parse_err(s, strlen(s));
+	ck_assert_str_eq(msg, "t.py:2:1048578: expected an indent of at most 1048576 columns, found more");
+	free(s);
 	/* blocks: if inside if; indentation grows by one column a level */
 	{
 		size_t cap = 64 + 300 * 320, n = 0;
