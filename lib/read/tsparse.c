@@ -148,6 +148,29 @@ vec_push(TsLex *P, Vec *v, void *x)
 	v->v[v->n++] = x;
 }
 
+/* The pointers of v as an array of their own (one slot at least, so a
+ * caller may index it without testing n). */
+static void *
+vec_ptrs(TsLex *P, const Vec *v)
+{
+	void **a = ARENA_ARRAY(P->a, void *, v->n ? v->n : 1);
+
+	if (v->n)
+		memcpy(a, v->v, sizeof *a * (size_t)v->n);
+	return a;
+}
+
+/* The structs v points to, copied into one array of elements of size bytes. */
+static void *
+vec_structs(TsLex *P, const Vec *v, size_t size)
+{
+	char *a = arena_alloc(P->a, size * (size_t)(v->n ? v->n : 1));
+
+	for (int k = 0; k < v->n; k++)
+		memcpy(a + size * (size_t)k, v->v[k], size);
+	return a;
+}
+
 /* ==== expressions ==== */
 
 static TsExpr *test(TsLex *P);
@@ -185,9 +208,7 @@ static void
 set_items(TsLex *P, TsExpr *e, const Vec *v)
 {
 	e->nitem = v->n;
-	e->items = ARENA_ARRAY(P->a, TsExpr *, v->n ? v->n : 1);
-	if (v->n)
-		memcpy(e->items, v->v, sizeof *e->items * (size_t)v->n);
+	e->items = vec_ptrs(P, v);
 }
 
 /* Items separated by commas up to the closing bracket close, a trailing
@@ -421,9 +442,7 @@ call_args(TsLex *P, TsExpr *call)
 	}
 	expect_op(P, ')', "',' or ')'");
 	set_items(P, call, &v);
-	call->kw = ARENA_ARRAY(P->a, const char *, v.n ? v.n : 1);
-	if (v.n)
-		memcpy(call->kw, kw.v, sizeof *call->kw * (size_t)v.n);
+	call->kw = vec_ptrs(P, &kw);
 }
 
 /* An atom and its trailers: calls, subscripts, attributes. */
@@ -915,16 +934,6 @@ stmt(TsLex *P)
 	return simple_stmt(P);
 }
 
-static TsStmt **
-to_array(TsLex *P, const Vec *v)
-{
-	TsStmt **a = ARENA_ARRAY(P->a, TsStmt *, v->n ? v->n : 1);
-
-	if (v->n)
-		memcpy(a, v->v, sizeof *a * (size_t)v->n);
-	return a;
-}
-
 /* After ':': an indented block, or one simple statement on the same line. */
 static TsStmt **
 suite(TsLex *P, int *n)
@@ -946,7 +955,7 @@ suite(TsLex *P, int *n)
 	}
 	P->nest--;
 	*n = v.n;
-	return to_array(P, &v);
+	return vec_ptrs(P, &v);
 }
 
 /* def name(params) [-> type]: suite */
@@ -980,9 +989,7 @@ def(TsLex *P)
 		f->ret = test(P);
 	expect_op(P, ':', "':' after the function's signature");
 	f->nparam = params.n;
-	f->params = ARENA_ARRAY(P->a, TsParam, params.n ? params.n : 1);
-	for (int k = 0; k < params.n; k++)
-		f->params[k] = *(TsParam *)params.v[k];
+	f->params = vec_structs(P, &params, sizeof *f->params);
 	f->body = suite(P, &f->nbody);
 	return f;
 }
@@ -1059,16 +1066,6 @@ class_item(TsLex *P, ClassBuild *cb)
 	        "(name = value) in the class body, found another statement");
 }
 
-static const char **
-names(TsLex *P, const Vec *v)
-{
-	const char **a = ARENA_ARRAY(P->a, const char *, v->n ? v->n : 1);
-
-	if (v->n)
-		memcpy(a, v->v, sizeof *a * (size_t)v->n);
-	return a;
-}
-
 /* class Name[(Base)]: body */
 static TsClass *
 class_def(TsLex *P)
@@ -1108,22 +1105,16 @@ class_def(TsLex *P)
 		tslex_next(P);
 	P->nest--;
 	c->nparameter = cb.params.n;
-	c->parameters = names(P, &cb.params);
+	c->parameters = vec_ptrs(P, &cb.params);
 	c->nbuffer = cb.buffers.n;
-	c->buffers = names(P, &cb.buffers);
+	c->buffers = vec_ptrs(P, &cb.buffers);
 	c->nattr = cb.attrs.n;
-	c->attrs = ARENA_ARRAY(P->a, TsAttr, cb.attrs.n ? cb.attrs.n : 1);
-	for (int k = 0; k < cb.attrs.n; k++)
-		c->attrs[k] = *(TsAttr *)cb.attrs.v[k];
+	c->attrs = vec_structs(P, &cb.attrs, sizeof *c->attrs);
 	c->nconst = cb.const_names.n;
-	c->const_names = names(P, &cb.const_names);
-	c->const_values = ARENA_ARRAY(P->a, TsExpr *, cb.const_values.n ? cb.const_values.n : 1);
-	if (cb.const_values.n)
-		memcpy(c->const_values, cb.const_values.v, sizeof *c->const_values * (size_t)cb.const_values.n);
+	c->const_names = vec_ptrs(P, &cb.const_names);
+	c->const_values = vec_ptrs(P, &cb.const_values);
 	c->ndef = cb.defs.n;
-	c->defs = ARENA_ARRAY(P->a, TsDef, cb.defs.n ? cb.defs.n : 1);
-	for (int k = 0; k < cb.defs.n; k++)
-		c->defs[k] = *(TsDef *)cb.defs.v[k];
+	c->defs = vec_structs(P, &cb.defs, sizeof *c->defs);
 	return c;
 }
 
@@ -1147,13 +1138,9 @@ parse_file(TsLex *P, TsAst *out)
 			tslex_expected(P, "'class' or 'def'");
 	}
 	out->nclass = classes.n;
-	out->classes = ARENA_ARRAY(P->a, TsClass, classes.n ? classes.n : 1);
-	for (int k = 0; k < classes.n; k++)
-		out->classes[k] = *(TsClass *)classes.v[k];
+	out->classes = vec_structs(P, &classes, sizeof *out->classes);
 	out->ndef = defs.n;
-	out->defs = ARENA_ARRAY(P->a, TsDef, defs.n ? defs.n : 1);
-	for (int k = 0; k < defs.n; k++)
-		out->defs[k] = *(TsDef *)defs.v[k];
+	out->defs = vec_structs(P, &defs, sizeof *out->defs);
 }
 
 int
