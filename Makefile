@@ -94,7 +94,7 @@ test:
 
 # The fuzz targets exercise the readers only, so they link just those.
 FUZZ_LIB = core/die core/arena core/diag core/dtype core/strmap core/tensor read/zip read/json read/pickle \
-           sym/sym sym/symeval read/torchsave read/bundle read/tsarchive read/tsparse
+           sym/sym sym/symeval read/torchsave read/bundle read/tsarchive read/tslex read/tsparse
 $(B)/fuzz/%: test/fuzz/%.c $(FUZZ_LIB:%=$(B)/lib/%.o)
 	@mkdir -p $(B)/fuzz
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lz -lm

@@ -4,63 +4,30 @@
  * whose bodies declare attributes (`weight : Tensor`), constants
  * (`eps : Final[float] = 1e-05`) and typed methods; free functions; and in
  * bodies assignments, calls, if/else, for over range, while, with, return,
- * raise, assert, del, pass.  This file is a lexer that turns indentation
- * into INDENT/DEDENT tokens as Python does (newlines inside brackets do not
- * count), and a recursive-descent parser over it with Python's precedence.
- * It reads the whole of Python's expression and statement syntax that the
- * printer can write, and says "expected X, found Y" at the first token it
- * cannot take; lambdas, comprehensions, star arguments, try, import and the
- * like are such tokens.
+ * raise, assert, del, pass.  This file is a recursive-descent parser with
+ * Python's precedence over the tokens of tslex.c, which turns indentation
+ * into INDENT/DEDENT as Python does.  It reads the whole of Python's
+ * expression and statement syntax that the printer can write, and says
+ * "expected X, found Y" at the first token it cannot take; lambdas,
+ * comprehensions, star arguments, try, import and the like are such tokens.
  *
- * A syntax error ends the parse: fail() reports it and jumps back to
+ * A syntax error ends the parse: tslex_fail() reports it and jumps back to
  * ts_parse(), which returns the error as a value.  Everything allocated so
- * far lives in the arena, so the jump leaks nothing.  The text need not be
- * NUL-terminated (it points into a zip entry): every read checks the end.
- * Nesting (suites, brackets, unary operators, and each link of an operator
- * or trailer chain) is counted against TS_MAX_NEST, which bounds both the C
- * stack here and the depth of the tree the builder walks. */
-#include "read/ts.h"
+ * far lives in the arena, so the jump leaks nothing.  Nesting (suites,
+ * brackets, unary operators, and each link of an operator or trailer chain)
+ * is counted against TS_MAX_NEST, which bounds both the C stack here and
+ * the depth of the tree the builder walks. */
+#include "read/tslex.h"
 
 #include <limits.h>
 #include <math.h>
-#include <setjmp.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/core.h"
 
-/* ==== tokens ==== */
-
-typedef enum LexKind {
-	LX_END, LX_NEWLINE, LX_INDENT, LX_DEDENT,
-	LX_NAME, LX_INT, LX_FLOAT, LX_IMAG, LX_STR, LX_OP,
-} LexKind;
-
-/* Operators of more than one character; single ones are their char. */
-enum {
-	OP_EQ = 256, OP_NE, OP_LE, OP_GE, OP_SHL, OP_SHR, OP_POW, OP_FLOORDIV,
-	OP_ARROW, OP_ELLIPSIS,
-};
-
-/* Every operator spelling, longest first so the scan takes the longest
- * match; aug marks `op=`, which carries the operator it applies. */
-static const struct OpSpelling {
-	const char *s;
-	int op, aug;
-} op_spellings[] = {
-	{"**=", OP_POW, 1}, {"//=", OP_FLOORDIV, 1}, {"<<=", OP_SHL, 1}, {">>=", OP_SHR, 1},
-	{"...", OP_ELLIPSIS, 0},
-	{"**", OP_POW, 0}, {"//", OP_FLOORDIV, 0}, {"<<", OP_SHL, 0}, {">>", OP_SHR, 0},
-	{"==", OP_EQ, 0}, {"!=", OP_NE, 0}, {"<=", OP_LE, 0}, {">=", OP_GE, 0}, {"->", OP_ARROW, 0},
-	{"+=", '+', 1}, {"-=", '-', 1}, {"*=", '*', 1}, {"/=", '/', 1}, {"%=", '%', 1},
-	{"@=", '@', 1}, {"&=", '&', 1}, {"|=", '|', 1}, {"^=", '^', 1},
-	{"+", '+', 0}, {"-", '-', 0}, {"*", '*', 0}, {"/", '/', 0}, {"%", '%', 0}, {"@", '@', 0},
-	{"&", '&', 0}, {"|", '|', 0}, {"^", '^', 0}, {"~", '~', 0}, {"<", '<', 0}, {">", '>', 0},
-	{"(", '(', 0}, {")", ')', 0}, {"[", '[', 0}, {"]", ']', 0}, {"{", '{', 0}, {"}", '}', 0},
-	{",", ',', 0}, {":", ':', 0}, {".", '.', 0}, {";", ';', 0}, {"=", '=', 0},
-};
+/* ==== operators ==== */
 
 /* The infix arithmetic operators: precedence (higher binds tighter; 0 for
  * `**`, which power() handles, right-associative) and the TsBinOp, which
@@ -77,611 +44,74 @@ static const struct BinRow {
 	{OP_POW, 0, TB_POW},
 };
 
-/* Python's keywords: a name spelled so is never an identifier. */
-static const char *const keywords[] = {
-	"False", "None", "True", "and", "as", "assert", "async", "await", "break", "class",
-	"continue", "def", "del", "elif", "else", "except", "finally", "for", "from", "global",
-	"if", "import", "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return",
-	"try", "while", "with", "yield",
-};
-
-typedef struct Tok {
-	LexKind kind;
-	int op, aug;            /* LX_OP */
-	uint32_t ofs, line, col;
-	const char *p;          /* spelling in the text */
-	size_t n;
-	uint64_t u;             /* LX_INT; above INT64_MAX only as 2^63, for a minus to take */
-	double f;               /* LX_FLOAT, LX_IMAG */
-	char *s;                /* LX_STR, decoded (arena, NUL-terminated) */
-	size_t slen;
-} Tok;
-
-typedef struct Parser {
-	Arena *a;
-	Diag *d;
-	const char *label;
-	const char *text;
-	size_t len, pos;
-	uint32_t line;          /* of pos, 1-based */
-	size_t bol;             /* offset of that line's first byte */
-	int brackets;           /* open (, [, {: newlines inside do not count */
-	int at_bol;             /* next token starts a logical line: measure its indent */
-	int dedents;            /* DEDENT tokens still owed */
-	int indent[TS_MAX_NEST + 2];
-	int nindent;            /* indent[0] is 0, the top level */
-	Tok tok;                /* the current token */
-	int nest;               /* against TS_MAX_NEST */
-	jmp_buf fail;
-} Parser;
-
-/* ==== errors ==== */
-
-/* What a token is, for "found ...": "name 'x'", "'('", "end of line". */
-static const char *
-describe(Parser *P, const Tok *t)
-{
-	int n = t->n > 24 ? 24 : (int)t->n;
-	const char *more = t->n > 24 ? "..." : "";
-
-	switch (t->kind) {
-	case LX_END: return "end of file";
-	case LX_NEWLINE: return "end of line";
-	case LX_INDENT: return "an indented line";
-	case LX_DEDENT: return "a line indented less";
-	case LX_NAME:
-		for (size_t k = 0; k < sizeof keywords / sizeof *keywords; k++)
-			if (strlen(keywords[k]) == t->n && memcmp(keywords[k], t->p, t->n) == 0)
-				return arena_printf(P->a, "'%s'", keywords[k]);
-		return arena_printf(P->a, "name '%.*s%s'", n, t->p, more);
-	case LX_INT: case LX_FLOAT: case LX_IMAG:
-		return arena_printf(P->a, "number %.*s%s", n, t->p, more);
-	case LX_STR: {
-		/* The spelling, with bytes a terminal would act on shown as escapes. */
-		char buf[128];
-		size_t k = 0;
-
-		for (size_t i = 0; i < (size_t)n && k + 5 < sizeof buf; i++) {
-			unsigned char c = (unsigned char)t->p[i];
-			k += (size_t)snprintf(buf + k, sizeof buf - k, c >= 0x20 && c < 0x7f ? "%c" : "\\x%02x", c);
-		}
-		return arena_printf(P->a, "string %.*s%s", (int)k, buf, more);
-	}
-	case LX_OP:
-		for (size_t k = 0; k < sizeof op_spellings / sizeof *op_spellings; k++)
-			if (op_spellings[k].op == t->op && op_spellings[k].aug == t->aug)
-				return arena_printf(P->a, "'%s'", op_spellings[k].s);
-		break;
-	}
-	die("token kind %d", (int)t->kind);
-}
-
-/* Reports "label:line:col: message" and ends the parse. */
-static _Noreturn void fail_at(Parser *P, uint32_t line, uint32_t col, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static _Noreturn void
-fail_at(Parser *P, uint32_t line, uint32_t col, const char *fmt, ...)
-{
-	char msg[512];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
-	va_end(ap);
-	diag_report(P->d, YE_TS_SYNTAX, &(DiagAt){.file = P->label, .line = line, .column = col}, "%s", msg);
-	longjmp(P->fail, 1);
-}
-
-/* "expected WHAT, found <the current token>" at the current token. */
-static _Noreturn void
-expected(Parser *P, const char *what)
-{
-	fail_at(P, P->tok.line, P->tok.col, "expected %s, found %s", what, describe(P, &P->tok));
-}
-
-/* The same at the byte at ofs, for the lexer: found is what it saw there. */
-static _Noreturn void
-lex_fail(Parser *P, size_t ofs, const char *what, const char *found)
-{
-	fail_at(P, P->line, (uint32_t)(ofs - P->bol) + 1, "expected %s, found %s", what, found);
-}
-
 static void
-enter(Parser *P)
+enter(TsLex *P)
 {
 	if (++P->nest > TS_MAX_NEST)
-		fail_at(P, P->tok.line, P->tok.col, "expected at most %d levels of nesting, found more",
+		tslex_fail(P, P->tok.line, P->tok.col, "expected at most %d levels of nesting, found more",
 		        TS_MAX_NEST);
 }
 
-/* ==== lexer ==== */
-
-static int
-at(const Parser *P, size_t k)
-{
-	return P->pos + k < P->len ? (unsigned char)P->text[P->pos + k] : -1;
-}
-
-static int
-is_ident(int c, int first)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' ||
-	       (!first && c >= '0' && c <= '9');
-}
-
-static int
-is_digit(int c)
-{
-	return c >= '0' && c <= '9';
-}
-
-static void
-newline_at(Parser *P, size_t next)
-{
-	P->pos = next;
-	P->line++;
-	P->bol = next;
-}
-
-/* The byte at ofs as "byte 0x01", "'$'". */
-static const char *
-byte_name(Parser *P, size_t ofs)
-{
-	unsigned char c;
-
-	if (ofs >= P->len)
-		return "end of file";
-	c = (unsigned char)P->text[ofs];
-	if (c == '\n')
-		return "end of line";
-	return c >= 0x20 && c < 0x7f ? arena_printf(P->a, "'%c'", c) : arena_printf(P->a, "byte 0x%02x", c);
-}
-
-/* Skips blanks, comments and backslash-newline joins within a line. */
-static void
-skip_blanks(Parser *P)
-{
-	for (;;) {
-		int c = at(P, 0);
-
-		if (c == ' ' || c == '\t' || c == '\f' || c == '\r') {
-			P->pos++;
-		} else if (c == '#') {
-			while (at(P, 0) >= 0 && at(P, 0) != '\n')
-				P->pos++;
-		} else if (c == '\\') {
-			size_t k = at(P, 1) == '\r' ? 2 : 1;
-
-			if (at(P, k) != '\n')
-				lex_fail(P, P->pos + 1, "a line end after '\\'", byte_name(P, P->pos + k));
-			newline_at(P, P->pos + k + 1);
-		} else if (c == '\n' && P->brackets > 0) {
-			newline_at(P, P->pos + 1);
-		} else {
-			return;
-		}
-	}
-}
-
-/* At the start of a logical line: skips blank and comment-only lines and
- * measures the indent of the next one (-1 at the end of the text). */
-static int
-measure_indent(Parser *P)
-{
-	for (;;) {
-		int w = 0, c;
-
-		while ((c = at(P, 0)) == ' ' || c == '\t' || c == '\f' || c == '\r') {
-			if (c == ' ')
-				w++;
-			else if (c == '\t')
-				w = (w / 8 + 1) * 8;  /* Python's tab stops */
-			P->pos++;
-		}
-		if (c == '#')
-			while (at(P, 0) >= 0 && at(P, 0) != '\n')
-				P->pos++;
-		c = at(P, 0);
-		if (c < 0)
-			return -1;
-		if (c != '\n')
-			return w;
-		newline_at(P, P->pos + 1);
-	}
-}
-
-static void
-set_tok(Parser *P, LexKind kind, size_t start)
-{
-	Tok *t = &P->tok;
-
-	memset(t, 0, sizeof *t);
-	t->kind = kind;
-	t->ofs = (uint32_t)start;
-	t->line = P->line;
-	t->col = (uint32_t)(start - P->bol) + 1;
-	t->p = P->text + start;
-}
-
-/* Appends the UTF-8 form of code point cp to buf. */
-static size_t
-put_utf8(char *buf, uint32_t cp)
-{
-	if (cp < 0x80) {
-		buf[0] = (char)cp;
-		return 1;
-	}
-	if (cp < 0x800) {
-		buf[0] = (char)(0xc0 | cp >> 6);
-		buf[1] = (char)(0x80 | (cp & 0x3f));
-		return 2;
-	}
-	if (cp < 0x10000) {
-		buf[0] = (char)(0xe0 | cp >> 12);
-		buf[1] = (char)(0x80 | (cp >> 6 & 0x3f));
-		buf[2] = (char)(0x80 | (cp & 0x3f));
-		return 3;
-	}
-	buf[0] = (char)(0xf0 | cp >> 18);
-	buf[1] = (char)(0x80 | (cp >> 12 & 0x3f));
-	buf[2] = (char)(0x80 | (cp >> 6 & 0x3f));
-	buf[3] = (char)(0x80 | (cp & 0x3f));
-	return 4;
-}
-
-static int
-hex_value(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
-/* A backslash escape at pos (just after the backslash) into buf; returns
- * the bytes written.  The printer writes \\ \' \" \a \b \f \n \r \t \v and
- * \ooo; Python's \xHH, \uXXXX, \UXXXXXXXX and backslash-newline are read
- * too, and an unknown escape keeps its backslash, as in Python. */
-static size_t
-lex_escape(Parser *P, char *buf)
-{
-	static const char simple[] = "\\\\''\"\"a\ab\bf\fn\nr\rt\tv\v";
-	int c = at(P, 0);
-	uint32_t cp = 0;
-	int digits;
-
-	for (size_t k = 0; simple[k]; k += 2)
-		if (c == simple[k]) {
-			P->pos++;
-			buf[0] = simple[k + 1];
-			return 1;
-		}
-	if (c >= '0' && c <= '7') {
-		for (digits = 0; digits < 3 && at(P, 0) >= '0' && at(P, 0) <= '7'; digits++, P->pos++)
-			cp = cp * 8 + (uint32_t)(at(P, 0) - '0');
-		buf[0] = (char)(cp & 0xff);
-		return 1;
-	}
-	if (c == 'x' || c == 'u' || c == 'U') {
-		int want = c == 'x' ? 2 : c == 'u' ? 4 : 8;
-
-		for (digits = 0; digits < want; digits++) {
-			int h = hex_value(at(P, 1 + (size_t)digits));
-
-			if (h < 0)
-				lex_fail(P, P->pos + 1 + (size_t)digits,
-				         arena_printf(P->a, "%d hex digits after '\\%c'", want, c),
-				         byte_name(P, P->pos + 1 + (size_t)digits));
-			cp = cp * 16 + (uint32_t)h;
-		}
-		if (c != 'x' && (cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)))
-			lex_fail(P, P->pos - 1, "a Unicode scalar value", arena_printf(P->a, "\\%c%0*X", c, want, cp));
-		P->pos += 1 + (size_t)want;
-		if (c == 'x') {
-			buf[0] = (char)cp;
-			return 1;
-		}
-		return put_utf8(buf, cp);
-	}
-	if (c == '\n') {
-		newline_at(P, P->pos + 1);
-		return 0;
-	}
-	if (c < 0)
-		return 0;  /* the caller reports the unterminated string */
-	buf[0] = '\\';
-	buf[1] = (char)c;
-	P->pos++;
-	return 2;
-}
-
-/* A string literal at pos (its quote): '...', "...", or triple-quoted. */
-static void
-lex_string(Parser *P)
-{
-	size_t start = P->pos, cap, n = 0;
-	uint32_t line = P->line, col = (uint32_t)(start - P->bol) + 1;
-	int q = at(P, 0), triple = at(P, 1) == q && at(P, 2) == q;
-	char *buf;
-
-	P->pos += triple ? 3 : 1;
-	cap = 64;
-	buf = arena_alloc(P->a, cap);
-	for (;;) {
-		int c = at(P, 0);
-
-		if (n + 8 > cap) {
-			char *nb = arena_alloc(P->a, cap * 2);
-
-			memcpy(nb, buf, n);
-			buf = nb;
-			cap *= 2;
-		}
-		if (c < 0 || (c == '\n' && !triple))
-			fail_at(P, line, col, "expected %s to close the string, found %s", triple ?
-			        (q == '"' ? "'\"\"\"'" : "\"'''\"") : (q == '"' ? "'\"'" : "\"'\""),
-			        c < 0 ? "end of file" : "end of line");
-		if (c == q && (!triple || (at(P, 1) == q && at(P, 2) == q))) {
-			P->pos += triple ? 3 : 1;
-			break;
-		}
-		if (c == '\\') {
-			P->pos++;
-			n += lex_escape(P, buf + n);
-			continue;
-		}
-		if (c == '\n')
-			newline_at(P, P->pos + 1);
-		else
-			P->pos++;
-		buf[n++] = (char)c;
-	}
-	buf[n] = 0;
-	/* The token starts where the string did, even when it spans lines. */
-	P->tok.kind = LX_STR;
-	P->tok.ofs = (uint32_t)start;
-	P->tok.line = line;
-	P->tok.col = col;
-	P->tok.p = P->text + start;
-	P->tok.n = P->pos - start;
-	P->tok.s = buf;
-	P->tok.slen = n;
-}
-
-/* A number at pos: 12, 1., .5, 1e-05, 1.0000000000000001e-05, 1e+20, 2.j. */
-static void
-lex_number(Parser *P)
-{
-	size_t start = P->pos;
-	int is_float = 0;
-	char tmp[128];
-
-	while (is_digit(at(P, 0)))
-		P->pos++;
-	if (at(P, 0) == '.') {
-		is_float = 1;
-		P->pos++;
-		while (is_digit(at(P, 0)))
-			P->pos++;
-	}
-	if (at(P, 0) == 'e' || at(P, 0) == 'E') {
-		size_t k = (at(P, 1) == '+' || at(P, 1) == '-') ? 2 : 1;
-
-		if (!is_digit(at(P, k)))
-			lex_fail(P, P->pos + k, "a digit in the exponent", byte_name(P, P->pos + k));
-		is_float = 1;
-		P->pos += k;
-		while (is_digit(at(P, 0)))
-			P->pos++;
-	}
-	P->tok.p = P->text + start;
-	P->tok.n = P->pos - start;
-	if (at(P, 0) == 'j' || at(P, 0) == 'J') {
-		P->pos++;
-		P->tok.kind = LX_IMAG;
-		is_float = 1;
-	} else {
-		P->tok.kind = is_float ? LX_FLOAT : LX_INT;
-	}
-	if (is_ident(at(P, 0), 0))
-		lex_fail(P, P->pos, "an operator or a space after a number", byte_name(P, P->pos));
-	if (is_float) {
-		const char *s = P->tok.n < sizeof tmp ? tmp : arena_strndup(P->a, P->tok.p, P->tok.n);
-
-		if (s == tmp) {
-			memcpy(tmp, P->tok.p, P->tok.n);
-			tmp[P->tok.n] = 0;
-		}
-		P->tok.f = strtod(s, NULL);  /* out of range gives inf or 0, as Python's float() */
-		return;
-	}
-	for (size_t k = 0; k < P->tok.n; k++) {
-		uint64_t digit = (uint64_t)(P->tok.p[k] - '0');
-
-		if (P->tok.u > ((uint64_t)INT64_MAX + 1 - digit) / 10)
-			fail_at(P, P->tok.line, P->tok.col, "expected an integer of 64 bits, found number %.*s",
-			        (int)(P->tok.n > 40 ? 40 : P->tok.n), P->tok.p);
-		P->tok.u = P->tok.u * 10 + digit;
-	}
-}
-
-/* The next operator at pos, longest spelling first. */
-static void
-lex_op(Parser *P)
-{
-	for (size_t k = 0; k < sizeof op_spellings / sizeof *op_spellings; k++) {
-		const struct OpSpelling *o = &op_spellings[k];
-		size_t n = strlen(o->s);
-
-		if (P->pos + n <= P->len && memcmp(P->text + P->pos, o->s, n) == 0) {
-			P->tok.kind = LX_OP;
-			P->tok.op = o->op;
-			P->tok.aug = o->aug;
-			P->tok.n = n;
-			P->pos += n;
-			if (o->op == '(' || o->op == '[' || o->op == '{')
-				P->brackets++;
-			else if ((o->op == ')' || o->op == ']' || o->op == '}') && P->brackets > 0)
-				P->brackets--;
-			return;
-		}
-	}
-	lex_fail(P, P->pos, "a name, number, string or operator", byte_name(P, P->pos));
-}
-
-/* Moves P->tok to the next token. */
-static void
-next(Parser *P)
-{
-	LexKind prev = P->tok.kind;
-
-	if (P->dedents > 0) {
-		P->dedents--;
-		set_tok(P, LX_DEDENT, P->pos);
-		return;
-	}
-	if (P->at_bol) {
-		int w = measure_indent(P);
-
-		P->at_bol = 0;
-		if (w < 0) {
-			w = 0;  /* the end closes every block */
-		}
-		if (w > P->indent[P->nindent - 1]) {
-			if (P->nindent > TS_MAX_NEST)
-				lex_fail(P, P->pos, arena_printf(P->a, "at most %d levels of indentation", TS_MAX_NEST),
-				         "more");
-			P->indent[P->nindent++] = w;
-			set_tok(P, LX_INDENT, P->pos);
-			return;
-		}
-		if (w < P->indent[P->nindent - 1]) {
-			while (P->nindent > 1 && w < P->indent[P->nindent - 1]) {
-				P->nindent--;
-				P->dedents++;
-			}
-			if (w != P->indent[P->nindent - 1])
-				lex_fail(P, P->pos, arena_printf(P->a, "an indent of %d columns, as an enclosing block",
-				         P->indent[P->nindent - 1]), arena_printf(P->a, "%d", w));
-			P->dedents--;
-			set_tok(P, LX_DEDENT, P->pos);
-			return;
-		}
-	}
-	skip_blanks(P);
-	if (P->pos >= P->len && P->brackets > 0) {
-		set_tok(P, LX_END, P->pos);  /* the parser says which bracket is open */
-		return;
-	}
-	if (P->pos >= P->len) {
-		/* A last line without its newline still ends a statement. */
-		if (prev != LX_NEWLINE && prev != LX_DEDENT && prev != LX_INDENT && prev != LX_END) {
-			set_tok(P, LX_NEWLINE, P->pos);
-			P->at_bol = 1;
-			return;
-		}
-		if (P->nindent > 1) {
-			P->nindent--;
-			set_tok(P, LX_DEDENT, P->pos);
-			return;
-		}
-		set_tok(P, LX_END, P->pos);
-		return;
-	}
-	set_tok(P, LX_NAME, P->pos);
-	{
-		int c = at(P, 0);
-
-		if (c == '\n') {
-			set_tok(P, LX_NEWLINE, P->pos);
-			newline_at(P, P->pos + 1);
-			P->at_bol = 1;
-		} else if (is_ident(c, 1)) {
-			while (is_ident(at(P, 0), 0))
-				P->pos++;
-			P->tok.n = (size_t)(P->text + P->pos - P->tok.p);
-		} else if (is_digit(c) || (c == '.' && is_digit(at(P, 1)))) {
-			lex_number(P);
-		} else if (c == '"' || c == '\'') {
-			lex_string(P);
-		} else {
-			lex_op(P);
-		}
-	}
-}
 
 /* ==== token tests ==== */
 
 static int
-is_op(const Parser *P, int op)
+is_op(const TsLex *P, int op)
 {
 	return P->tok.kind == LX_OP && P->tok.op == op && !P->tok.aug;
 }
 
 static int
-is_kw(const Parser *P, const char *kw)
+is_kw(const TsLex *P, const char *kw)
 {
 	return P->tok.kind == LX_NAME && strlen(kw) == P->tok.n && memcmp(P->tok.p, kw, P->tok.n) == 0;
 }
 
 static int
-is_keyword(const Tok *t)
-{
-	for (size_t k = 0; k < sizeof keywords / sizeof *keywords; k++)
-		if (strlen(keywords[k]) == t->n && memcmp(keywords[k], t->p, t->n) == 0)
-			return 1;
-	return 0;
-}
-
-static int
-accept_op(Parser *P, int op)
+accept_op(TsLex *P, int op)
 {
 	if (!is_op(P, op))
 		return 0;
-	next(P);
+	tslex_next(P);
 	return 1;
 }
 
 static int
-accept_kw(Parser *P, const char *kw)
+accept_kw(TsLex *P, const char *kw)
 {
 	if (!is_kw(P, kw))
 		return 0;
-	next(P);
+	tslex_next(P);
 	return 1;
 }
 
 static void
-expect_op(Parser *P, int op, const char *what)
+expect_op(TsLex *P, int op, const char *what)
 {
 	if (!accept_op(P, op))
-		expected(P, what);
+		tslex_expected(P, what);
 }
 
 /* An identifier (not a keyword): its arena copy. */
 static const char *
-expect_name(Parser *P, const char *what)
+expect_name(TsLex *P, const char *what)
 {
 	const char *s;
 
-	if (P->tok.kind != LX_NAME || is_keyword(&P->tok))
-		expected(P, what);
+	if (P->tok.kind != LX_NAME || tslex_is_keyword(&P->tok))
+		tslex_expected(P, what);
 	s = arena_strndup(P->a, P->tok.p, P->tok.n);
-	next(P);
+	tslex_next(P);
 	return s;
 }
 
 /* Whether the current token can start an expression. */
 static int
-starts_expr(const Parser *P)
+starts_expr(const TsLex *P)
 {
 	switch (P->tok.kind) {
 	case LX_NAME:
-		return !is_keyword(&P->tok) || is_kw(P, "None") || is_kw(P, "True") || is_kw(P, "False") ||
+		return !tslex_is_keyword(&P->tok) || is_kw(P, "None") || is_kw(P, "True") || is_kw(P, "False") ||
 		       is_kw(P, "not");
 	case LX_INT: case LX_FLOAT: case LX_IMAG: case LX_STR:
 		return 1;
@@ -701,14 +131,14 @@ typedef struct Vec {
 } Vec;
 
 static void
-vec_push(Parser *P, Vec *v, void *x)
+vec_push(TsLex *P, Vec *v, void *x)
 {
 	if (v->n == v->cap) {
 		int cap = v->cap ? v->cap * 2 : 4;
 		void **nv;
 
 		if (v->cap > INT_MAX / 4)
-			fail_at(P, P->tok.line, P->tok.col, "expected fewer items, found more than %d", v->cap);
+			tslex_fail(P, P->tok.line, P->tok.col, "expected fewer items, found more than %d", v->cap);
 		nv = ARENA_ARRAY(P->a, void *, cap);
 		if (v->n)
 			memcpy(nv, v->v, sizeof *nv * (size_t)v->n);
@@ -718,14 +148,37 @@ vec_push(Parser *P, Vec *v, void *x)
 	v->v[v->n++] = x;
 }
 
+/* The pointers of v as an array of their own (one slot at least, so a
+ * caller may index it without testing n). */
+static void *
+vec_ptrs(TsLex *P, const Vec *v)
+{
+	void **a = ARENA_ARRAY(P->a, void *, v->n ? v->n : 1);
+
+	if (v->n)
+		memcpy(a, v->v, sizeof *a * (size_t)v->n);
+	return a;
+}
+
+/* The structs v points to, copied into one array of elements of size bytes. */
+static void *
+vec_structs(TsLex *P, const Vec *v, size_t size)
+{
+	char *a = arena_alloc(P->a, size * (size_t)(v->n ? v->n : 1));
+
+	for (int k = 0; k < v->n; k++)
+		memcpy(a + size * (size_t)k, v->v[k], size);
+	return a;
+}
+
 /* ==== expressions ==== */
 
-static TsExpr *test(Parser *P);
-static TsExpr *or_test(Parser *P);
-static TsExpr *unary(Parser *P);
+static TsExpr *test(TsLex *P);
+static TsExpr *or_test(TsLex *P);
+static TsExpr *unary(TsLex *P);
 
 static TsExpr *
-new_expr(Parser *P, TsExprKind kind, const Tok *at)
+new_expr(TsLex *P, TsExprKind kind, const TsTok *at)
 {
 	TsExpr *e = ARENA_NEW(P->a, TsExpr);
 
@@ -737,7 +190,7 @@ new_expr(Parser *P, TsExprKind kind, const Tok *at)
 }
 
 static TsExpr *
-new_binary(Parser *P, TsExprKind kind, int op, TsExpr *a, TsExpr *b)
+new_binary(TsLex *P, TsExprKind kind, int op, TsExpr *a, TsExpr *b)
 {
 	TsExpr *e = ARENA_NEW(P->a, TsExpr);
 
@@ -752,18 +205,16 @@ new_binary(Parser *P, TsExprKind kind, int op, TsExpr *a, TsExpr *b)
 }
 
 static void
-set_items(Parser *P, TsExpr *e, const Vec *v)
+set_items(TsLex *P, TsExpr *e, const Vec *v)
 {
 	e->nitem = v->n;
-	e->items = ARENA_ARRAY(P->a, TsExpr *, v->n ? v->n : 1);
-	if (v->n)
-		memcpy(e->items, v->v, sizeof *e->items * (size_t)v->n);
+	e->items = vec_ptrs(P, v);
 }
 
 /* Items separated by commas up to the closing bracket close, a trailing
  * comma allowed; *trailing says whether there was one. */
 static void
-items_until(Parser *P, Vec *v, int close, const char *what, int *trailing)
+items_until(TsLex *P, Vec *v, int close, const char *what, int *trailing)
 {
 	*trailing = 0;
 	while (!is_op(P, close) && P->tok.kind != LX_END) {
@@ -774,19 +225,19 @@ items_until(Parser *P, Vec *v, int close, const char *what, int *trailing)
 		*trailing = 1;
 	}
 	if (!accept_op(P, close))
-		expected(P, what);
+		tslex_expected(P, what);
 }
 
 /* ( ... ): an empty tuple, a parenthesized expression or a tuple. */
 static TsExpr *
-paren(Parser *P)
+paren(TsLex *P)
 {
-	Tok open = P->tok;
+	TsTok open = P->tok;
 	Vec v = {0};
 	int trailing;
 	TsExpr *e;
 
-	next(P);
+	tslex_next(P);
 	items_until(P, &v, ')', "',' or ')'", &trailing);
 	if (v.n == 1 && !trailing)
 		return v.v[0];
@@ -796,12 +247,12 @@ paren(Parser *P)
 }
 
 static TsExpr *
-dict(Parser *P)
+dict(TsLex *P)
 {
 	TsExpr *e = new_expr(P, TE_DICT, &P->tok);
 	Vec v = {0};
 
-	next(P);
+	tslex_next(P);
 	while (!is_op(P, '}')) {
 		vec_push(P, &v, test(P));
 		expect_op(P, ':', "':' after a dict key");
@@ -816,13 +267,13 @@ dict(Parser *P)
 
 /* A string, and the literals written right after it, joined as Python does. */
 static TsExpr *
-string(Parser *P)
+string(TsLex *P)
 {
 	TsExpr *e = new_expr(P, TE_STR, &P->tok);
 
 	e->s = P->tok.s;
 	e->n = P->tok.slen;
-	next(P);
+	tslex_next(P);
 	while (P->tok.kind == LX_STR) {
 		char *s = arena_alloc(P->a, e->n + P->tok.slen + 1);
 
@@ -830,50 +281,50 @@ string(Parser *P)
 		memcpy(s + e->n, P->tok.s, P->tok.slen + 1);
 		e->s = s;
 		e->n += P->tok.slen;
-		next(P);
+		tslex_next(P);
 	}
 	return e;
 }
 
 static TsExpr *
-atom(Parser *P)
+atom(TsLex *P)
 {
-	Tok t = P->tok;
+	TsTok t = P->tok;
 	TsExpr *e;
 
 	switch (t.kind) {
 	case LX_INT:
 		e = new_expr(P, TE_INT, &t);
 		if (t.u > INT64_MAX)
-			fail_at(P, t.line, t.col, "expected an integer of 64 bits, found number %.*s", (int)t.n, t.p);
+			tslex_fail(P, t.line, t.col, "expected an integer of 64 bits, found number %.*s", (int)t.n, t.p);
 		e->i = (int64_t)t.u;
-		next(P);
+		tslex_next(P);
 		return e;
 	case LX_FLOAT: case LX_IMAG:
 		e = new_expr(P, t.kind == LX_FLOAT ? TE_FLOAT : TE_IMAG, &t);
 		e->f = t.f;
-		next(P);
+		tslex_next(P);
 		return e;
 	case LX_STR:
 		return string(P);
 	case LX_NAME:
 		if (is_kw(P, "None") || is_kw(P, "True") || is_kw(P, "False")) {
 			e = new_expr(P, is_kw(P, "None") ? TE_NONE : is_kw(P, "True") ? TE_TRUE : TE_FALSE, &t);
-			next(P);
+			tslex_next(P);
 			return e;
 		}
-		if (is_keyword(&t))
+		if (tslex_is_keyword(&t))
 			break;
 		/* The printer's names of the non-finite floats (reserved: no variable takes them). */
 		if (is_kw(P, "inf") || is_kw(P, "nan") || is_kw(P, "infj") || is_kw(P, "nanj")) {
 			e = new_expr(P, t.n == 3 ? TE_FLOAT : TE_IMAG, &t);
 			e->f = t.p[0] == 'i' ? INFINITY : NAN;
-			next(P);
+			tslex_next(P);
 			return e;
 		}
 		e = new_expr(P, TE_NAME, &t);
 		e->s = arena_strndup(P->a, t.p, t.n);
-		next(P);
+		tslex_next(P);
 		return e;
 	case LX_OP:
 		if (t.aug)
@@ -892,7 +343,7 @@ atom(Parser *P)
 
 			enter(P);
 			e = new_expr(P, TE_LIST, &t);
-			next(P);
+			tslex_next(P);
 			items_until(P, &v, ']', "',' or ']'", &trailing);
 			set_items(P, e, &v);
 			P->nest--;
@@ -908,14 +359,14 @@ atom(Parser *P)
 	default:
 		break;
 	}
-	expected(P, "an expression");
+	tslex_expected(P, "an expression");
 }
 
 /* One subscript item: an expression or a slice [a]:[b][:[c]]. */
 static TsExpr *
-subscript_item(Parser *P)
+subscript_item(TsLex *P)
 {
-	Tok t = P->tok;
+	TsTok t = P->tok;
 	TsExpr *e, *part[3] = {0};
 
 	if (!is_op(P, ':')) {
@@ -935,14 +386,14 @@ subscript_item(Parser *P)
 
 /* [ items ]: one item, or a tuple of them (Dict[str, int], x[1:2, 0]). */
 static TsExpr *
-subscript(Parser *P)
+subscript(TsLex *P)
 {
-	Tok t = P->tok;
+	TsTok t = P->tok;
 	Vec v = {0};
 	int trailing = 0;
 	TsExpr *e;
 
-	next(P);
+	tslex_next(P);
 	while (!is_op(P, ']')) {
 		vec_push(P, &v, subscript_item(P));
 		trailing = 0;
@@ -951,9 +402,9 @@ subscript(Parser *P)
 		trailing = 1;
 	}
 	if (!accept_op(P, ']'))
-		expected(P, "',' or ']'");
+		tslex_expected(P, "',' or ']'");
 	if (v.n == 0)
-		fail_at(P, t.line, t.col, "expected a subscript, found '[]'");
+		tslex_fail(P, t.line, t.col, "expected a subscript, found '[]'");
 	if (v.n == 1 && !trailing)
 		return v.v[0];
 	e = new_expr(P, TE_TUPLE, &t);
@@ -963,25 +414,25 @@ subscript(Parser *P)
 
 /* ( args ): positional arguments, then NAME=value ones. */
 static void
-call_args(Parser *P, TsExpr *call)
+call_args(TsLex *P, TsExpr *call)
 {
 	Vec v = {0}, kw = {0};
 	const char *last_kw = NULL;
 
-	next(P);
+	tslex_next(P);
 	while (!is_op(P, ')')) {
 		TsExpr *e = test(P);
 		const char *name = NULL;
 
 		if (is_op(P, '=')) {
 			if (e->kind != TE_NAME)
-				expected(P, "',' or ')'");
-			next(P);
+				tslex_expected(P, "',' or ')'");
+			tslex_next(P);
 			name = e->s;
 			e = test(P);
 			last_kw = name;
 		} else if (last_kw) {
-			fail_at(P, e->line, e->col, "expected a keyword argument after %s=, found a positional one",
+			tslex_fail(P, e->line, e->col, "expected a keyword argument after %s=, found a positional one",
 			        last_kw);
 		}
 		vec_push(P, &v, e);
@@ -991,20 +442,18 @@ call_args(Parser *P, TsExpr *call)
 	}
 	expect_op(P, ')', "',' or ')'");
 	set_items(P, call, &v);
-	call->kw = ARENA_ARRAY(P->a, const char *, v.n ? v.n : 1);
-	if (v.n)
-		memcpy(call->kw, kw.v, sizeof *call->kw * (size_t)v.n);
+	call->kw = vec_ptrs(P, &kw);
 }
 
 /* An atom and its trailers: calls, subscripts, attributes. */
 static TsExpr *
-postfix(Parser *P)
+postfix(TsLex *P)
 {
 	int nest = P->nest;
 	TsExpr *e = atom(P);
 
 	for (;;) {
-		Tok t = P->tok;
+		TsTok t = P->tok;
 		TsExpr *r;
 
 		if (is_op(P, '(')) {
@@ -1019,7 +468,7 @@ postfix(Parser *P)
 			r->b = subscript(P);
 		} else if (is_op(P, '.')) {
 			enter(P);
-			next(P);
+			tslex_next(P);
 			r = new_expr(P, TE_ATTR, &P->tok);
 			r->a = e;
 			/* A member may be spelled as a keyword only through getattr(). */
@@ -1039,14 +488,14 @@ postfix(Parser *P)
 
 /* power: postfix ['**' unary] (right-associative, tighter than a unary minus on its left). */
 static TsExpr *
-power(Parser *P)
+power(TsLex *P)
 {
 	TsExpr *e = postfix(P);
 
 	if (is_op(P, OP_POW)) {
 		TsExpr *r;
 
-		next(P);
+		tslex_next(P);
 		enter(P);
 		r = new_binary(P, TE_BINARY, TB_POW, e, unary(P));
 		P->nest--;
@@ -1056,27 +505,27 @@ power(Parser *P)
 }
 
 static TsExpr *
-unary(Parser *P)
+unary(TsLex *P)
 {
-	Tok t = P->tok;
+	TsTok t = P->tok;
 	TsExpr *e, *a;
 
 	if (!is_op(P, '-') && !is_op(P, '+') && !is_op(P, '~'))
 		return power(P);
-	next(P);
+	tslex_next(P);
 	enter(P);
 	/* -9223372036854775808 is the one literal whose number alone is out of range. */
 	if (t.op == '-' && P->tok.kind == LX_INT && P->tok.u == (uint64_t)INT64_MAX + 1) {
-		Tok num = P->tok;
+		TsTok num = P->tok;
 
-		next(P);
+		tslex_next(P);
 		if (!is_op(P, OP_POW) && !is_op(P, '(') && !is_op(P, '[') && !is_op(P, '.')) {
 			e = new_expr(P, TE_INT, &t);
 			e->i = INT64_MIN;
 			P->nest--;
 			return e;
 		}
-		fail_at(P, num.line, num.col, "expected an integer of 64 bits, found number %.*s", (int)num.n, num.p);
+		tslex_fail(P, num.line, num.col, "expected an integer of 64 bits, found number %.*s", (int)num.n, num.p);
 	}
 	a = unary(P);
 	P->nest--;
@@ -1099,7 +548,7 @@ unary(Parser *P)
 }
 
 static const struct BinRow *
-bin_row(const Parser *P)
+bin_row(const TsLex *P)
 {
 	if (P->tok.kind != LX_OP || P->tok.aug)
 		return NULL;
@@ -1112,7 +561,7 @@ bin_row(const Parser *P)
 /* Infix arithmetic by precedence climbing; each link of a chain counts as a
  * level of nesting, since a + b + c nests to the left. */
 static TsExpr *
-binary(Parser *P, int min_prec)
+binary(TsLex *P, int min_prec)
 {
 	int nest = P->nest;
 	TsExpr *e = unary(P);
@@ -1122,7 +571,7 @@ binary(Parser *P, int min_prec)
 		TsBinOp op = r->bin;
 		int prec = r->prec;
 
-		next(P);
+		tslex_next(P);
 		enter(P);
 		e = new_binary(P, TE_BINARY, op, e, binary(P, prec + 1));
 	}
@@ -1132,7 +581,7 @@ binary(Parser *P, int min_prec)
 
 /* The comparison operator at the current token (consumed), or -1. */
 static int
-compare_op(Parser *P)
+compare_op(TsLex *P)
 {
 	static const struct { int op; TsBinOp bin; } ops[] = {
 		{OP_EQ, TB_EQ}, {OP_NE, TB_NE}, {'<', TB_LT}, {OP_LE, TB_LE}, {'>', TB_GT}, {OP_GE, TB_GE},
@@ -1140,7 +589,7 @@ compare_op(Parser *P)
 
 	for (size_t k = 0; k < sizeof ops / sizeof *ops; k++)
 		if (is_op(P, ops[k].op)) {
-			next(P);
+			tslex_next(P);
 			return (int)ops[k].bin;
 		}
 	if (accept_kw(P, "in"))
@@ -1148,9 +597,9 @@ compare_op(Parser *P)
 	if (accept_kw(P, "is"))
 		return accept_kw(P, "not") ? TB_ISNOT : TB_IS;
 	if (is_kw(P, "not")) {
-		next(P);
+		tslex_next(P);
 		if (!accept_kw(P, "in"))
-			expected(P, "'in' after 'not'");
+			tslex_expected(P, "'in' after 'not'");
 		return TB_NOTIN;
 	}
 	return -1;
@@ -1158,7 +607,7 @@ compare_op(Parser *P)
 
 /* a < b < c is (a < b) and (b < c), b shared. */
 static TsExpr *
-comparison(Parser *P)
+comparison(TsLex *P)
 {
 	int nest = P->nest, op;
 	TsExpr *e = binary(P, 1), *left = e, *all = NULL;
@@ -1177,14 +626,14 @@ comparison(Parser *P)
 }
 
 static TsExpr *
-not_test(Parser *P)
+not_test(TsLex *P)
 {
-	Tok t = P->tok;
+	TsTok t = P->tok;
 	TsExpr *e;
 
 	if (!is_kw(P, "not"))
 		return comparison(P);
-	next(P);
+	tslex_next(P);
 	enter(P);
 	e = new_expr(P, TE_UNARY, &t);
 	e->op = 'n';
@@ -1194,7 +643,7 @@ not_test(Parser *P)
 }
 
 static TsExpr *
-bool_chain(Parser *P, const char *kw, int op, TsExpr *(*operand)(Parser *))
+bool_chain(TsLex *P, const char *kw, int op, TsExpr *(*operand)(TsLex *))
 {
 	int nest = P->nest;
 	TsExpr *e = operand(P);
@@ -1208,30 +657,30 @@ bool_chain(Parser *P, const char *kw, int op, TsExpr *(*operand)(Parser *))
 }
 
 static TsExpr *
-and_test(Parser *P)
+and_test(TsLex *P)
 {
 	return bool_chain(P, "and", 'a', not_test);
 }
 
 static TsExpr *
-or_test(Parser *P)
+or_test(TsLex *P)
 {
 	return bool_chain(P, "or", 'o', and_test);
 }
 
 /* test: or_test ['if' or_test 'else' test] */
 static TsExpr *
-test(Parser *P)
+test(TsLex *P)
 {
 	TsExpr *body = or_test(P), *e;
 
 	if (!is_kw(P, "if"))
 		return body;
-	next(P);
+	tslex_next(P);
 	enter(P);
 	e = new_binary(P, TE_IFEXP, 0, or_test(P), NULL);
 	if (!accept_kw(P, "else"))
-		expected(P, "'else' in a conditional expression");
+		tslex_expected(P, "'else' in a conditional expression");
 	e->b = test(P);
 	e->nitem = 1;
 	e->items = ARENA_ARRAY(P->a, TsExpr *, 1);
@@ -1246,9 +695,9 @@ test(Parser *P)
 /* Expressions separated by commas: one, or a tuple when there are more or
  * a trailing comma (`a, = x`). item reads each. */
 static TsExpr *
-expr_list(Parser *P, TsExpr *(*item)(Parser *), int stop_at_in)
+expr_list(TsLex *P, TsExpr *(*item)(TsLex *), int stop_at_in)
 {
-	Tok t = P->tok;
+	TsTok t = P->tok;
 	TsExpr *first = item(P), *e;
 	Vec v = {0};
 
@@ -1266,18 +715,18 @@ expr_list(Parser *P, TsExpr *(*item)(Parser *), int stop_at_in)
 }
 
 static TsExpr *
-target_item(Parser *P)
+target_item(TsLex *P)
 {
 	return binary(P, 1);
 }
 
 /* ==== statements ==== */
 
-static TsStmt **suite(Parser *P, int *n);
-static TsDef *def(Parser *P);
+static TsStmt **suite(TsLex *P, int *n);
+static TsDef *def(TsLex *P);
 
 static TsStmt *
-new_stmt(Parser *P, TsStmtKind kind, const Tok *at)
+new_stmt(TsLex *P, TsStmtKind kind, const TsTok *at)
 {
 	TsStmt *s = ARENA_NEW(P->a, TsStmt);
 
@@ -1291,7 +740,7 @@ new_stmt(Parser *P, TsStmtKind kind, const Tok *at)
 /* What may be assigned to: a name, attribute or subscript, or a tuple or
  * list of them. */
 static void
-check_target(Parser *P, const TsExpr *e, int allow_tuple)
+check_target(TsLex *P, const TsExpr *e, int allow_tuple)
 {
 	static const char *const what[] = {
 		[TE_INT] = "a number", [TE_FLOAT] = "a number", [TE_IMAG] = "a number", [TE_STR] = "a string",
@@ -1314,25 +763,25 @@ check_target(Parser *P, const TsExpr *e, int allow_tuple)
 	default:
 		break;
 	}
-	fail_at(P, e->line, e->col, "expected a name, attribute or subscript to assign to, found %s",
+	tslex_fail(P, e->line, e->col, "expected a name, attribute or subscript to assign to, found %s",
 	        what[e->kind]);
 }
 
 static void
-end_of_statement(Parser *P)
+end_of_statement(TsLex *P)
 {
 	if (P->tok.kind == LX_END)
 		return;
 	if (P->tok.kind != LX_NEWLINE)
-		expected(P, "end of line");
-	next(P);
+		tslex_expected(P, "end of line");
+	tslex_next(P);
 }
 
 /* An expression statement, assignment, augmented or annotated assignment. */
 static TsStmt *
-expr_stmt(Parser *P)
+expr_stmt(TsLex *P)
 {
-	Tok t = P->tok;
+	TsTok t = P->tok;
 	TsExpr *lhs = expr_list(P, test, 0);
 	TsStmt *s;
 
@@ -1348,13 +797,13 @@ expr_stmt(Parser *P)
 		s = new_stmt(P, TS_AUGASSIGN, &t);
 		s->op = (int)r->bin;
 		s->target = lhs;
-		next(P);
+		tslex_next(P);
 		s->value = expr_list(P, test, 0);
 		return s;
 	}
 	if (is_op(P, ':')) {
 		check_target(P, lhs, 0);
-		next(P);
+		tslex_next(P);
 		s = new_stmt(P, TS_ANNASSIGN, &t);
 		s->target = lhs;
 		s->type = test(P);
@@ -1364,12 +813,12 @@ expr_stmt(Parser *P)
 	}
 	if (is_op(P, '=')) {
 		check_target(P, lhs, 1);
-		next(P);
+		tslex_next(P);
 		s = new_stmt(P, TS_ASSIGN, &t);
 		s->target = lhs;
 		s->value = expr_list(P, test, 0);
 		if (is_op(P, '='))
-			expected(P, "end of line (one target per assignment)");
+			tslex_expected(P, "end of line (one target per assignment)");
 		return s;
 	}
 	s = new_stmt(P, TS_EXPR, &t);
@@ -1379,9 +828,9 @@ expr_stmt(Parser *P)
 
 /* pass, break, continue, return, raise, assert, del, or an expression statement. */
 static TsStmt *
-simple_stmt(Parser *P)
+simple_stmt(TsLex *P)
 {
-	Tok t = P->tok;
+	TsTok t = P->tok;
 	TsStmt *s;
 
 	if (accept_kw(P, "pass"))
@@ -1410,7 +859,7 @@ simple_stmt(Parser *P)
 	} else if (starts_expr(P)) {
 		s = expr_stmt(P);
 	} else {
-		expected(P, "a statement");
+		tslex_expected(P, "a statement");
 	}
 	end_of_statement(P);
 	return s;
@@ -1419,11 +868,11 @@ simple_stmt(Parser *P)
 /* if test: suite (elif test: suite)* [else: suite]; an elif is an else
  * holding one TS_IF. */
 static TsStmt *
-if_stmt(Parser *P)
+if_stmt(TsLex *P)
 {
 	TsStmt *s = new_stmt(P, TS_IF, &P->tok);
 
-	next(P);
+	tslex_next(P);
 	s->value = test(P);
 	expect_op(P, ':', "':' after the condition");
 	s->body = suite(P, &s->nbody);
@@ -1441,9 +890,9 @@ if_stmt(Parser *P)
 }
 
 static TsStmt *
-stmt(Parser *P)
+stmt(TsLex *P)
 {
-	Tok t = P->tok;
+	TsTok t = P->tok;
 	TsStmt *s;
 
 	if (is_kw(P, "if"))
@@ -1460,7 +909,7 @@ stmt(Parser *P)
 		s->target = expr_list(P, target_item, 1);
 		check_target(P, s->target, 1);
 		if (!accept_kw(P, "in"))
-			expected(P, "'in' after the loop variables");
+			tslex_expected(P, "'in' after the loop variables");
 		s->value = expr_list(P, test, 0);
 		expect_op(P, ':', "':' after the loop");
 		s->body = suite(P, &s->nbody);
@@ -1485,19 +934,9 @@ stmt(Parser *P)
 	return simple_stmt(P);
 }
 
-static TsStmt **
-to_array(Parser *P, const Vec *v)
-{
-	TsStmt **a = ARENA_ARRAY(P->a, TsStmt *, v->n ? v->n : 1);
-
-	if (v->n)
-		memcpy(a, v->v, sizeof *a * (size_t)v->n);
-	return a;
-}
-
 /* After ':': an indented block, or one simple statement on the same line. */
 static TsStmt **
-suite(Parser *P, int *n)
+suite(TsLex *P, int *n)
 {
 	Vec v = {0};
 
@@ -1505,30 +944,30 @@ suite(Parser *P, int *n)
 	if (P->tok.kind != LX_NEWLINE) {
 		vec_push(P, &v, simple_stmt(P));
 	} else {
-		next(P);
+		tslex_next(P);
 		if (P->tok.kind != LX_INDENT)
-			expected(P, "an indented block");
-		next(P);
+			tslex_expected(P, "an indented block");
+		tslex_next(P);
 		while (P->tok.kind != LX_DEDENT && P->tok.kind != LX_END)
 			vec_push(P, &v, stmt(P));
 		if (P->tok.kind == LX_DEDENT)
-			next(P);
+			tslex_next(P);
 	}
 	P->nest--;
 	*n = v.n;
-	return to_array(P, &v);
+	return vec_ptrs(P, &v);
 }
 
 /* def name(params) [-> type]: suite */
 static TsDef *
-def(Parser *P)
+def(TsLex *P)
 {
 	TsDef *f = ARENA_NEW(P->a, TsDef);
 	Vec params = {0};
 
 	f->ofs = P->tok.ofs;
 	f->line = P->tok.line;
-	next(P);
+	tslex_next(P);
 	f->name = expect_name(P, "a function name after 'def'");
 	expect_op(P, '(', "'(' after the function name");
 	enter(P);
@@ -1550,9 +989,7 @@ def(Parser *P)
 		f->ret = test(P);
 	expect_op(P, ':', "':' after the function's signature");
 	f->nparam = params.n;
-	f->params = ARENA_ARRAY(P->a, TsParam, params.n ? params.n : 1);
-	for (int k = 0; k < params.n; k++)
-		f->params[k] = *(TsParam *)params.v[k];
+	f->params = vec_structs(P, &params, sizeof *f->params);
 	f->body = suite(P, &f->nbody);
 	return f;
 }
@@ -1565,16 +1002,16 @@ typedef struct ClassBuild {
 
 /* __parameters__ = ["weight", "bias", ]: the names as strings. */
 static void
-name_list(Parser *P, const TsExpr *list, Vec *out)
+name_list(TsLex *P, const TsExpr *list, Vec *out)
 {
 	if (list->kind != TE_LIST)
-		fail_at(P, list->line, list->col, "expected a list of names in quotes, found %s",
+		tslex_fail(P, list->line, list->col, "expected a list of names in quotes, found %s",
 		        list->kind == TE_TUPLE ? "a tuple" : "another expression");
 	for (int k = 0; k < list->nitem; k++) {
 		const TsExpr *e = list->items[k];
 
 		if (e->kind != TE_STR)
-			fail_at(P, e->line, e->col, "expected a name in quotes, found %s",
+			tslex_fail(P, e->line, e->col, "expected a name in quotes, found %s",
 			        e->kind == TE_NAME ? arena_printf(P->a, "name '%s'", e->s) : "another expression");
 		vec_push(P, out, (void *)e->s);
 	}
@@ -1582,7 +1019,7 @@ name_list(Parser *P, const TsExpr *list, Vec *out)
 
 /* One line of a class body that is not a def. */
 static void
-class_item(Parser *P, ClassBuild *cb)
+class_item(TsLex *P, ClassBuild *cb)
 {
 	TsStmt *s = simple_stmt(P);
 	const TsExpr *t = s->target;
@@ -1625,29 +1062,19 @@ class_item(Parser *P, ClassBuild *cb)
 		vec_push(P, &cb->attrs, a);
 		return;
 	}
-	fail_at(P, s->line, s->col, "expected a method, an attribute (name : type) or a constant "
+	tslex_fail(P, s->line, s->col, "expected a method, an attribute (name : type) or a constant "
 	        "(name = value) in the class body, found another statement");
-}
-
-static const char **
-names(Parser *P, const Vec *v)
-{
-	const char **a = ARENA_ARRAY(P->a, const char *, v->n ? v->n : 1);
-
-	if (v->n)
-		memcpy(a, v->v, sizeof *a * (size_t)v->n);
-	return a;
 }
 
 /* class Name[(Base)]: body */
 static TsClass *
-class_def(Parser *P)
+class_def(TsLex *P)
 {
 	TsClass *c = ARENA_NEW(P->a, TsClass);
 	ClassBuild cb = {0};
 
 	c->line = P->tok.line;
-	next(P);
+	tslex_next(P);
 	c->name = expect_name(P, "a class name after 'class'");
 	if (accept_op(P, '(')) {
 		if (!is_op(P, ')')) {
@@ -1662,11 +1089,11 @@ class_def(Parser *P)
 	}
 	expect_op(P, ':', "':' after the class name");
 	if (P->tok.kind != LX_NEWLINE)
-		expected(P, "end of line after 'class ...:'");
-	next(P);
+		tslex_expected(P, "end of line after 'class ...:'");
+	tslex_next(P);
 	if (P->tok.kind != LX_INDENT)
-		expected(P, "an indented class body");
-	next(P);
+		tslex_expected(P, "an indented class body");
+	tslex_next(P);
 	enter(P);
 	while (P->tok.kind != LX_DEDENT && P->tok.kind != LX_END) {
 		if (is_kw(P, "def"))
@@ -1675,25 +1102,19 @@ class_def(Parser *P)
 			class_item(P, &cb);
 	}
 	if (P->tok.kind == LX_DEDENT)
-		next(P);
+		tslex_next(P);
 	P->nest--;
 	c->nparameter = cb.params.n;
-	c->parameters = names(P, &cb.params);
+	c->parameters = vec_ptrs(P, &cb.params);
 	c->nbuffer = cb.buffers.n;
-	c->buffers = names(P, &cb.buffers);
+	c->buffers = vec_ptrs(P, &cb.buffers);
 	c->nattr = cb.attrs.n;
-	c->attrs = ARENA_ARRAY(P->a, TsAttr, cb.attrs.n ? cb.attrs.n : 1);
-	for (int k = 0; k < cb.attrs.n; k++)
-		c->attrs[k] = *(TsAttr *)cb.attrs.v[k];
+	c->attrs = vec_structs(P, &cb.attrs, sizeof *c->attrs);
 	c->nconst = cb.const_names.n;
-	c->const_names = names(P, &cb.const_names);
-	c->const_values = ARENA_ARRAY(P->a, TsExpr *, cb.const_values.n ? cb.const_values.n : 1);
-	if (cb.const_values.n)
-		memcpy(c->const_values, cb.const_values.v, sizeof *c->const_values * (size_t)cb.const_values.n);
+	c->const_names = vec_ptrs(P, &cb.const_names);
+	c->const_values = vec_ptrs(P, &cb.const_values);
 	c->ndef = cb.defs.n;
-	c->defs = ARENA_ARRAY(P->a, TsDef, cb.defs.n ? cb.defs.n : 1);
-	for (int k = 0; k < cb.defs.n; k++)
-		c->defs[k] = *(TsDef *)cb.defs.v[k];
+	c->defs = vec_structs(P, &cb.defs, sizeof *c->defs);
 	return c;
 }
 
@@ -1701,35 +1122,31 @@ class_def(Parser *P)
 
 /* The top level: classes and free functions. */
 static void
-parse_file(Parser *P, TsAst *out)
+parse_file(TsLex *P, TsAst *out)
 {
 	Vec classes = {0}, defs = {0};
 
-	next(P);
+	tslex_next(P);
 	while (P->tok.kind != LX_END) {
 		if (P->tok.kind == LX_NEWLINE)
-			next(P);
+			tslex_next(P);
 		else if (is_kw(P, "class"))
 			vec_push(P, &classes, class_def(P));
 		else if (is_kw(P, "def"))
 			vec_push(P, &defs, def(P));
 		else
-			expected(P, "'class' or 'def'");
+			tslex_expected(P, "'class' or 'def'");
 	}
 	out->nclass = classes.n;
-	out->classes = ARENA_ARRAY(P->a, TsClass, classes.n ? classes.n : 1);
-	for (int k = 0; k < classes.n; k++)
-		out->classes[k] = *(TsClass *)classes.v[k];
+	out->classes = vec_structs(P, &classes, sizeof *out->classes);
 	out->ndef = defs.n;
-	out->defs = ARENA_ARRAY(P->a, TsDef, defs.n ? defs.n : 1);
-	for (int k = 0; k < defs.n; k++)
-		out->defs[k] = *(TsDef *)defs.v[k];
+	out->defs = vec_structs(P, &defs, sizeof *out->defs);
 }
 
 int
 ts_parse(Arena *a, const char *label, const char *text, size_t len, TsAst *out, Diag *d)
 {
-	Parser *P = ARENA_NEW(a, Parser);
+	TsLex *P = ARENA_NEW(a, TsLex);
 	TsAst ast = {0};
 
 	memset(out, 0, sizeof *out);
@@ -1754,6 +1171,15 @@ ts_parse(Arena *a, const char *label, const char *text, size_t len, TsAst *out, 
 	return 0;
 }
 
+static const TsDef *
+find_def(const TsDef *defs, int n, const char *name)
+{
+	for (int k = 0; k < n; k++)
+		if (strcmp(defs[k].name, name) == 0)
+			return &defs[k];
+	return NULL;
+}
+
 const TsClass *
 ts_class(const TsAst *ast, const char *name)
 {
@@ -1766,17 +1192,11 @@ ts_class(const TsAst *ast, const char *name)
 const TsDef *
 ts_method(const TsClass *c, const char *name)
 {
-	for (int k = 0; k < c->ndef; k++)
-		if (strcmp(c->defs[k].name, name) == 0)
-			return &c->defs[k];
-	return NULL;
+	return find_def(c->defs, c->ndef, name);
 }
 
 const TsDef *
 ts_function(const TsAst *ast, const char *name)
 {
-	for (int k = 0; k < ast->ndef; k++)
-		if (strcmp(ast->defs[k].name, name) == 0)
-			return &ast->defs[k];
-	return NULL;
+	return find_def(ast->defs, ast->ndef, name);
 }

@@ -36,6 +36,11 @@ import torch.nn as nn
 import torch.nn.functional as F
 from torch import Tensor
 
+# Python's string hashes order the sets torch fills a class's constants
+# from: a fixed seed makes the files the same on every run.
+if os.environ.get("PYTHONHASHSEED") != "0":
+    os.execve(sys.executable, [sys.executable] + sys.argv, dict(os.environ, PYTHONHASHSEED="0"))
+
 warnings.filterwarnings("ignore")
 torch.manual_seed(0)
 
@@ -340,7 +345,7 @@ def main():
     for old in glob.glob(os.path.join(OUT, "*.py")):
         os.remove(old)
     seen, shapes = others(HERE)
-    kept = 0
+    kept = read = archives = 0
     for name, model, inputs, modes in models():
         for mode in modes.split():
             try:
@@ -350,10 +355,12 @@ def main():
                     raise
                 print(f"{TAG} {name}-{mode}: skipped ({type(e).__name__}: {str(e).splitlines()[0]})")
                 continue
+            archives += 1
             for info in z.infolist():
                 parts = info.filename.split("/")
                 if len(parts) < 3 or parts[1] != "code" or not info.filename.endswith(".py"):
                     continue
+                read += 1
                 data = z.read(info)
                 rel = ".".join(parts[2:])
                 if os.environ.get("TSPARSE_ALL"):
@@ -369,7 +376,17 @@ def main():
                     f.write(data)
                 kept += 1
     total = sum(os.path.getsize(p) for p in glob.glob(os.path.join(HERE, "torch-*", "*.py")))
-    print(f"{TAG}: {kept} files kept; all versions {total} bytes (budget {BUDGET})")
+    print(f"{TAG}: {kept} of {read} files kept; all versions {total} bytes (budget {BUDGET})")
+    # What each version's run read and kept, one line each, in ORDER: a
+    # version whose output all equals its elders' leaves an empty folder.
+    record = os.path.join(HERE, "versions.txt")
+    runs = {}
+    if os.path.exists(record):
+        with open(record) as f:
+            runs = dict(line.split(": ", 1) for line in f.read().splitlines() if ": " in line)
+    runs[TAG] = f"torch {torch.__version__}, {archives} archives, {read} code files, {kept} kept"
+    with open(record, "w") as f:
+        f.writelines(f"{tag}: {runs[tag]}\n" for tag in ORDER if tag in runs)
     if total > BUDGET:
         sys.exit("over budget")
 

@@ -8,10 +8,10 @@ class BatchNorm2d(Module):
   num_batches_tracked : Tensor
   training : bool
   _is_full_backward_hook : NoneType
-  affine : Final[bool] = True
   num_features : Final[int] = 4
   eps : Final[float] = 1.0000000000000001e-05
   momentum : Final[float] = 0.10000000000000001
+  affine : Final[bool] = True
   track_running_stats : Final[bool] = True
   def forward(self: __torch__.torch.nn.modules.batchnorm.___torch_mangle_25.BatchNorm2d,
     input: Tensor) -> Tensor:

@@ -7,15 +7,15 @@ class Conv2d(Module):
   _is_full_backward_hook : NoneType
   transposed : bool
   _reversed_padding_repeated_twice : Tuple[int, int, int, int]
-  padding : Final[Tuple[int, int]] = (1, 1)
-  dilation : Final[Tuple[int, int]] = (1, 1)
-  in_channels : Final[int] = 3
-  kernel_size : Final[Tuple[int, int]] = (3, 3)
-  output_padding : Final[Tuple[int, int]] = (0, 0)
-  stride : Final[Tuple[int, int]] = (1, 1)
-  groups : Final[int] = 1
-  padding_mode : Final[str] = "zeros"
   out_channels : Final[int] = 4
+  padding : Final[Tuple[int, int]] = (1, 1)
+  stride : Final[Tuple[int, int]] = (1, 1)
+  in_channels : Final[int] = 3
+  padding_mode : Final[str] = "zeros"
+  groups : Final[int] = 1
+  dilation : Final[Tuple[int, int]] = (1, 1)
+  output_padding : Final[Tuple[int, int]] = (0, 0)
+  kernel_size : Final[Tuple[int, int]] = (3, 3)
   def forward(self: __torch__.torch.nn.modules.conv.___torch_mangle_24.Conv2d,
     input: Tensor) -> Tensor:
     weight = self.weight

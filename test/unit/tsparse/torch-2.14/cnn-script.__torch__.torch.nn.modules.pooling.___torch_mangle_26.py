@@ -3,12 +3,12 @@ class MaxPool2d(Module):
   __buffers__ = []
   training : bool
   _is_full_backward_hook : NoneType
+  return_indices : Final[bool] = False
   padding : Final[int] = 0
+  stride : Final[int] = 2
   dilation : Final[int] = 1
   kernel_size : Final[int] = 2
   ceil_mode : Final[bool] = False
-  stride : Final[int] = 2
-  return_indices : Final[bool] = False
   def forward(self: __torch__.torch.nn.modules.pooling.___torch_mangle_26.MaxPool2d,
     input: Tensor) -> Tensor:
     _0 = __torch__.torch.nn.functional._max_pool2d

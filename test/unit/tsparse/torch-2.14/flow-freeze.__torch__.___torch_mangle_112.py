@@ -1,8 +1,8 @@
 class Flow(Module):
   __parameters__ = []
   __buffers__ = []
-  widths : Final[Tuple[int, int, int]] = (1, 2, 3)
   mode : Final[str] = "sum"
+  widths : Final[Tuple[int, int, int]] = (1, 2, 3)
   def forward(self: __torch__.___torch_mangle_112.Flow,
     x: Tensor,
     n: int=3,

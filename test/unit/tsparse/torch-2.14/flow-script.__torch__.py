@@ -12,8 +12,8 @@ class Flow(Module):
   blocks : __torch__.torch.nn.modules.container.ModuleList
   named : __torch__.torch.nn.modules.container.ModuleDict
   seq : __torch__.torch.nn.modules.container.Sequential
-  widths : Final[Tuple[int, int, int]] = (1, 2, 3)
   mode : Final[str] = "sum"
+  widths : Final[Tuple[int, int, int]] = (1, 2, 3)
   def forward(self: __torch__.Flow,
     x: Tensor,
     n: int=3,

@@ -14,15 +14,15 @@ class LSTM(Module):
   _flat_weights_names : List[str]
   _all_weights : List[List[str]]
   _flat_weights : List[Tensor]
-  batch_first : Final[bool] = True
-  num_layers : Final[int] = 2
-  dropout : Final[float] = 0.
-  input_size : Final[int] = 4
   proj_size : Final[int] = 0
-  bidirectional : Final[bool] = False
-  hidden_size : Final[int] = 6
+  input_size : Final[int] = 4
+  num_layers : Final[int] = 2
+  batch_first : Final[bool] = True
   bias : Final[bool] = True
+  dropout : Final[float] = 0.
   mode : Final[str] = "LSTM"
+  hidden_size : Final[int] = 6
+  bidirectional : Final[bool] = False
   def forward__0(self: __torch__.torch.nn.modules.rnn.___torch_mangle_88.LSTM,
     input: Tensor,
     hx: Optional[Tuple[Tensor, Tensor]]=None) -> Tuple[Tensor, Tuple[Tensor, Tensor]]:
