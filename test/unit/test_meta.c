@@ -4,7 +4,9 @@
  * per line with torch's result dtypes and shapes, or `error` where torch
  * raises; test/unit/meta/symbolic.txt holds calls over named (symbolic)
  * dims with the expressions derived by hand, and the errors a symbolic
- * size must give.  Each line becomes a Node whose result must match.
+ * size must give; test/unit/meta/models.txt (collect_ops.py --cases)
+ * every aten call of the traced target models with the types tracing
+ * recorded.  Each line becomes a Node whose result must match.
  * Beside them: every op the target models call (ops-collected.txt) has a
  * rule, and every row of meta.def is exercised by some case. */
 #include <check.h>
@@ -421,6 +423,13 @@ START_TEST(test_torch_cases)
 }
 END_TEST
 
+/* Every aten call of the traced target models, as tracing typed it. */
+START_TEST(test_model_cases)
+{
+	ck_assert_int_gt(run_file("test/unit/meta/models.txt", NULL, NULL), 100);
+}
+END_TEST
+
 START_TEST(test_symbolic_cases)
 {
 	run_file(("test/unit/meta/symbolic.txt"), NULL, NULL);
@@ -564,6 +573,7 @@ make_suite(void)
 
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_torch_cases);
+	tcase_add_test(tc, test_model_cases);
 	tcase_add_test(tc, test_symbolic_cases);
 	tcase_add_test(tc, test_collected_ops_known);
 	tcase_add_test(tc, test_rows_exercised);
