@@ -198,10 +198,30 @@ def tensor_type(v):
     return "%s[%s]" % (DTYPES[st], ",".join(str(d) for d in sizes))
 
 
-def constant(v):
+def constant(v, depth=0):
+    """(True, value) for a value known before running: a constant, or a
+    size (aten::size of a tensor of known shape, and the arithmetic and
+    wrapping tracing records around sizes); else (False, None)."""
     n = v.node()
-    if n.kind() == "prim::Constant":
+    k = n.kind()
+    ins = list(n.inputs())
+    if k == "prim::Constant":
         return True, v.toIValue()
+    if depth > 20:
+        return False, None
+    if k == "aten::size" and len(ins) == 2:
+        t = ins[0].type()
+        ok, d = constant(ins[1], depth + 1)
+        if ok and isinstance(t, torch._C.TensorType) and t.sizes() is not None and None not in t.sizes():
+            return True, t.sizes()[d]
+    if k in ("prim::NumToTensor", "aten::Int", "aten::ScalarImplicit") and len(ins) == 1:
+        return constant(ins[0], depth + 1)
+    ops = {"aten::mul": lambda a, b: a * b, "aten::add": lambda a, b: a + b, "aten::sub": lambda a, b: a - b,
+           "aten::floor_divide": lambda a, b: a // b, "aten::floordiv": lambda a, b: a // b}
+    if k in ops and len(ins) >= 2:
+        (oa, a), (ob, b) = constant(ins[0], depth + 1), constant(ins[1], depth + 1)
+        if oa and ob and isinstance(a, int) and isinstance(b, int) and not (k.endswith("div") and b == 0):
+            return True, ops[k](a, b)
     return False, None
 
 
@@ -211,6 +231,11 @@ def encode(name, v):
     if tt:
         return "T:" + tt
     n = v.node()
+    if n.kind() == "prim::Constant" and isinstance(v.toIValue(), torch.Tensor):
+        x = v.toIValue()        # a frozen weight
+        if str(x.dtype).replace("torch.", "") in DTYPES.values():
+            return "T:%s[%s]" % (str(x.dtype).replace("torch.", ""), ",".join(str(d) for d in x.shape))
+        return None
     if n.kind() == "prim::ListConstruct":
         items = [encode(name, x) for x in n.inputs()]
         if any(i is None for i in items):
@@ -247,6 +272,8 @@ def encode(name, v):
         return "S:" + val if val and " " not in val and "#" not in val else None
     if isinstance(val, torch.device):
         return "V:" + str(val)
+    if isinstance(val, torch.Tensor):
+        return None
     if isinstance(val, (list, tuple)) and all(isinstance(x, int) and not isinstance(x, bool) for x in val):
         return "L:[%s]" % ",".join(str(x) for x in val)
     if isinstance(val, (list, tuple)) and all(isinstance(x, bool) for x in val):
@@ -302,6 +329,30 @@ def call_cases(block, lines):
                 lines.add("%s %s -> %s" % (op, " ".join(args), " ".join(res)))
 
 
+def typed_graph(sm, args):
+    """sm's inlined graph with the types tracing left out filled in: the
+    forward's inputs from the example arguments, the parameters and
+    buffers (prim::GetAttr chains from self) from the module."""
+    g = graph_of(sm)
+    ins = list(g.inputs())
+    for v, a in zip(ins[1:], args):
+        v.setType(torch._C.TensorType.create_from_tensor(a))
+    objs = {ins[0].debugName(): sm}
+    for n in g.nodes():
+        if n.kind() != "prim::GetAttr":
+            continue
+        owner = objs.get(list(n.inputs())[0].debugName())
+        if owner is None:
+            continue
+        x = getattr(owner, n.s("name"), None)
+        out = n.output()
+        if isinstance(x, torch.Tensor):
+            out.setType(torch._C.TensorType.create_from_tensor(x))
+        elif x is not None:
+            objs[out.debugName()] = x
+    return g
+
+
 def cases(path):
     lines = set()
     for name, make, args, _ in models():
@@ -311,7 +362,7 @@ def cases(path):
             with torch.no_grad():
                 t = torch.jit.trace(m, args, check_trace=False)
             for sm in (t, torch.jit.freeze(t)):
-                call_cases(graph_of(sm), lines)
+                call_cases(typed_graph(sm, args), lines)
         except Exception as e:
             print("skip %s: %s" % (name, str(e).splitlines()[0]), file=sys.stderr)
     with open(path, "w") as f:
