@@ -107,7 +107,7 @@ meta_rule_view(MetaCtx *c)
 		}
 		if (meta_dim_is(d[i], -1) || meta_dim_eq(d[i], x->dims[j]))
 			d[i] = x->dims[j];
-		else if (!meta_dim_is(x->dims[j], 1) && !(x->dims[j].e && !d[i].e) && !(!x->dims[j].e && d[i].e))
+		else if (!meta_dim_is(x->dims[j], 1))
 			return meta_fail(c, "the expanded size of the tensor (%s) must match the existing size (%s) at non-singleton dimension %d",
 			            meta_shape_str(c, 1, &d[i]), meta_shape_str(c, 1, &x->dims[j]), i);
 		else if (!d[i].e && d[i].v < 0)
