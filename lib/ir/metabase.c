@@ -278,8 +278,14 @@ meta_dim_op(MetaCtx *c, SymOp op, Dim x, Dim y)
 
 	if (!x.e && !y.e) {
 		switch (op) {
-		case SYM_ADD: return meta_dim_n(x.v + y.v);
-		case SYM_MUL: return meta_dim_n(x.v * y.v);
+		case SYM_ADD: case SYM_MUL: {
+			int64_t r;
+			if (op == SYM_ADD ? __builtin_add_overflow(x.v, y.v, &r) : __builtin_mul_overflow(x.v, y.v, &r)) {
+				c->overflow = 1;        /* ir_infer_outputs fails the call */
+				return meta_dim_n(0);
+			}
+			return meta_dim_n(r);
+		}
 		case SYM_FLOORDIV:
 			if (y.v == 0)
 				break;

@@ -441,7 +441,7 @@ meta_rule_split(MetaCtx *c)
 				z[i] = meta_dim_n(0);
 			return pieces(c, x, w, (int)n, z);
 		}
-		s = (L.v + n - 1) / n;
+		s = (L.v - 1) / n + 1;        /* ceil, for L > 0 */
 	} else if (meta_need_int(c, "split_size", 1, &s)) {
 		return -1;
 	}
@@ -449,7 +449,9 @@ meta_rule_split(MetaCtx *c)
 		return meta_fail(c, "split expects split_size be non-negative, but got split_size=%lld", (long long)s);
 	if (s == 0 && L.v != 0)
 		return meta_fail(c, "split_size can only be 0 if dimension size is 0, but got dimension size of %lld", (long long)L.v);
-	k = s == 0 ? 1 : (int)((L.v + s - 1) / s);
+	if (s && L.v && (L.v - 1) / s + 1 > c->max)
+		return meta_fail(c, "%lld pieces, more than the %d results the caller takes", (long long)((L.v - 1) / s + 1), c->max);
+	k = s == 0 || L.v == 0 ? 1 : (int)((L.v - 1) / s + 1);
 	if (k == 0)
 		k = 1;
 	if (k > c->max)
@@ -547,7 +549,7 @@ meta_rule_select(MetaCtx *c)
 			i1 = de.v < 0 ? de.v + L.v : de.v;
 			i0 = i0 < 0 ? 0 : i0 > L.v ? L.v : i0;
 			i1 = i1 < i0 ? i0 : i1 > L.v ? L.v : i1;
-			len = (i1 - i0 + step - 1) / step;
+			len = i1 == i0 ? 0 : (i1 - i0 - 1) / step + 1;
 			d[w] = meta_dim_n(len);
 			return meta_out_tensor(c, x->dtype, x->rank, d);
 		}
