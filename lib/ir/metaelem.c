@@ -279,7 +279,10 @@ arange_len(MetaCtx *c, Dim *out)
 		return meta_fail(c, "upper bound and larger bound inconsistent with step sign");
 	{
 		double n = (e - s) / p;
-		int64_t k = (int64_t)n;
+		int64_t k;
+		if (!(n >= 0 && n < 9.2e18))
+			return meta_fail(c, "arange: the number of steps (%g) is not a size", n);
+		k = (int64_t)n;
 		if ((double)k < n)
 			k++;
 		*out = meta_dim_n(k);

@@ -679,7 +679,7 @@ meta_rule_pad(MetaCtx *c)
 	memcpy(d, x->dims, sizeof *d * (size_t)x->rank);
 	for (int i = 0; i < k / 2; i++) {
 		int j = x->rank - 1 - i;
-		d[j] = meta_dim_add(c, d[j], p[2 * i] + p[2 * i + 1]);
+		d[j] = meta_dim_add(c, meta_dim_add(c, d[j], p[2 * i]), p[2 * i + 1]);
 		if (!d[j].e && d[j].v < 0)
 			return meta_fail(c, "the input size %lld, plus negative padding %lld and %lld resulted in a negative output size",
 			            (long long)x->dims[j].v, (long long)p[2 * i], (long long)p[2 * i + 1]);
@@ -728,11 +728,14 @@ meta_rule_upsample(MetaCtx *c)
 			double s = sf->u.list[sf->n == 1 ? 0 : i].u.f;
 			Dim L = x->dims[2 + i];
 			if (L.e) {
-				if (s != (double)(int64_t)s || s < 1)
+				if (!(s >= 1 && s < 1e9) || s != (double)(int64_t)s)
 					return meta_fail(c, "a symbolic size scaled by %g", s);
 				d[2 + i] = meta_dim_op(c, SYM_MUL, L, meta_dim_n((int64_t)s));
 			} else {
-				d[2 + i] = meta_dim_n((int64_t)((double)L.v * s));
+				double v = (double)L.v * s;
+				if (!(v >= 0 && v < 9.2e18))
+					return meta_fail(c, "scale factor %g gives no size", s);
+				d[2 + i] = meta_dim_n((int64_t)v);
 			}
 		}
 	} else {
