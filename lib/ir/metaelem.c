@@ -396,6 +396,22 @@ meta_rule_to(MetaCtx *c)
 
 /* ==== integers ==== */
 
+/* Int, ScalarImplicit: the number a 0-dim tensor holds.  Known only for
+ * a tensor made by prim::NumToTensor from an int (traced sizes), which
+ * gives that int back; any other tensor's value is its data. */
+int
+meta_rule_scalar_of(MetaCtx *c)
+{
+	Value *x = meta_first_tensor(c);
+	const Node *def = x ? x->def : NULL;
+	Dim d;
+
+	if (def && def->op && strncmp(def->op, "prim.NumToTensor.", 17) == 0 && def->nin >= 1 &&
+	    meta_arg_dim(&def->in[0].arg, &d))
+		return meta_out_int(c, d);
+	return meta_fail(c, "%s: the number depends on the tensor's data", c->n->op);
+}
+
 /* Python int results, as SymInts: size, numel, dim and the int
  * arithmetic of scripted code.  p is INT_*; q the ARITH_* of INT_ARITH. */
 int

@@ -565,6 +565,37 @@ START_TEST(test_errors_say_why)
 }
 END_TEST
 
+/* Int of a tensor prim::NumToTensor made from a size (traced code) is
+ * that size; of any other tensor, its data: an error. */
+START_TEST(test_int_of_num_to_tensor)
+{
+	Arena a;
+	Line l;
+	Value out[2], *t;
+	Node def = { 0 };
+	NamedArg din;
+	char why[256];
+	Diag d = { 0 };
+
+	arena_init(&a);
+	l.a = &a;
+	ck_assert_int_eq(parse_line(&l, "aten.Int.Tensor a=T:int64[] -> error"), 0);
+	ck_assert_int_eq(ir_infer_outputs(&a, &l.n, out, 2, why, sizeof why), -1);
+	ck_assert_msg(strstr(why, "depends on the tensor's data") != NULL, "%s", why);
+	t = l.n.in[0].arg.u.v;
+	def.op = "prim.NumToTensor.Scalar";
+	def.nin = 1;
+	def.in = &din;
+	din.name = "a";
+	ck_assert_int_eq(parse_arg(&a, "I:2*batch", 9, &din.arg), 0);
+	t->def = &def;
+	ck_assert_int_eq(ir_infer_outputs(&a, &l.n, out, 2, why, sizeof why), 1);
+	ck_assert_int_eq(out[0].kind, VAL_SYM_INT);
+	ck_assert(sym_equal(poly_canon(&a, out[0].expr), poly_canon(&a, sym_parse_infix(&a, "t", "2*batch", 7, &d))));
+	arena_free(&a);
+}
+END_TEST
+
 static Suite *
 make_suite(void)
 {
@@ -579,6 +610,7 @@ make_suite(void)
 	tcase_add_test(tc, test_rows_exercised);
 	tcase_add_test(tc, test_known);
 	tcase_add_test(tc, test_errors_say_why);
+	tcase_add_test(tc, test_int_of_num_to_tensor);
 	suite_add_tcase(s, tc);
 	return s;
 }
