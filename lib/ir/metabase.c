@@ -301,6 +301,23 @@ meta_dim_op(MetaCtx *c, SymOp op, Dim x, Dim y)
 	}
 	if ((op == SYM_FLOORDIV || op == SYM_CEILDIV) && meta_dim_is(y, 1))
 		return x;
+	if (op == SYM_FLOORDIV && x.e && !y.e && y.v > 0) {
+		/* an exact division, every coefficient a multiple: (2*s + 4)//2 is s + 2 */
+		Poly *p = poly_sym(c->a, x.e), *q;
+		int exact = p != NULL;
+		for (int i = 0; exact && i < p->n; i++)
+			exact = p->t[i].coef % y.v == 0;
+		if (exact) {
+			q = ARENA_NEW(c->a, Poly);
+			q->n = p->n;
+			q->t = ARENA_ARRAY(c->a, PolyTerm, p->n + 1);
+			for (int i = 0; i < p->n; i++) {
+				q->t[i] = p->t[i];
+				q->t[i].coef /= y.v;
+			}
+			return meta_dim_e(c, poly_expr(c->a, q), x.v >= 0 ? x.v / y.v : -1);
+		}
+	}
 	if (op == SYM_CEILDIV && !y.e && y.v > 0)        /* as torch prints it: (x + s - 1)//s */
 		return meta_dim_op(c, SYM_FLOORDIV, meta_dim_op(c, SYM_ADD, x, meta_dim_n(y.v - 1)), y);
 	if (x.v >= 0 && y.v >= 0) {

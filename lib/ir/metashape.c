@@ -62,10 +62,7 @@ infer_minus_one(MetaCtx *c, const Value *x, int k, Dim *d)
 		return 0;
 	}
 	if (poly_const(rest, &r) && r > 0) {
-		SymExpr **args = ARENA_ARRAY(c->a, SymExpr *, 2);
-		args[0] = poly_expr(c->a, total);
-		args[1] = poly_num(c->a, r);
-		d[at] = meta_dim_e(c, poly_call(c->a, SYM_FLOORDIV, 2, args), -1);
+		d[at] = meta_dim_op(c, SYM_FLOORDIV, meta_dim_e(c, poly_expr(c->a, total), -1), meta_dim_n(r));
 		return 0;
 	}
 	return meta_fail(c, "cannot divide the %s elements of %s by %s", sym_print(c->a, poly_expr(c->a, total)),

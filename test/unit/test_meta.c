@@ -592,6 +592,38 @@ START_TEST(test_int_of_num_to_tensor)
 	ck_assert_int_eq(ir_infer_outputs(&a, &l.n, out, 2, why, sizeof why), 1);
 	ck_assert_int_eq(out[0].kind, VAL_SYM_INT);
 	ck_assert(sym_equal(poly_canon(&a, out[0].expr), poly_canon(&a, sym_parse_infix(&a, "t", "2*batch", 7, &d))));
+	{
+		/* Int(floor_divide(NumToTensor(2*batch), 2)) is batch */
+		Node fd = { 0 };
+		NamedArg fin[2];
+		Value *q = ARENA_NEW(&a, Value), *two = ARENA_NEW(&a, Value);
+		Node ntt2 = { 0 };
+		NamedArg n2in;
+		*q = *t;
+		*two = *t;
+		q->def = &fd;
+		fd.op = "aten.floor_divide.default";
+		fd.nin = 2;
+		fd.in = fin;
+		fin[0].name = "self";
+		fin[0].arg.kind = ARG_TENSOR;
+		fin[0].arg.u.v = t;
+		fin[1].name = "other";
+		fin[1].arg.kind = ARG_TENSOR;
+		fin[1].arg.u.v = two;
+		two->def = &ntt2;
+		ntt2.op = "prim.NumToTensor.Scalar";
+		ntt2.nin = 1;
+		ntt2.in = &n2in;
+		n2in.name = "a";
+		n2in.arg.kind = ARG_INT;
+		n2in.arg.u.i = 2;
+		l.n.in[0].arg.u.v = q;
+		ck_assert_int_eq(ir_infer_outputs(&a, &l.n, out, 2, why, sizeof why), 1);
+		ck_assert_str_eq(sym_print(&a, out[0].expr), "batch");
+		n2in.arg.u.i = 0;        /* // 0: not a known number */
+		ck_assert_int_eq(ir_infer_outputs(&a, &l.n, out, 2, why, sizeof why), -1);
+	}
 	arena_free(&a);
 }
 END_TEST
