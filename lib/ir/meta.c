@@ -106,7 +106,7 @@ ir_infer_outputs(Arena *a, const Node *n, Value *out, int max, char *why, size_t
 {
 	char buf[256];
 	int inplace;
-	MetaCtx c = { a, n, NULL, out, max, 0, why, whylen };
+	MetaCtx c = { a, n, NULL, out, max, 0, why, whylen, 0 };
 	Value *self;
 
 	if (why && whylen)
@@ -123,6 +123,8 @@ ir_infer_outputs(Arena *a, const Node *n, Value *out, int max, char *why, size_t
 	}
 	if (c.row->rule(&c) < 0)
 		return -1;
+	if (c.overflow)
+		return meta_fail(&c, "a size passes the int64 range");
 	if (!inplace)
 		return c.nout;
 	/* torch writes an in-place result into self: same shape, a dtype it can cast to */

@@ -77,6 +77,7 @@ struct MetaCtx {
 	int max, nout;
 	char *why;
 	size_t whylen;
+	int overflow;           /* set when static size arithmetic passed int64 */
 };
 
 /* The rules, one per shape family (meta.def's RULE column). */

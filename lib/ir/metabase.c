@@ -278,8 +278,14 @@ meta_dim_op(MetaCtx *c, SymOp op, Dim x, Dim y)
 
 	if (!x.e && !y.e) {
 		switch (op) {
-		case SYM_ADD: return meta_dim_n(x.v + y.v);
-		case SYM_MUL: return meta_dim_n(x.v * y.v);
+		case SYM_ADD: case SYM_MUL: {
+			int64_t r;
+			if (op == SYM_ADD ? __builtin_add_overflow(x.v, y.v, &r) : __builtin_mul_overflow(x.v, y.v, &r)) {
+				c->overflow = 1;        /* ir_infer_outputs fails the call */
+				return meta_dim_n(0);
+			}
+			return meta_dim_n(r);
+		}
 		case SYM_FLOORDIV:
 			if (y.v == 0)
 				break;
@@ -295,6 +301,23 @@ meta_dim_op(MetaCtx *c, SymOp op, Dim x, Dim y)
 	}
 	if ((op == SYM_FLOORDIV || op == SYM_CEILDIV) && meta_dim_is(y, 1))
 		return x;
+	if (op == SYM_FLOORDIV && x.e && !y.e && y.v > 0) {
+		/* an exact division, every coefficient a multiple: (2*s + 4)//2 is s + 2 */
+		Poly *p = poly_sym(c->a, x.e), *q;
+		int exact = p != NULL;
+		for (int i = 0; exact && i < p->n; i++)
+			exact = p->t[i].coef % y.v == 0;
+		if (exact) {
+			q = ARENA_NEW(c->a, Poly);
+			q->n = p->n;
+			q->t = ARENA_ARRAY(c->a, PolyTerm, p->n + 1);
+			for (int i = 0; i < p->n; i++) {
+				q->t[i] = p->t[i];
+				q->t[i].coef /= y.v;
+			}
+			return meta_dim_e(c, poly_expr(c->a, q), x.v >= 0 ? x.v / y.v : -1);
+		}
+	}
 	if (op == SYM_CEILDIV && !y.e && y.v > 0)        /* as torch prints it: (x + s - 1)//s */
 		return meta_dim_op(c, SYM_FLOORDIV, meta_dim_op(c, SYM_ADD, x, meta_dim_n(y.v - 1)), y);
 	if (x.v >= 0 && y.v >= 0) {

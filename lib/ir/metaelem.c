@@ -279,7 +279,10 @@ arange_len(MetaCtx *c, Dim *out)
 		return meta_fail(c, "upper bound and larger bound inconsistent with step sign");
 	{
 		double n = (e - s) / p;
-		int64_t k = (int64_t)n;
+		int64_t k;
+		if (!(n >= 0 && n < 9.2e18))
+			return meta_fail(c, "arange: the number of steps (%g) is not a size", n);
+		k = (int64_t)n;
 		if ((double)k < n)
 			k++;
 		*out = meta_dim_n(k);
@@ -392,6 +395,79 @@ meta_rule_to(MetaCtx *c)
 }
 
 /* ==== integers ==== */
+
+/* The int an argument holds when it is known without data: a number, a
+ * SymInt, or a 0-dim integer tensor that tracing computed from sizes
+ * (see value_of).  0 when unknown. */
+static int value_of(MetaCtx *c, const Value *x, int depth, Dim *d);
+
+static int
+arg_value(MetaCtx *c, const Arg *a, int depth, Dim *d)
+{
+	if (!a)
+		return 0;
+	if ((a->kind == ARG_TENSOR || a->kind == ARG_OPT_TENSOR) && a->u.v)
+		return value_of(c, a->u.v, depth, d);
+	return meta_arg_dim(a, d);
+}
+
+/* A 0-dim integer tensor's value when tracing computed it from sizes:
+ * prim::NumToTensor of an int, a constant, or mul, add, sub and
+ * floor_divide of such values (how traced code writes x.size(0) // 2). */
+static int
+value_of(MetaCtx *c, const Value *x, int depth, Dim *d)
+{
+	static const struct { const char *op; SymOp sym; int neg; } arith[] = {
+		{ "aten.mul.", SYM_MUL, 0 }, { "aten.add.", SYM_ADD, 0 }, { "aten.sub.", SYM_ADD, 1 },
+		{ "aten.floor_divide.", SYM_FLOORDIV, 0 },
+	};
+	const Node *def = x->def;
+	Dim a, b;
+
+	if (depth > 32 || x->kind != VAL_TENSOR || x->rank != 0 || meta_cat_of(x->dtype) != CAT_INT)
+		return 0;
+	if (x->data && x->data->dtype == DT_INT64 && x->data->storage &&
+	    (uint64_t)(x->data->offset + 1) * 8 <= x->data->storage_bytes) {
+		int64_t v;
+		memcpy(&v, x->data->storage + x->data->offset * 8, sizeof v);
+		*d = meta_dim_n(v);
+		return 1;
+	}
+	if (!def || !def->op)
+		return 0;
+	if (strncmp(def->op, "prim.NumToTensor.", 17) == 0)
+		return def->nin >= 1 && meta_arg_dim(&def->in[0].arg, d);
+	for (size_t i = 0; i < sizeof arith / sizeof arith[0]; i++) {
+		const Arg *alpha;
+		if (strncmp(def->op, arith[i].op, strlen(arith[i].op)) != 0)
+			continue;
+		alpha = ir_arg(def, "alpha");
+		if ((alpha && !(alpha->kind == ARG_INT && alpha->u.i == 1)) ||
+		    !arg_value(c, ir_arg(def, "self"), depth + 1, &a) || !arg_value(c, ir_arg(def, "other"), depth + 1, &b))
+			return 0;
+		if (arith[i].sym == SYM_FLOORDIV && meta_dim_is(b, 0))
+			return 0;
+		if (arith[i].neg)
+			b = meta_dim_op(c, SYM_MUL, b, meta_dim_n(-1));
+		*d = meta_dim_op(c, arith[i].sym, a, b);
+		return 1;
+	}
+	return 0;
+}
+
+/* Int, ScalarImplicit: the number a 0-dim tensor holds, when tracing
+ * computed it from sizes (value_of); any other tensor's value is its
+ * data. */
+int
+meta_rule_scalar_of(MetaCtx *c)
+{
+	Value *x = meta_first_tensor(c);
+	Dim d;
+
+	if (x && value_of(c, x, 0, &d))
+		return meta_out_int(c, d);
+	return meta_fail(c, "%s: the number depends on the tensor's data", c->n->op);
+}
 
 /* Python int results, as SymInts: size, numel, dim and the int
  * arithmetic of scripted code.  p is INT_*; q the ARITH_* of INT_ARITH. */

@@ -257,6 +257,9 @@ meta_rule_conv(MetaCtx *c)
 	if (groups <= 0)
 		return meta_fail(c, "non-positive groups is not supported");
 	for (int i = 0; i < nd; i++) {
+		if (st[i] > INT32_MAX || dl[i] > INT32_MAX || pd[i] > INT32_MAX || op[i] > INT32_MAX || op[i] < INT32_MIN ||
+		    w->dims[2 + i].v > INT32_MAX)
+			return meta_fail(c, "a stride, padding, dilation or kernel size beyond 2^31");
 		if (st[i] <= 0 || dl[i] <= 0 || pd[i] < 0)
 			return meta_fail(c, "stride and dilation must be positive and padding non-negative");
 		if (same && st[i] != 1)
@@ -304,9 +307,12 @@ meta_rule_conv(MetaCtx *c)
 static int
 pool_size(MetaCtx *c, Dim L, int64_t k, int64_t s, int64_t p, int64_t d, int ceil, Dim *out)
 {
-	int64_t ek = d * (k - 1) + 1;
+	int64_t ek;
 	Dim r;
 
+	if (k > INT32_MAX || s > INT32_MAX || d > INT32_MAX || p > INT32_MAX)
+		return meta_fail(c, "a kernel size, stride, padding or dilation beyond 2^31");
+	ek = d * (k - 1) + 1;
 	if (k <= 0 || s <= 0 || d <= 0 || p < 0)
 		return meta_fail(c, "kernel size, stride and dilation must be greater than zero, padding non-negative");
 	if (p > k / 2)

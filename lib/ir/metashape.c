@@ -62,10 +62,7 @@ infer_minus_one(MetaCtx *c, const Value *x, int k, Dim *d)
 		return 0;
 	}
 	if (poly_const(rest, &r) && r > 0) {
-		SymExpr **args = ARENA_ARRAY(c->a, SymExpr *, 2);
-		args[0] = poly_expr(c->a, total);
-		args[1] = poly_num(c->a, r);
-		d[at] = meta_dim_e(c, poly_call(c->a, SYM_FLOORDIV, 2, args), -1);
+		d[at] = meta_dim_op(c, SYM_FLOORDIV, meta_dim_e(c, poly_expr(c->a, total), -1), meta_dim_n(r));
 		return 0;
 	}
 	return meta_fail(c, "cannot divide the %s elements of %s by %s", sym_print(c->a, poly_expr(c->a, total)),
@@ -107,7 +104,7 @@ meta_rule_view(MetaCtx *c)
 		}
 		if (meta_dim_is(d[i], -1) || meta_dim_eq(d[i], x->dims[j]))
 			d[i] = x->dims[j];
-		else if (!meta_dim_is(x->dims[j], 1) && !(x->dims[j].e && !d[i].e) && !(!x->dims[j].e && d[i].e))
+		else if (!meta_dim_is(x->dims[j], 1))
 			return meta_fail(c, "the expanded size of the tensor (%s) must match the existing size (%s) at non-singleton dimension %d",
 			            meta_shape_str(c, 1, &d[i]), meta_shape_str(c, 1, &x->dims[j]), i);
 		else if (!d[i].e && d[i].v < 0)
@@ -441,7 +438,7 @@ meta_rule_split(MetaCtx *c)
 				z[i] = meta_dim_n(0);
 			return pieces(c, x, w, (int)n, z);
 		}
-		s = (L.v + n - 1) / n;
+		s = (L.v - 1) / n + 1;        /* ceil, for L > 0 */
 	} else if (meta_need_int(c, "split_size", 1, &s)) {
 		return -1;
 	}
@@ -449,7 +446,9 @@ meta_rule_split(MetaCtx *c)
 		return meta_fail(c, "split expects split_size be non-negative, but got split_size=%lld", (long long)s);
 	if (s == 0 && L.v != 0)
 		return meta_fail(c, "split_size can only be 0 if dimension size is 0, but got dimension size of %lld", (long long)L.v);
-	k = s == 0 ? 1 : (int)((L.v + s - 1) / s);
+	if (s && L.v && (L.v - 1) / s + 1 > c->max)
+		return meta_fail(c, "%lld pieces, more than the %d results the caller takes", (long long)((L.v - 1) / s + 1), c->max);
+	k = s == 0 || L.v == 0 ? 1 : (int)((L.v - 1) / s + 1);
 	if (k == 0)
 		k = 1;
 	if (k > c->max)
@@ -547,7 +546,7 @@ meta_rule_select(MetaCtx *c)
 			i1 = de.v < 0 ? de.v + L.v : de.v;
 			i0 = i0 < 0 ? 0 : i0 > L.v ? L.v : i0;
 			i1 = i1 < i0 ? i0 : i1 > L.v ? L.v : i1;
-			len = (i1 - i0 + step - 1) / step;
+			len = i1 == i0 ? 0 : (i1 - i0 - 1) / step + 1;
 			d[w] = meta_dim_n(len);
 			return meta_out_tensor(c, x->dtype, x->rank, d);
 		}
@@ -677,7 +676,7 @@ meta_rule_pad(MetaCtx *c)
 	memcpy(d, x->dims, sizeof *d * (size_t)x->rank);
 	for (int i = 0; i < k / 2; i++) {
 		int j = x->rank - 1 - i;
-		d[j] = meta_dim_add(c, d[j], p[2 * i] + p[2 * i + 1]);
+		d[j] = meta_dim_add(c, meta_dim_add(c, d[j], p[2 * i]), p[2 * i + 1]);
 		if (!d[j].e && d[j].v < 0)
 			return meta_fail(c, "the input size %lld, plus negative padding %lld and %lld resulted in a negative output size",
 			            (long long)x->dims[j].v, (long long)p[2 * i], (long long)p[2 * i + 1]);
@@ -726,11 +725,14 @@ meta_rule_upsample(MetaCtx *c)
 			double s = sf->u.list[sf->n == 1 ? 0 : i].u.f;
 			Dim L = x->dims[2 + i];
 			if (L.e) {
-				if (s != (double)(int64_t)s || s < 1)
+				if (!(s >= 1 && s < 1e9) || s != (double)(int64_t)s)
 					return meta_fail(c, "a symbolic size scaled by %g", s);
 				d[2 + i] = meta_dim_op(c, SYM_MUL, L, meta_dim_n((int64_t)s));
 			} else {
-				d[2 + i] = meta_dim_n((int64_t)((double)L.v * s));
+				double v = (double)L.v * s;
+				if (!(v >= 0 && v < 9.2e18))
+					return meta_fail(c, "scale factor %g gives no size", s);
+				d[2 + i] = meta_dim_n((int64_t)v);
 			}
 		}
 	} else {

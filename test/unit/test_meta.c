@@ -4,7 +4,9 @@
  * per line with torch's result dtypes and shapes, or `error` where torch
  * raises; test/unit/meta/symbolic.txt holds calls over named (symbolic)
  * dims with the expressions derived by hand, and the errors a symbolic
- * size must give.  Each line becomes a Node whose result must match.
+ * size must give; test/unit/meta/models.txt (collect_ops.py --cases)
+ * every aten call of the traced target models with the types tracing
+ * recorded.  Each line becomes a Node whose result must match.
  * Beside them: every op the target models call (ops-collected.txt) has a
  * rule, and every row of meta.def is exercised by some case. */
 #include <check.h>
@@ -421,6 +423,13 @@ START_TEST(test_torch_cases)
 }
 END_TEST
 
+/* Every aten call of the traced target models, as tracing typed it. */
+START_TEST(test_model_cases)
+{
+	ck_assert_int_gt(run_file("test/unit/meta/models.txt", NULL, NULL), 100);
+}
+END_TEST
+
 START_TEST(test_symbolic_cases)
 {
 	run_file(("test/unit/meta/symbolic.txt"), NULL, NULL);
@@ -556,6 +565,69 @@ START_TEST(test_errors_say_why)
 }
 END_TEST
 
+/* Int of a tensor prim::NumToTensor made from a size (traced code) is
+ * that size; of any other tensor, its data: an error. */
+START_TEST(test_int_of_num_to_tensor)
+{
+	Arena a;
+	Line l;
+	Value out[2], *t;
+	Node def = { 0 };
+	NamedArg din;
+	char why[256];
+	Diag d = { 0 };
+
+	arena_init(&a);
+	l.a = &a;
+	ck_assert_int_eq(parse_line(&l, "aten.Int.Tensor a=T:int64[] -> error"), 0);
+	ck_assert_int_eq(ir_infer_outputs(&a, &l.n, out, 2, why, sizeof why), -1);
+	ck_assert_msg(strstr(why, "depends on the tensor's data") != NULL, "%s", why);
+	t = l.n.in[0].arg.u.v;
+	def.op = "prim.NumToTensor.Scalar";
+	def.nin = 1;
+	def.in = &din;
+	din.name = "a";
+	ck_assert_int_eq(parse_arg(&a, "I:2*batch", 9, &din.arg), 0);
+	t->def = &def;
+	ck_assert_int_eq(ir_infer_outputs(&a, &l.n, out, 2, why, sizeof why), 1);
+	ck_assert_int_eq(out[0].kind, VAL_SYM_INT);
+	ck_assert(sym_equal(poly_canon(&a, out[0].expr), poly_canon(&a, sym_parse_infix(&a, "t", "2*batch", 7, &d))));
+	{
+		/* Int(floor_divide(NumToTensor(2*batch), 2)) is batch */
+		Node fd = { 0 };
+		NamedArg fin[2];
+		Value *q = ARENA_NEW(&a, Value), *two = ARENA_NEW(&a, Value);
+		Node ntt2 = { 0 };
+		NamedArg n2in;
+		*q = *t;
+		*two = *t;
+		q->def = &fd;
+		fd.op = "aten.floor_divide.default";
+		fd.nin = 2;
+		fd.in = fin;
+		fin[0].name = "self";
+		fin[0].arg.kind = ARG_TENSOR;
+		fin[0].arg.u.v = t;
+		fin[1].name = "other";
+		fin[1].arg.kind = ARG_TENSOR;
+		fin[1].arg.u.v = two;
+		two->def = &ntt2;
+		ntt2.op = "prim.NumToTensor.Scalar";
+		ntt2.nin = 1;
+		ntt2.in = &n2in;
+		n2in.name = "a";
+		n2in.arg.kind = ARG_INT;
+		n2in.arg.u.i = 2;
+		l.n.in[0].arg.u.v = q;
+		ck_assert_int_eq(ir_infer_outputs(&a, &l.n, out, 2, why, sizeof why), 1);
+		ck_assert_str_eq(sym_print(&a, out[0].expr), "batch");
+		n2in.arg.u.i = 0;        /* // 0: not a known number */
+		ck_assert_int_eq(ir_infer_outputs(&a, &l.n, out, 2, why, sizeof why), -1);
+	}
+	arena_free(&a);
+}
+END_TEST
+
 static Suite *
 make_suite(void)
 {
@@ -564,11 +636,13 @@ make_suite(void)
 
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_torch_cases);
+	tcase_add_test(tc, test_model_cases);
 	tcase_add_test(tc, test_symbolic_cases);
 	tcase_add_test(tc, test_collected_ops_known);
 	tcase_add_test(tc, test_rows_exercised);
 	tcase_add_test(tc, test_known);
 	tcase_add_test(tc, test_errors_say_why);
+	tcase_add_test(tc, test_int_of_num_to_tensor);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -9,6 +9,13 @@ three ways (traced, traced then frozen, scripted where torch can script it),
 inlines the graphs and prints the schema of every aten:: node, once, sorted.
 
     python3 test/unit/meta/collect_ops.py > out.txt     (any torch >= 1.13)
+    python3 test/unit/meta/collect_ops.py --cases OUT   (torch 2.14: sid)
+
+With --cases it writes instead every aten:: call of the traced and frozen
+graphs, with the dtypes and shapes tracing recorded for its tensors, as
+cases in cases.txt's format (make_cases.py's header): models.txt, which
+test_meta checks like cases.txt.  A call whose scalar arguments are not
+constants in the graph (sizes read at run time) is left out.
 
 Whatever a torch version cannot build or script is reported on stderr and
 skipped.  test/unit/meta/ops-collected.txt is the union over torch 1.13
@@ -173,7 +180,202 @@ def graph_of(m):
     return g
 
 
+DTYPES = {"Float": "float32", "Half": "float16", "BFloat16": "bfloat16", "Double": "float64", "Long": "int64",
+          "Int": "int32", "Short": "int16", "Char": "int8", "Byte": "uint8", "Bool": "bool",
+          "ComplexFloat": "complex64", "ComplexDouble": "complex128"}
+C10 = ["uint8", "int8", "int16", "int32", "int64", "float16", "float32", "float64", "complex32", "complex64",
+       "complex128", "bool", "bfloat16"]
+
+
+def tensor_type(v):
+    """'float32[2,3]' for a value whose traced type is complete, else None."""
+    t = v.type()
+    if not isinstance(t, torch._C.TensorType):
+        return None
+    st, sizes = t.scalarType(), t.sizes()
+    if st not in DTYPES or sizes is None or any(d is None for d in sizes):
+        return None
+    return "%s[%s]" % (DTYPES[st], ",".join(str(d) for d in sizes))
+
+
+def constant(v, depth=0):
+    """(True, value) for a value known before running: a constant, or a
+    size (aten::size of a tensor of known shape, and the arithmetic and
+    wrapping tracing records around sizes); else (False, None)."""
+    n = v.node()
+    k = n.kind()
+    ins = list(n.inputs())
+    if k == "prim::Constant":
+        return True, v.toIValue()
+    if depth > 20:
+        return False, None
+    if k == "aten::size" and len(ins) == 2:
+        t = ins[0].type()
+        ok, d = constant(ins[1], depth + 1)
+        if ok and isinstance(t, torch._C.TensorType) and t.sizes() is not None and None not in t.sizes():
+            return True, t.sizes()[d]
+    if k in ("prim::NumToTensor", "aten::Int", "aten::ScalarImplicit") and len(ins) == 1:
+        return constant(ins[0], depth + 1)
+    ops = {"aten::mul": lambda a, b: a * b, "aten::add": lambda a, b: a + b, "aten::sub": lambda a, b: a - b,
+           "aten::floor_divide": lambda a, b: a // b, "aten::floordiv": lambda a, b: a // b}
+    if k in ops and len(ins) >= 2:
+        (oa, a), (ob, b) = constant(ins[0], depth + 1), constant(ins[1], depth + 1)
+        if oa and ob and isinstance(a, int) and isinstance(b, int) and not (k.endswith("div") and b == 0):
+            return True, ops[k](a, b)
+    return False, None
+
+
+def encode(name, v):
+    """An argument in cases.txt's syntax, or None when it is not known here."""
+    tt = tensor_type(v)
+    if tt:
+        return "T:" + tt
+    n = v.node()
+    if n.kind() == "prim::Constant" and isinstance(v.toIValue(), torch.Tensor):
+        x = v.toIValue()        # a frozen weight
+        if str(x.dtype).replace("torch.", "") in DTYPES.values():
+            return "T:%s[%s]" % (str(x.dtype).replace("torch.", ""), ",".join(str(d) for d in x.shape))
+        return None
+    if n.kind() == "prim::ListConstruct":
+        items = [encode(name, x) for x in n.inputs()]
+        if any(i is None for i in items):
+            return None
+        if all(i.startswith("T:") or i == "N" for i in items) and items:
+            return "TL:[%s]" % ";".join(i[2:] if i != "N" else "N" for i in items)
+        if all(i.startswith("I:") for i in items):
+            return "L:[%s]" % ",".join(i[2:] for i in items)
+        if all(i.startswith("F:") for i in items):
+            return "FL:[%s]" % ",".join(i[2:] for i in items)
+        if all(i.startswith("B:") for i in items):
+            return "BL:[%s]" % ",".join(i[2:] for i in items)
+        if not items:
+            return "L:[]"
+        return None
+    ok, val = constant(v)
+    if not ok:
+        return None
+    if val is None:
+        return "N"
+    if isinstance(val, bool):
+        return "B:%d" % val
+    if isinstance(val, int):
+        if name == "dtype":
+            return "D:" + C10[val]
+        if name == "memory_format":
+            return "M:%d" % val
+        if name == "layout":
+            return "Y:%d" % val
+        return "I:%d" % val
+    if isinstance(val, float):
+        return "F:" + repr(val)
+    if isinstance(val, str):
+        return "S:" + val if val and " " not in val and "#" not in val else None
+    if isinstance(val, torch.device):
+        return "V:" + str(val)
+    if isinstance(val, torch.Tensor):
+        return None
+    if isinstance(val, (list, tuple)) and all(isinstance(x, int) and not isinstance(x, bool) for x in val):
+        return "L:[%s]" % ",".join(str(x) for x in val)
+    if isinstance(val, (list, tuple)) and all(isinstance(x, bool) for x in val):
+        return "BL:[%s]" % ",".join(str(int(x)) for x in val)
+    if isinstance(val, (list, tuple)) and all(isinstance(x, float) for x in val):
+        return "FL:[%s]" % ",".join(repr(x) for x in val)
+    if isinstance(val, torch.Tensor) and val.dim() == 0 and not val.dtype.is_complex:
+        return None
+    return None
+
+
+def results(n):
+    out = []
+    for o in n.outputs():
+        tt = tensor_type(o)
+        if tt:
+            out.append(tt)
+            continue
+        if isinstance(o.type(), torch._C.ListType):
+            unpack = [u.user for u in o.uses() if u.user.kind() == "prim::ListUnpack"]
+            if len(unpack) == 1:
+                items = [tensor_type(x) for x in unpack[0].outputs()]
+                if all(items):
+                    out += items
+                    continue
+        return None
+    return out
+
+
+def call_cases(block, lines):
+    for n in block.nodes():
+        for b in n.blocks():
+            call_cases(b, lines)
+        if not n.kind().startswith("aten::"):
+            continue
+        try:
+            text = n.schema()
+            if text == "(no schema)":
+                continue
+            sch = torch._C.parse_schema(text)
+        except Exception:
+            continue
+        args = []
+        for a, v in zip(sch.arguments, n.inputs()):
+            e = encode(a.name, v)
+            if e is None:
+                break
+            args.append("%s=%s" % (a.name, e))
+        else:
+            res = results(n)
+            if res:
+                op = "aten.%s.%s" % (n.kind()[6:], sch.overload_name or "default")
+                lines.add("%s %s -> %s" % (op, " ".join(args), " ".join(res)))
+
+
+def typed_graph(sm, args):
+    """sm's inlined graph with the types tracing left out filled in: the
+    forward's inputs from the example arguments, the parameters and
+    buffers (prim::GetAttr chains from self) from the module."""
+    g = graph_of(sm)
+    ins = list(g.inputs())
+    for v, a in zip(ins[1:], args):
+        v.setType(torch._C.TensorType.create_from_tensor(a))
+    objs = {ins[0].debugName(): sm}
+    for n in g.nodes():
+        if n.kind() != "prim::GetAttr":
+            continue
+        owner = objs.get(list(n.inputs())[0].debugName())
+        if owner is None:
+            continue
+        x = getattr(owner, n.s("name"), None)
+        out = n.output()
+        if isinstance(x, torch.Tensor):
+            out.setType(torch._C.TensorType.create_from_tensor(x))
+        elif x is not None:
+            objs[out.debugName()] = x
+    return g
+
+
+def cases(path):
+    lines = set()
+    for name, make, args, _ in models():
+        torch.manual_seed(0)
+        try:
+            m = make().eval()
+            with torch.no_grad():
+                t = torch.jit.trace(m, args, check_trace=False)
+            for sm in (t, torch.jit.freeze(t)):
+                call_cases(typed_graph(sm, args), lines)
+        except Exception as e:
+            print("skip %s: %s" % (name, str(e).splitlines()[0]), file=sys.stderr)
+    with open(path, "w") as f:
+        f.write("# collect_ops.py --cases (torch %s): the aten calls of the traced and frozen target models\n"
+                "# with the dtypes and shapes tracing recorded; same format as cases.txt.\n" % torch.__version__)
+        for line in sorted(lines):
+            f.write(line + "\n")
+    print("%d calls -> %s" % (len(lines), path), file=sys.stderr)
+
+
 def main():
+    if len(sys.argv) == 3 and sys.argv[1] == "--cases":
+        return cases(sys.argv[2])
     seen = set()
     for name, make, args, scriptable in models():
         torch.manual_seed(0)
