@@ -198,6 +198,13 @@ void durable_drop(Durable *out, int fd);
 int durable_commit(Durable *out, const char **failed);
 /* Removes every temporary file (a failed run); out is empty afterwards. */
 void durable_abort(Durable *out);
+/* Starts writing bytes [from, from + len) of fd to disk without waiting
+ * (sync_file_range), so that a big file's write-back overlaps the rest of
+ * its writing; durable_commit() still waits for all of it. */
+void durable_writeback(int fd, uint64_t from, uint64_t len);
+/* Starts the write-back of every file of out so far (len 0: to its end),
+ * for a caller with other work to do before durable_commit(). */
+void durable_start(Durable *out);
 
 /* ==== dtype ==== */
 

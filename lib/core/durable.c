@@ -111,6 +111,19 @@ durable_drop(Durable *out, int fd)
 }
 
 void
+durable_writeback(int fd, uint64_t from, uint64_t len)
+{
+	(void)sync_file_range(fd, (off_t)from, (off_t)len, SYNC_FILE_RANGE_WRITE);
+}
+
+void
+durable_start(Durable *out)
+{
+	for (int i = 0; i < out->n; i++)
+		durable_writeback(out->f[i].fd, 0, 0);
+}
+
+void
 durable_abort(Durable *out)
 {
 	while (out->n)
@@ -151,8 +164,7 @@ durable_commit(Durable *out, const char **failed)
 	static char last[4096];   /* the path *failed points at */
 	int err = 0, bad = -1, done = 0;
 
-	for (int i = 0; i < out->n; i++)
-		(void)sync_file_range(out->f[i].fd, 0, 0, SYNC_FILE_RANGE_WRITE);
+	durable_start(out);
 	for (int i = 0; i < out->n && !err; i++) {
 		if (fsync(out->f[i].fd) != 0)
 			err = errno, bad = i;

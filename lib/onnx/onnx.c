@@ -618,10 +618,15 @@ externalize(Arena *a, Onnx__GraphProto *g, uint64_t min, const char *location,
 	return nblob;
 }
 
+/* Bytes copied between two starts of the data file's write-back. */
+#define WRITEBACK_STEP ((size_t)16 << 20)
+
 /* Writes len bytes at p to fd.  Bytes inside src's mapping are copied file
  * to file by the kernel (copy_file_range), so weights never pass through
- * this process's memory; anything else is written from memory.  Returns 0
- * or an errno. */
+ * this process's memory, WRITEBACK_STEP at a time, each step's write-back
+ * started at once (durable_writeback()): the disk then writes while the
+ * copy goes on, and the final fsync has little left to wait for.  Anything
+ * else is written from memory.  Returns 0 or an errno. */
 static int
 write_bytes(int fd, const uint8_t *p, size_t len, const OnnxSource *src)
 {
@@ -629,9 +634,13 @@ write_bytes(int fd, const uint8_t *p, size_t len, const OnnxSource *src)
 	    (size_t)(p - src->base) <= src->len - len) {
 		off_t off = (off_t)(p - src->base);
 		while (len) {
-			ssize_t n = copy_file_range(src->fd, &off, fd, NULL, len, 0);
+			off_t at = lseek(fd, 0, SEEK_CUR);
+			ssize_t n = copy_file_range(src->fd, &off, fd, NULL,
+			                            len < WRITEBACK_STEP ? len : WRITEBACK_STEP, 0);
 			if (n <= 0)
 				break;   /* not supported here: finish with write() */
+			if (at >= 0)
+				durable_writeback(fd, (uint64_t)at, (uint64_t)n);
 			p += n;
 			len -= (size_t)n;
 		}

@@ -455,6 +455,8 @@ pipeline_run(Pipeline *pl, Diag *d)
 		return crc > rc ? crc : rc;
 	}
 
+	/* the disk writes the ONNX files while the report is made */
+	durable_start(&out);
 	report_start = pipeline_now();
 	pl->ran[PHASE_REPORT] = 1;
 	fill_extra(pl, report_start);

@@ -71,7 +71,19 @@ void xlsx_activate(XlsxSheet *s);
 /* The whole file: a malloc'ed buffer of *len bytes, for the caller to free. */
 uint8_t *xlsx_bytes(Xlsx *x, size_t *len);
 
-/* xl/theme/theme1.xml (theme.c). */
+/* A part stored already deflated: its length, CRC-32 and zip text bit,
+ * then the deflated bytes. */
+typedef struct XlsxPart {
+	size_t len;
+	uint32_t crc;
+	int text;
+	size_t zlen;
+	const uint8_t *z;
+} XlsxPart;
+
+/* xl/theme/theme1.xml (theme.c): the text, and the same deflated once, for
+ * the 7 KB every workbook carries (a fifth of a small report's deflating). */
 extern const char xlsx_theme[];
+extern const XlsxPart xlsx_theme_z;
 
 #endif

@@ -261,9 +261,14 @@ put_num_fmt(Writer *w, Sheet *s, int col, double v, int kind, XlsxFormat fmt)
 	}
 	xlsx_number(s->ws, s->row, col, v, fmt);
 	if (kind == NUM_INT && fabs(v) < 1e15) {
-		len = snprintf(buf, sizeof buf, "%.0f", fabs(v));
+		/* the digits of %.0f, counted: most cells are counts */
+		uint64_t k = (uint64_t)nearbyint(fabs(v));
+		for (len = 1; k >= 10; k /= 10)
+			len++;
 		len += (len - 1) / 3 + (v < 0);      /* thousands separators */
-	} else if (kind == NUM_SECONDS && fabs(v) < 1e15)
+	} else if (kind == NUM_SECONDS && v == 0)
+		len = signbit(v) ? 9 : 8;            /* "0.000000", the default timings */
+	else if (kind == NUM_SECONDS && fabs(v) < 1e15)
 		len = snprintf(buf, sizeof buf, "%.6f", v);
 	else
 		len = snprintf(buf, sizeof buf, "%.10g", v);  /* about what General shows */

@@ -14,9 +14,11 @@
 #include "report/internal.h"
 
 #include <math.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <threads.h>
 
 #include <zlib.h>
 
@@ -310,8 +312,6 @@ put_range(Buf *b, uint32_t r0, int c0, uint32_t r1, int c1)
 typedef struct Zip {
 	Buf out, cd;        /* the file so far; the central directory */
 	int n;
-	z_stream z;
-	int z_ready;
 } Zip;
 
 static void
@@ -330,22 +330,12 @@ put32(Buf *b, uint32_t v)
 	put(b, p, 4);
 }
 
+/* The local header of an entry: usize bytes, csize deflated. */
 static void
-set32(Buf *b, size_t at, uint32_t v)
+local_header(Zip *zip, const char *name, uint32_t crc, uint32_t csize, uint32_t usize)
 {
-	for (int i = 0; i < 4; i++)
-		b->p[at + (size_t)i] = (char)(v >> (8 * i));
-}
+	size_t nlen = strlen(name);
 
-/* Appends the entry name holding part. */
-static void
-zip_add(Zip *zip, const char *name, const Buf *part)
-{
-	size_t at = zip->out.n, nlen = strlen(name), bound;
-	uint32_t crc = (uint32_t)crc32(0, (const Bytef *)part->p, (uInt)part->n), csize;
-
-	if (part->n > UINT32_MAX / 2)
-		die("xlsx: part %s is too large for a zip without zip64", name);
 	put32(&zip->out, 0x04034b50);
 	put16(&zip->out, 20);           /* version needed */
 	put16(&zip->out, 0);            /* flags */
@@ -353,30 +343,19 @@ zip_add(Zip *zip, const char *name, const Buf *part)
 	put16(&zip->out, 0);            /* 00:00:00 */
 	put16(&zip->out, 0x21);         /* 1980-01-01 */
 	put32(&zip->out, crc);
-	put32(&zip->out, 0);            /* compressed size, set below */
-	put32(&zip->out, (uint32_t)part->n);
+	put32(&zip->out, csize);
+	put32(&zip->out, usize);
 	put16(&zip->out, (unsigned)nlen);
 	put16(&zip->out, 0);
 	put(&zip->out, name, nlen);
+}
 
-	if (!zip->z_ready) {
-		if (deflateInit2(&zip->z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, -MAX_WBITS, 8,
-		                 Z_DEFAULT_STRATEGY) != Z_OK)
-			die("out of memory");
-		zip->z_ready = 1;
-	} else if (deflateReset(&zip->z) != Z_OK)
-		die("xlsx: deflateReset failed");
-	bound = deflateBound(&zip->z, (uLong)part->n);
-	buf_room(&zip->out, bound);
-	zip->z.next_in = (Bytef *)part->p;
-	zip->z.avail_in = (uInt)part->n;
-	zip->z.next_out = (Bytef *)zip->out.p + zip->out.n;
-	zip->z.avail_out = (uInt)bound;
-	if (deflate(&zip->z, Z_FINISH) != Z_STREAM_END)
-		die("xlsx: deflate did not finish");
-	csize = (uint32_t)zip->z.total_out;
-	zip->out.n += csize;
-	set32(&zip->out, at + 18, csize);
+/* The central directory's record of the entry at offset at. */
+static void
+central_record(Zip *zip, const char *name, uint32_t crc, uint32_t csize, uint32_t usize, int text,
+               size_t at)
+{
+	size_t nlen = strlen(name);
 
 	put32(&zip->cd, 0x02014b50);
 	put16(&zip->cd, 0);             /* version made by */
@@ -387,16 +366,27 @@ zip_add(Zip *zip, const char *name, const Buf *part)
 	put16(&zip->cd, 0x21);
 	put32(&zip->cd, crc);
 	put32(&zip->cd, csize);
-	put32(&zip->cd, (uint32_t)part->n);
+	put32(&zip->cd, usize);
 	put16(&zip->cd, (unsigned)nlen);
 	put16(&zip->cd, 0);             /* extra */
 	put16(&zip->cd, 0);             /* comment */
 	put16(&zip->cd, 0);             /* disk */
-	put16(&zip->cd, zip->z.data_type == Z_TEXT ? 1 : 0);
+	put16(&zip->cd, text ? 1 : 0);
 	put32(&zip->cd, 0);             /* external attributes */
 	put32(&zip->cd, (uint32_t)at);
 	put(&zip->cd, name, nlen);
 	zip->n++;
+}
+
+/* Appends the entry name holding the deflated part p. */
+static void
+zip_add_deflated(Zip *zip, const char *name, const XlsxPart *p)
+{
+	size_t at = zip->out.n;
+
+	local_header(zip, name, p->crc, (uint32_t)p->zlen, (uint32_t)p->len);
+	put(&zip->out, p->z, p->zlen);
+	central_record(zip, name, p->crc, (uint32_t)p->zlen, (uint32_t)p->len, p->text, at);
 }
 
 static void
@@ -413,8 +403,6 @@ zip_finish(Zip *zip)
 	put32(&zip->out, (uint32_t)zip->cd.n);
 	put32(&zip->out, at);
 	put16(&zip->out, 0);
-	if (zip->z_ready)
-		deflateEnd(&zip->z);
 	free(zip->cd.p);
 }
 
@@ -830,44 +818,152 @@ app_xml(const Xlsx *x, Buf *b)
 	      "<AppVersion>12.0000</AppVersion></Properties>");
 }
 
-/* Prints one part into b (emptied first) and adds it to the zip. */
-#define PART(zip, b, name, ...) ((b)->n = 0, __VA_ARGS__, zip_add((zip), (name), (b)))
+/* ---- deflating, on two cores ---- */
+
+/* A part of the file: its XML, then deflated. */
+typedef struct Part {
+	const char *name;
+	Buf xml;
+	XlsxPart z;         /* z.z points into out */
+	Buf out;
+} Part;
+
+typedef struct Deflater {
+	Part *part;
+	const int *order;   /* parts by size, largest first */
+	int n;
+	atomic_int next;    /* the next entry of order to take */
+} Deflater;
+
+/* Deflates the parts of d not taken yet, one at a time, with the settings
+ * of libxlsxwriter's minizip (level 6, raw, 15-bit window, memLevel 8). */
+static int
+deflate_parts(void *arg)
+{
+	Deflater *d = arg;
+	z_stream z = {0};
+	int i, ready = 0;
+
+	while ((i = atomic_fetch_add(&d->next, 1)) < d->n) {
+		Part *p = &d->part[d->order[i]];
+		uLong bound;
+		if (!ready) {
+			if (deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, -MAX_WBITS, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+				die("out of memory");
+			ready = 1;
+		} else if (deflateReset(&z) != Z_OK)
+			die("xlsx: deflateReset failed");
+		bound = deflateBound(&z, (uLong)p->xml.n);
+		buf_room(&p->out, bound);
+		z.next_in = (Bytef *)p->xml.p;
+		z.avail_in = (uInt)p->xml.n;
+		z.next_out = (Bytef *)p->out.p;
+		z.avail_out = (uInt)bound;
+		if (deflate(&z, Z_FINISH) != Z_STREAM_END)
+			die("xlsx: deflate did not finish");
+		p->z = (XlsxPart){p->xml.n, (uint32_t)crc32(0, (const Bytef *)p->xml.p, (uInt)p->xml.n),
+		                  z.data_type == Z_TEXT, z.total_out, (const uint8_t *)p->out.p};
+	}
+	if (ready)
+		deflateEnd(&z);
+	return 0;
+}
+
+/* 1 when part a goes before part b: larger first, then in file order. */
+static int
+larger(const Part *part, int a, int b)
+{
+	return part[a].xml.n != part[b].xml.n ? part[a].xml.n > part[b].xml.n : a < b;
+}
+
+/* Below this much XML a second thread costs more than it saves. */
+#define PARALLEL_MIN ((size_t)24 << 10)
+
+/* Deflates every part not stored deflated already: on this thread and, for
+ * a workbook large enough, on a second one, each taking the largest part
+ * left.  Which thread deflates which part does not change a byte. */
+static void
+deflate_all(Part *part, int n)
+{
+	int *order = malloc(sizeof *order * (size_t)n), k = 0;
+	Deflater d = {part, order, 0, 0};
+	size_t total = 0;
+	thrd_t worker;
+	int two;
+
+	if (!order)
+		die("out of memory");
+	for (int i = 0; i < n; i++)
+		if (!part[i].z.z) {
+			int j = k++;
+			for (; j > 0 && larger(part, i, order[j - 1]); j--)   /* insertion: a few dozen parts */
+				order[j] = order[j - 1];
+			order[j] = i;
+			total += part[i].xml.n;
+		}
+	d.n = k;
+	two = total >= PARALLEL_MIN && thrd_create(&worker, deflate_parts, &d) == thrd_success;
+	deflate_parts(&d);
+	if (two)
+		thrd_join(worker, NULL);
+	free(order);
+}
+
+/* ---- the file ---- */
+
+#define MAXPART (8 + 3 * 64)
+
+static Part *
+part(Part *p, int *n, const char *name)
+{
+	if (*n == MAXPART)
+		die("xlsx: too many parts");
+	p[*n] = (Part){.name = name};
+	return &p[(*n)++];
+}
 
 uint8_t *
 xlsx_bytes(Xlsx *x, size_t *len)
 {
+	Part *p = calloc(MAXPART, sizeof *p);
 	Zip zip = {0};
-	Buf b = {0};
-	char name[64];
-	int t = 0;
+	int n = 0, t = 0;
 
-	if (!x->nsheet)
-		die("xlsx: a workbook needs a sheet");
-	PART(&zip, &b, "[Content_Types].xml", content_types(x, &b));
-	PART(&zip, &b, "_rels/.rels", root_rels(&b));
-	PART(&zip, &b, "xl/_rels/workbook.xml.rels", workbook_rels(x, &b));
-	for (int i = 0; i < x->nsheet; i++) {
-		snprintf(name, sizeof name, "xl/worksheets/sheet%d.xml", i + 1);
-		PART(&zip, &b, name, sheet_xml(x, x->sheet[i], &b));
-	}
-	PART(&zip, &b, "xl/workbook.xml", workbook_xml(x, &b));
+	if (!p)
+		die("out of memory");
+	if (!x->nsheet || x->nsheet > 64)
+		die("xlsx: a workbook of %d sheets", x->nsheet);
+	/* the XML in zip order (style indices are given as the sheets are
+	 * printed, before styles.xml), then deflated, then laid out */
+	content_types(x, &part(p, &n, "[Content_Types].xml")->xml);
+	root_rels(&part(p, &n, "_rels/.rels")->xml);
+	workbook_rels(x, &part(p, &n, "xl/_rels/workbook.xml.rels")->xml);
+	for (int i = 0; i < x->nsheet; i++)
+		sheet_xml(x, x->sheet[i], &part(p, &n, arena_printf(x->a, "xl/worksheets/sheet%d.xml", i + 1))->xml);
+	workbook_xml(x, &part(p, &n, "xl/workbook.xml")->xml);
 	for (int i = 0; i < x->nsheet; i++)
 		if (x->sheet[i]->table) {
-			snprintf(name, sizeof name, "xl/tables/table%d.xml", ++t);
-			PART(&zip, &b, name, table_xml(x->sheet[i], t, &b));
+			t++;
+			table_xml(x->sheet[i], t, &part(p, &n, arena_printf(x->a, "xl/tables/table%d.xml", t))->xml);
 		}
 	if (x->nsst)
-		PART(&zip, &b, "xl/sharedStrings.xml", shared_strings(x, &b));
-	PART(&zip, &b, "xl/theme/theme1.xml", puts_(&b, xlsx_theme));
-	PART(&zip, &b, "xl/styles.xml", styles_xml(x, &b));
+		shared_strings(x, &part(p, &n, "xl/sharedStrings.xml")->xml);
+	part(p, &n, "xl/theme/theme1.xml")->z = xlsx_theme_z;
+	styles_xml(x, &part(p, &n, "xl/styles.xml")->xml);
 	for (int i = 0, k = 0; i < x->nsheet; i++)
-		if (x->sheet[i]->table) {
-			snprintf(name, sizeof name, "xl/worksheets/_rels/sheet%d.xml.rels", i + 1);
-			PART(&zip, &b, name, sheet_rels(&b, ++k));
-		}
-	PART(&zip, &b, "docProps/core.xml", core_xml(x, &b));
-	PART(&zip, &b, "docProps/app.xml", app_xml(x, &b));
-	free(b.p);
+		if (x->sheet[i]->table)
+			sheet_rels(&part(p, &n, arena_printf(x->a, "xl/worksheets/_rels/sheet%d.xml.rels", i + 1))->xml, ++k);
+	core_xml(x, &part(p, &n, "docProps/core.xml")->xml);
+	app_xml(x, &part(p, &n, "docProps/app.xml")->xml);
+
+	deflate_all(p, n);
+
+	for (int i = 0; i < n; i++) {
+		zip_add_deflated(&zip, p[i].name, &p[i].z);
+		free(p[i].xml.p);
+		free(p[i].out.p);
+	}
+	free(p);
 	zip_finish(&zip);
 	*len = zip.out.n;
 	return (uint8_t *)zip.out.p;
