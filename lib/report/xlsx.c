@@ -4,13 +4,15 @@
  *
  * Cells are kept per sheet in the order written; shared strings get their
  * index when first written, as in libxlsxwriter (a table's headers when the
- * table is added, after the sheet's data).  xlsx_bytes() then prints each
- * XML part into one reused buffer and deflates it straight into the zip
- * (one z_stream, reset per part), so nothing touches the disk until the
- * caller writes the finished file.  The markup below is libxlsxwriter
- * 1.1.4's, as its packager, worksheet, styles, table, app and core writers
- * emit it for what this file supports; test/report/run.sh compares the
- * workbooks test_report writes with the ones libxlsxwriter wrote. */
+ * table is added, after the sheet's data).  xlsx_bytes() then prints every
+ * XML part into memory, in zip order (a format's style index is given as
+ * the sheets are printed, before styles.xml, as in libxlsxwriter), deflates
+ * them (on two threads for a large workbook), and lays out the zip, so
+ * nothing touches the disk until the caller writes the finished file.  The
+ * markup below is libxlsxwriter 1.1.4's, as its packager, worksheet,
+ * styles, table, app and core writers emit it for what this file supports;
+ * test/report/run.sh compares the workbooks test_report writes with the
+ * ones libxlsxwriter wrote. */
 #include "report/internal.h"
 
 #include <math.h>
@@ -61,7 +63,7 @@ struct Xlsx {
 	StrMap *sst_index;              /* text -> index + 1 */
 	const char **sst;               /* texts by index */
 	uint32_t nsst, cap_sst, sst_count;   /* sst_count: string cells written */
-	int xf[XLSX_NFORMAT];           /* style index + 1, given on first use */
+	int xf[XLSX_NFORMAT];           /* style index, given on first use; 0: not yet */
 	int nxf;
 	XlsxFormat xf_format[XLSX_NFORMAT];  /* formats by style index */
 };
