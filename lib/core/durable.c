@@ -168,7 +168,7 @@ durable_commit(Durable *out, const char **failed)
 	for (int i = 0; i < out->n && !err; i++) {
 		if (fsync(out->f[i].fd) != 0)
 			err = errno, bad = i;
-		else if (close(out->f[i].fd) != 0)
+		if (close(out->f[i].fd) != 0 && !err)
 			err = errno, bad = i;
 		out->f[i].fd = -1;
 	}
