@@ -26,7 +26,7 @@ measure() {
 
 printf '%-44s %8s %10s %12s\n' model nodes "time ms" "peak MiB"
 # 100 nodes, the whole process (start-up, reading, writing, fsync): with the
-# report, and without it (libxlsxwriter's zip and its libcrypto cost ~5 ms)
+# report, and without it (bench/ratio.sh compares both with a dd copy)
 printf 'report: false\n' >$out/noreport.yaml
 f=$out/deep-50.pt2
 printf '%-44s %8s %10s %12s\n' "$f" 100 $(measure "$f" 20)

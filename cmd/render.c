@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #ifndef VERSION
 #error "VERSION is defined by the Makefile from configure.ac (-DVERSION)"
@@ -256,29 +257,27 @@ render_sarif(FILE *f, const Diag *d, const char *dump, int exit_status)
 int
 render_to_file(const char *path, RenderFn fn, const void *ctx)
 {
-	size_t n = strlen(path);
-	char *tmp = malloc(n + 5);
-	FILE *f;
-	int err = 0;
+	Durable out;
+	FILE *f = NULL;
+	int fd, copy, err = 0;
 
-	if (!tmp)
-		die("out of memory");
-	memcpy(tmp, path, n);
-	memcpy(tmp + n, ".tmp", 5);
-	if (!(f = fopen(tmp, "w"))) {
+	durable_init(&out);
+	if ((fd = durable_open(&out, path)) < 0)
+		return errno;
+	if ((copy = dup(fd)) < 0 || !(f = fdopen(copy, "w"))) {
 		err = errno;
-		free(tmp);
+		if (copy >= 0)
+			close(copy);
+	} else {
+		fn(f, ctx);
+		if (ferror(f))
+			err = EIO;
+		if (fclose(f) != 0 && !err)
+			err = errno;
+	}
+	if (err) {
+		durable_abort(&out);
 		return err;
 	}
-	fn(f, ctx);
-	if (ferror(f))
-		err = EIO;
-	if (fclose(f) != 0 && !err)
-		err = errno;
-	if (!err && rename(tmp, path) != 0)
-		err = errno;
-	if (err)
-		remove(tmp);
-	free(tmp);
-	return err;
+	return durable_commit(&out, NULL);
 }

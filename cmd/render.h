@@ -17,8 +17,9 @@ void render_json(FILE *f, const Diag *d, int exit_status);
  * dump as the analysed artifact. */
 void render_sarif(FILE *f, const Diag *d, const char *dump, int exit_status);
 
-/* Writes path through path.tmp renamed into place, with fn (one of the
- * above, through a small adapter); returns 0 or an errno value. */
+/* Writes path with fn (one of the above, through a small adapter), through
+ * a temporary file made durable and renamed into place (core's durable_*);
+ * returns 0 or an errno value. */
 typedef void (*RenderFn)(FILE *f, const void *ctx);
 int render_to_file(const char *path, RenderFn fn, const void *ctx);
 

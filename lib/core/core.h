@@ -162,6 +162,53 @@ void *strmap_put(StrMap *m, const char *key, void *val);
 void *strmap_get(const StrMap *m, const char *key);
 size_t strmap_count(const StrMap *m);
 
+/* ==== durable ==== */
+
+/* Output files that appear whole or not at all, and are on disk when the
+ * run ends.  Each file is written to a temporary "<path>.tmp.<pid>" beside
+ * it; durable_commit() then makes them all durable at once: it starts the
+ * write-back of every temporary file before waiting for any (so the disk
+ * and the journal see one batch, not one flush per file), fsyncs each,
+ * renames each over its path in the order they were opened (an ONNX
+ * model's .data before the model), and fsyncs each directory once, so the
+ * renames are durable too.  The ONNX model, its .data, the report and the
+ * diagnostic files all go through it (docs/report.md, "The file"). */
+
+#define DURABLE_MAX 4
+
+typedef struct DurableFile {
+	char *path, *tmp;       /* malloc'ed */
+	int fd;                 /* the temporary file, open until committed */
+} DurableFile;
+
+typedef struct Durable {
+	DurableFile f[DURABLE_MAX];
+	int n;
+} Durable;
+
+void durable_init(Durable *out);
+/* Creates path's temporary file; returns its descriptor (owned by out), or
+ * -1 with errno set. */
+int durable_open(Durable *out, const char *path);
+/* durable_open(), then the len bytes at p; returns 0 or an errno (the
+ * temporary file is then removed). */
+int durable_write(Durable *out, const char *path, const void *p, size_t len);
+/* Removes the temporary file of fd and forgets it (a part that failed). */
+void durable_drop(Durable *out, int fd);
+/* Commits every file as described above; returns 0, or the first errno
+ * with *failed (when not NULL) the path it concerns.  On an error the
+ * temporary files not yet renamed are removed.  out is empty afterwards. */
+int durable_commit(Durable *out, const char **failed);
+/* Removes every temporary file (a failed run); out is empty afterwards. */
+void durable_abort(Durable *out);
+/* Starts writing bytes [from, from + len) of fd to disk without waiting
+ * (sync_file_range), so that a big file's write-back overlaps the rest of
+ * its writing; durable_commit() still waits for all of it. */
+void durable_writeback(int fd, uint64_t from, uint64_t len);
+/* Starts the write-back of every file of out so far (len 0: to its end),
+ * for a caller with other work to do before durable_commit(). */
+void durable_start(Durable *out);
+
 /* ==== dtype ==== */
 
 /* Element types, generated from dtype.def. */

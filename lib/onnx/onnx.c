@@ -2,8 +2,9 @@
  *
  * The writer never holds the packed model in memory: protobuf-c streams it
  * through a ProtobufCBuffer whose append() calls fwrite() on a temporary
- * file, which is fsync'ed and renamed over the target, so a reader never
- * sees a half-written model and a failed run leaves nothing new behind.
+ * file, which durable_commit() (core) fsyncs and renames over the target,
+ * so a reader never sees a half-written model and a failed run leaves
+ * nothing new behind.
  * Computed initializers (onnx.h) are made in pieces as they pass: append()
  * recognizes their recipe, which raw_data.data points at, and writes the
  * computed bytes in its place. */
@@ -543,13 +544,12 @@ file_append(ProtobufCBuffer *b, size_t len, const uint8_t *data)
 		fb->err = errno ? errno : EIO;
 }
 
-/* Closes f after flushing it to disk; returns 0 or an errno. */
+/* Closes f (a stream over a dup of the temporary file's descriptor, which
+ * durable_commit() syncs) after flushing it; returns 0 or an errno. */
 static int
-close_synced(FILE *f, int err)
+close_flushed(FILE *f, int err)
 {
 	if (!err && fflush(f) != 0)
-		err = errno;
-	if (!err && fsync(fileno(f)) != 0)
 		err = errno;
 	if (fclose(f) != 0 && !err)
 		err = errno;
@@ -618,10 +618,15 @@ externalize(Arena *a, Onnx__GraphProto *g, uint64_t min, const char *location,
 	return nblob;
 }
 
+/* Bytes copied between two starts of the data file's write-back. */
+#define WRITEBACK_STEP ((size_t)16 << 20)
+
 /* Writes len bytes at p to fd.  Bytes inside src's mapping are copied file
  * to file by the kernel (copy_file_range), so weights never pass through
- * this process's memory; anything else is written from memory.  Returns 0
- * or an errno. */
+ * this process's memory, WRITEBACK_STEP at a time, each step's write-back
+ * started at once (durable_writeback()): the disk then writes while the
+ * copy goes on, and the final fsync has little left to wait for.  Anything
+ * else is written from memory.  Returns 0 or an errno. */
 static int
 write_bytes(int fd, const uint8_t *p, size_t len, const OnnxSource *src)
 {
@@ -629,9 +634,13 @@ write_bytes(int fd, const uint8_t *p, size_t len, const OnnxSource *src)
 	    (size_t)(p - src->base) <= src->len - len) {
 		off_t off = (off_t)(p - src->base);
 		while (len) {
-			ssize_t n = copy_file_range(src->fd, &off, fd, NULL, len, 0);
+			off_t at = lseek(fd, 0, SEEK_CUR);
+			ssize_t n = copy_file_range(src->fd, &off, fd, NULL,
+			                            len < WRITEBACK_STEP ? len : WRITEBACK_STEP, 0);
 			if (n <= 0)
 				break;   /* not supported here: finish with write() */
+			if (at >= 0)
+				durable_writeback(fd, (uint64_t)at, (uint64_t)n);
 			p += n;
 			len -= (size_t)n;
 		}
@@ -655,15 +664,12 @@ put_fd(void *ctx, const uint8_t *p, size_t n)
 }
 
 static int
-write_data(const char *tmp, const Blob *b, size_t n, const ComputedSet *cs)
+write_data(int fd, const Blob *b, size_t n, const ComputedSet *cs)
 {
 	static const uint8_t zeros[EXT_ALIGN];
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	uint64_t pos = 0;
 	int err = 0;
 
-	if (fd < 0)
-		return errno;
 	for (size_t i = 0; i < n && !err; i++) {
 		size_t pad = (size_t)(b[i].offset - pos);
 		const OnnxScaled *s = computed_find(cs, b[i].data);
@@ -671,27 +677,42 @@ write_data(const char *tmp, const Blob *b, size_t n, const ComputedSet *cs)
 			err = s ? computed_write(cs, s, b[i].len, put_fd, &fd) : write_bytes(fd, b[i].data, b[i].len, cs->src);
 		pos = b[i].offset + b[i].len;
 	}
-	if (!err && fsync(fd) != 0)
+	return err;
+}
+
+/* The packed model, streamed to a new temporary file of out; 0 or an errno. */
+static int
+write_proto(Onnx__ModelProto *m, const char *path, const ComputedSet *cs, Durable *out)
+{
+	FileBuf fb = {{file_append}, NULL, 0, cs};
+	int fd = durable_open(out, path), copy, err;
+
+	if (fd < 0)
+		return errno;
+	if ((copy = dup(fd)) < 0 || !(fb.f = fdopen(copy, "wb"))) {
 		err = errno;
-	if (close(fd) != 0 && !err)
-		err = errno;
+		if (copy >= 0)
+			close(copy);
+		durable_drop(out, fd);
+		return err;
+	}
+	protobuf_c_message_pack_to_buffer(&m->base, &fb.base);
+	if ((err = close_flushed(fb.f, fb.err)))
+		durable_drop(out, fd);
 	return err;
 }
 
 static int
 write_model(Arena *a, Onnx__ModelProto *m, const char *path, int64_t ext_threshold,
-            const ComputedSet *cs, Diag *d)
+            const ComputedSet *cs, Durable *out, Diag *d)
 {
 	const char *slash = strrchr(path, '/');
 	char *data_path = arena_printf(a, "%s.data", path);
 	char *location = arena_printf(a, "%s.data", slash ? slash + 1 : path);
-	char *tmp = arena_printf(a, "%s.tmp.%ld", path, (long)getpid());
-	char *data_tmp = arena_printf(a, "%s.tmp.%ld", data_path, (long)getpid());
 	Blob *blobs = NULL;
 	size_t nblob = 0, cap = 0;
 	uint64_t end = 0;
-	FileBuf fb = {{file_append}, NULL, 0, cs};
-	int err;
+	int err, data_fd = -1;
 
 	if (ext_threshold >= 0)
 		nblob = externalize(a, m->graph, (uint64_t)ext_threshold, location, &blobs, nblob, &cap, &end);
@@ -700,39 +721,25 @@ write_model(Arena *a, Onnx__ModelProto *m, const char *path, int64_t ext_thresho
 	if (protobuf_c_message_get_packed_size(&m->base) > PROTO_LIMIT)
 		return diag_report(d, YE_MODEL_TOO_LARGE, &(DiagAt){.file = path},
 			"the model is larger than 2 GB even with its weights stored outside");
-	if (nblob && (err = write_data(data_tmp, blobs, nblob, cs))) {
-		unlink(data_tmp);
+	if (nblob && ((data_fd = durable_open(out, data_path)) < 0 ||
+	              (err = write_data(data_fd, blobs, nblob, cs)))) {
+		err = data_fd < 0 ? errno : err;
+		if (data_fd >= 0)
+			durable_drop(out, data_fd);
 		return diag_report(d, YE_WRITE_FAILED, &(DiagAt){.file = data_path},
 			"cannot write: %s", strerror(err));
 	}
-	if (!(fb.f = fopen(tmp, "wb"))) {
-		err = errno;
-		goto fail;
-	}
-	protobuf_c_message_pack_to_buffer(&m->base, &fb.base);
-	if ((err = close_synced(fb.f, fb.err)))
-		goto fail;
-	if (nblob && rename(data_tmp, data_path) != 0) {
-		err = errno;
-		goto fail;
-	}
-	if (rename(tmp, path) != 0) {
-		err = errno;
-		if (nblob)
-			unlink(data_path);
-		goto fail;
+	if ((err = write_proto(m, path, cs, out))) {
+		if (data_fd >= 0)
+			durable_drop(out, data_fd);
+		return diag_report(d, YE_WRITE_FAILED, &(DiagAt){.file = path}, "cannot write: %s", strerror(err));
 	}
 	return 0;
-fail:
-	unlink(tmp);
-	if (nblob)
-		unlink(data_tmp);
-	return diag_report(d, YE_WRITE_FAILED, &(DiagAt){.file = path}, "cannot write: %s", strerror(err));
 }
 
 int
-onnx_write(Arena *a, Onnx__ModelProto *m, const char *path, int64_t ext_threshold,
-           const OnnxSource *src, Diag *d)
+onnx_write_to(Arena *a, Onnx__ModelProto *m, const char *path, int64_t ext_threshold,
+              const OnnxSource *src, Durable *out, Diag *d)
 {
 	ComputedSet cs = {NULL, 0, 0, src, NULL};
 	int rc;
@@ -742,9 +749,25 @@ onnx_write(Arena *a, Onnx__ModelProto *m, const char *path, int64_t ext_threshol
 		qsort(cs.v, cs.n, sizeof *cs.v, cmp_computed);
 		cs.buf = arena_alloc(a, COMPUTE_CHUNK);
 	}
-	rc = write_model(a, m, path, ext_threshold, &cs, d);
+	rc = write_model(a, m, path, ext_threshold, &cs, out, d);
 	computed_restore(&cs);
 	return rc;
+}
+
+int
+onnx_write(Arena *a, Onnx__ModelProto *m, const char *path, int64_t ext_threshold,
+           const OnnxSource *src, Diag *d)
+{
+	Durable out;
+	const char *failed = path;
+	int rc, err;
+
+	durable_init(&out);
+	if ((rc = onnx_write_to(a, m, path, ext_threshold, src, &out, d)))
+		return rc;
+	if ((err = durable_commit(&out, &failed)))
+		return diag_report(d, YE_WRITE_FAILED, &(DiagAt){.file = failed}, "cannot write: %s", strerror(err));
+	return 0;
 }
 
 uint64_t

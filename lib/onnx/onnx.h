@@ -7,7 +7,7 @@
  * and becomes a GraphProto with onnx_graph_finish().
  *
  * onnx_write() streams the packed ModelProto to a temporary file next to
- * the target and renames it into place; initializers at least
+ * the target and renames it into place (core's durable_*); initializers at least
  * ext_threshold bytes large go to OUT.data (external data).
  *
  * A computed initializer (onnx_tensor_scaled) holds a recipe instead of
@@ -179,6 +179,11 @@ int onnx_model_check(Onnx__ModelProto *m, Arena *a, const char *label, Diag *d);
  * or DIAG_INPUT; on error no new file is left behind. */
 int onnx_write(Arena *a, Onnx__ModelProto *m, const char *path, int64_t ext_threshold,
                const OnnxSource *src, Diag *d);
+/* onnx_write() without the commit: the temporary files (path.data's first)
+ * join out, for the caller's durable_commit() with its other files.  On an
+ * error the model's temporary files are removed from out and the disk. */
+int onnx_write_to(Arena *a, Onnx__ModelProto *m, const char *path, int64_t ext_threshold,
+                  const OnnxSource *src, Durable *out, Diag *d);
 
 /* 64-bit FNV-1a of n bytes, for golden renderings of initializers. */
 uint64_t onnx_fnv1a(const void *p, size_t n);

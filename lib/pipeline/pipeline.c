@@ -445,11 +445,33 @@ single_capture(Pipeline *pl, int rc, const Diag *d, int from, double seconds)
 	               pl->opt.report_timings ? seconds : 0});
 }
 
+/* Commits the files written (the ONNX model, its .data, the report) in
+ * one batch; a failure names the file, as the write that made it would. */
+static int
+commit(Pipeline *pl, Durable *out, Diag *d)
+{
+	const char *failed = NULL;
+	double t = pipeline_now();
+	int err = durable_commit(out, &failed);
+
+	pl->seconds[PHASE_WRITE] += pipeline_now() - t;
+	if (!err)
+		return 0;
+	if (pl->report_path && strcmp(failed, pl->report_path) == 0) {
+		pl->report_path = NULL;
+		return diag_report(d, YE_REPORT_WRITE, &(DiagAt){.file = failed},
+			"cannot write the report (%s)", strerror(err));
+	}
+	pl->report_path = NULL;
+	return diag_report(d, YE_WRITE_FAILED, &(DiagAt){.file = failed}, "cannot write: %s", strerror(err));
+}
+
 int
 pipeline_run(Pipeline *pl, Diag *d)
 {
 	double t, report_start = 0;
-	int rc = 0, rrc, from;
+	int rc = 0, rrc, crc, from;
+	Durable out;
 
 	if (!pl->ran[PHASE_READ] && (rc = pipeline_read(pl, d)))
 		return rc;
@@ -465,6 +487,7 @@ pipeline_run(Pipeline *pl, Diag *d)
 		single_capture(pl, rc, d, from, pipeline_now() - t);
 	}
 
+	durable_init(&out);
 	if (!rc) {
 		const Zip *z = pl->kind == INPUT_BUNDLE ? &pl->bundle.zip : pl->prog.zip;
 		const OnnxSource *src = pl->onnx.source.fd >= 0 && pl->model == pl->onnx.model
@@ -477,21 +500,27 @@ pipeline_run(Pipeline *pl, Diag *d)
 		pl->seconds[PHASE_REPORT] = pipeline_now() - report_start;
 
 		t = pipeline_now();
-		rc = onnx_write(pl->a, pl->model, pl->out, pl->opt.external_data_threshold, src, d);
+		rc = onnx_write_to(pl->a, pl->model, pl->out, pl->opt.external_data_threshold, src, &out, d);
 		pl->ran[PHASE_WRITE] = 1;
 		pl->seconds[PHASE_WRITE] = pipeline_now() - t;
 	}
-	if ((rc && rc != DIAG_CONVERT) || !pl->opt.report)
-		return rc;
+	if ((rc && rc != DIAG_CONVERT) || !pl->opt.report) {
+		crc = commit(pl, &out, d);
+		return crc > rc ? crc : rc;
+	}
 
+	/* the disk writes the ONNX files while the report is made */
+	durable_start(&out);
 	report_start = pipeline_now();
 	pl->ran[PHASE_REPORT] = 1;
 	fill_extra(pl, report_start);
 	t = pipeline_now();
 	pl->report_path = pipeline_report_path(pl->a, pl->out);
-	if ((rrc = report_write(&pl->report, pl->report_path, d)))
+	if ((rrc = report_write_to(&pl->report, &out, pl->report_path, d)))
 		pl->report_path = NULL;
 	pl->seconds[PHASE_REPORT] += pipeline_now() - t;
+	crc = commit(pl, &out, d);
+	rrc = crc > rrc ? crc : rrc;
 	return rrc > rc ? rrc : rc;
 }
 

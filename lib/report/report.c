@@ -1,107 +1,35 @@
 /* report.c: the Report's arena-backed row arrays, and report_write(), which
- * lays them out as model.xlsx with libxlsxwriter.
+ * lays them out as model.xlsx through xlsx.c.
  *
  * Every sheet is an Excel table (header row, autofilter, banded rows) with a
  * bold, frozen header and column widths taken from the longest cell.  The
  * file must be byte-identical for the same Report, so the workbook's creation
- * time is fixed (libxlsxwriter 1.1.4 stamps zip entries with 1980-01-01 by
- * itself, and otherwise uses time(NULL) for docProps/core.xml), and numbers
- * are printed under the C locale (the library prints doubles with
- * snprintf("%.16G"), which follows LC_NUMERIC).  The file is written to
- * "<path>.tmp.<pid>" and renamed into place, so a reader never sees half a
- * workbook and a failure leaves nothing behind. */
+ * time is fixed (zip entries are dated 1980-01-01), and numbers are printed
+ * under the C locale (xlsx.c prints doubles with snprintf("%.16G"), which
+ * follows LC_NUMERIC).  The workbook is built in memory and written in one
+ * piece through a durable temporary file renamed into place (core's
+ * durable_*), so a reader never sees half a workbook and a failure leaves
+ * nothing behind. */
 #include "report/report.h"
 
-#include <dlfcn.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <locale.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include <xlsxwriter.h>
+#include "report/internal.h"
 
-#if LXW_VERSION_ID < 100
-#error "libxlsxwriter 1.0 or newer is needed (worksheet tables, workbook_new_opt)"
-#endif
-
-/* libxlsxwriter is opened the first time a report is written, not linked:
- * loading it at start-up (with the minizip and libcrypto it pulls in) costs
- * about 1.2 ms of every process, a quarter of a 100-node conversion, paid
- * even with `report: false` or --print.  XLSX_SONAME (from configure) is the
- * library the build compiled against; xl holds its functions, typed from
- * its own header, and the macros after xlsx_open() route the calls below
- * through xl. */
-#ifndef XLSX_SONAME
-#define XLSX_SONAME "libxlsxwriter.so"
-#endif
-#define XLSX_FUNCTIONS(X) \
-	X(workbook_new_opt) X(workbook_close) X(workbook_add_worksheet) X(workbook_add_format) \
-	X(workbook_set_properties) X(worksheet_freeze_panes) X(worksheet_write_string) \
-	X(worksheet_write_number) X(worksheet_set_column) X(worksheet_add_table) \
-	X(worksheet_activate) X(format_set_num_format) X(format_set_align) X(format_set_bold) \
-	X(lxw_strerror)
-#define XLSX_SLOT(f) __typeof__(&f) f;
-static struct { XLSX_FUNCTIONS(XLSX_SLOT) } xl;
-
-/* Loads libxlsxwriter once; returns 0, or -1 with *why saying what failed. */
-static int
-xlsx_open(const char **why)
-{
-	static int state;        /* 0 untried, 1 loaded, -1 failed */
-	static char msg[512];
-	void *h;
-
-	if (state == 0) {
-		state = -1;
-		if (!(h = dlopen(XLSX_SONAME, RTLD_NOW | RTLD_LOCAL))) {
-			snprintf(msg, sizeof msg, "cannot load %s: %s; install libxlsxwriter or set `report: false`",
-			         XLSX_SONAME, dlerror());
-			goto out;
-		}
-#define XLSX_LOAD(f) \
-		if (!(xl.f = (__typeof__(xl.f))dlsym(h, #f))) { \
-			snprintf(msg, sizeof msg, "%s has no %s", XLSX_SONAME, #f); \
-			goto out; \
-		}
-		XLSX_FUNCTIONS(XLSX_LOAD)
-#undef XLSX_LOAD
-		state = 1;
-	}
-out:
-	if (state < 0)
-		*why = msg;
-	return state > 0 ? 0 : -1;
-}
-
-#define workbook_new_opt xl.workbook_new_opt
-#define workbook_close xl.workbook_close
-#define workbook_add_worksheet xl.workbook_add_worksheet
-#define workbook_add_format xl.workbook_add_format
-#define workbook_set_properties xl.workbook_set_properties
-#define worksheet_freeze_panes xl.worksheet_freeze_panes
-#define worksheet_write_string xl.worksheet_write_string
-#define worksheet_write_number xl.worksheet_write_number
-#define worksheet_set_column xl.worksheet_set_column
-#define worksheet_add_table xl.worksheet_add_table
-#define worksheet_activate xl.worksheet_activate
-#define format_set_num_format xl.format_set_num_format
-#define format_set_align xl.format_set_align
-#define format_set_bold xl.format_set_bold
-#define lxw_strerror xl.lxw_strerror
-
-/* 2000-01-01 00:00:00 UTC; libxlsxwriter formats it with gmtime(), so the
- * stamp does not depend on TZ. */
+/* 2000-01-01 00:00:00 UTC; xlsx.c formats it with gmtime(), so the stamp
+ * does not depend on TZ. */
 #define REPORT_CREATED ((time_t)946684800)
-#define REPORT_MAXCOL 9
+#define REPORT_MAXCOL XLSX_MAXCOL
 #ifndef REPORT_MAXROWS      /* data rows per sheet; -D for testing the cut */
-#define REPORT_MAXROWS (LXW_ROW_MAX - 1)
+#define REPORT_MAXROWS (XLSX_ROWS - 1)
 #endif
 #define REPORT_MAXWIDTH 80.0
-#define REPORT_STR_MAX 32767   /* Excel's cell limit; libxlsxwriter's LXW_STR_MAX is private */
+#define REPORT_STR_MAX 32767   /* Excel's cell limit */
 
 /* ---- appenders ---------------------------------------------------------- */
 
@@ -228,9 +156,8 @@ utf8_seq(const unsigned char *s)
 }
 
 /* Returns s, or an arena copy in which each byte that is not valid UTF-8
- * became U+FFFD and that stops at Excel's 32767 characters (libxlsxwriter
- * refuses longer strings; it would write bad bytes as they are and Excel
- * would call the file corrupt).  Sets *chars to the length in characters. */
+ * became U+FFFD and that stops at Excel's 32767 characters (Excel calls a
+ * file with bad bytes or longer cells corrupt).  Sets *chars to the length in characters. */
 static const char *
 cell_text(Arena *a, const char *s, size_t *chars)
 {
@@ -265,35 +192,27 @@ cell_text(Arena *a, const char *s, size_t *chars)
 /* ---- sheets -------------------------------------------------------------- */
 
 enum { NUM_GENERAL, NUM_INT, NUM_SECONDS, NUM_KINDS };
-static const char *const num_format[NUM_KINDS] = {
-	[NUM_GENERAL] = NULL, [NUM_INT] = "#,##0", [NUM_SECONDS] = "0.000000",
+/* numbers in number columns, and numbers among text (symbolic_flops) */
+static const XlsxFormat num_format[NUM_KINDS] = {
+	[NUM_GENERAL] = XLSX_PLAIN, [NUM_INT] = XLSX_INT, [NUM_SECONDS] = XLSX_SECONDS,
+};
+static const XlsxFormat left_format[NUM_KINDS] = {
+	[NUM_GENERAL] = XLSX_LEFT, [NUM_INT] = XLSX_INT_LEFT, [NUM_SECONDS] = XLSX_SECONDS_LEFT,
 };
 
 typedef struct Writer {
-	lxw_workbook *wb;
+	Xlsx *x;
 	Arena *a;
-	lxw_format *bold;
-	lxw_format *num[NUM_KINDS];     /* numbers in number columns */
-	lxw_format *left[NUM_KINDS];    /* numbers among text (symbolic_flops) */
-	lxw_format *right;              /* text among numbers ("unknown", "nan") */
-	lxw_error err;       /* first library error; LXW_NO_ERROR while all is well */
 } Writer;
 
 typedef struct Sheet {
-	lxw_worksheet *ws;
+	XlsxSheet *ws;
 	const char *name;
 	const char *const *head;        /* column headers */
 	int ncol;
-	lxw_row_t row;                  /* row being written; the header is 0 */
+	uint32_t row;                   /* row being written; the header is 0 */
 	double width[REPORT_MAXCOL];    /* widest cell so far, in characters */
 } Sheet;
-
-static void
-note(Writer *w, lxw_error e)
-{
-	if (e != LXW_NO_ERROR && w->err == LXW_NO_ERROR)
-		w->err = e;
-}
 
 static void
 widen(Sheet *s, int col, double chars)
@@ -309,47 +228,47 @@ sheet_begin(Writer *w, Sheet *s, const char *name, const char *const *head, int 
 		die("report: sheet %s has %d columns", name, ncol);
 	memset(s, 0, sizeof *s);
 	s->name = name, s->head = head, s->ncol = ncol;
-	s->ws = workbook_add_worksheet(w->wb, name);
-	if (!s->ws) {
-		note(w, LXW_ERROR_MEMORY_MALLOC_FAILED);
-		return -1;
-	}
-	worksheet_freeze_panes(s->ws, 1, 0);
+	s->ws = xlsx_sheet(w->x, name, ncol, head);
 	for (int c = 0; c < ncol; c++)
 		widen(s, c, (double)strlen(head[c]) + 3);   /* room for the filter button */
 	return 0;
 }
 
 static void
-put_text(Writer *w, Sheet *s, int col, const char *text, lxw_format *fmt)
+put_text(Writer *w, Sheet *s, int col, const char *text, XlsxFormat fmt)
 {
 	size_t chars;
 
 	if (!text || !*text)
 		return;       /* a blank cell */
 	text = cell_text(w->a, text, &chars);
-	note(w, worksheet_write_string(s->ws, s->row, (lxw_col_t)col, text, fmt));
+	xlsx_string(s->ws, s->row, col, text, fmt);
 	widen(s, col, (double)chars + 1);
 }
 
 /* Numbers are numeric cells.  NaN and infinities have no cell type in
- * xlsx (libxlsxwriter would print "nan" into <v> and Excel would reject the
- * file), so they are written as the text "nan", "inf", "-inf". */
+ * xlsx (Excel would reject "nan" in a number cell), so they are written as
+ * the text "nan", "inf", "-inf". */
 static void
-put_num_fmt(Writer *w, Sheet *s, int col, double v, int kind, lxw_format *fmt)
+put_num_fmt(Writer *w, Sheet *s, int col, double v, int kind, XlsxFormat fmt)
 {
 	char buf[64];
 	int len;
 
 	if (!isfinite(v)) {
-		put_text(w, s, col, isnan(v) ? "nan" : v > 0 ? "inf" : "-inf", w->right);
+		put_text(w, s, col, isnan(v) ? "nan" : v > 0 ? "inf" : "-inf", XLSX_RIGHT);
 		return;
 	}
-	note(w, worksheet_write_number(s->ws, s->row, (lxw_col_t)col, v, fmt));
+	xlsx_number(s->ws, s->row, col, v, fmt);
 	if (kind == NUM_INT && fabs(v) < 1e15) {
-		len = snprintf(buf, sizeof buf, "%.0f", fabs(v));
+		/* the digits of %.0f, counted: most cells are counts */
+		uint64_t k = (uint64_t)nearbyint(fabs(v));
+		for (len = 1; k >= 10; k /= 10)
+			len++;
 		len += (len - 1) / 3 + (v < 0);      /* thousands separators */
-	} else if (kind == NUM_SECONDS && fabs(v) < 1e15)
+	} else if (kind == NUM_SECONDS && v == 0)
+		len = signbit(v) ? 9 : 8;            /* "0.000000", the default timings */
+	else if (kind == NUM_SECONDS && fabs(v) < 1e15)
 		len = snprintf(buf, sizeof buf, "%.6f", v);
 	else
 		len = snprintf(buf, sizeof buf, "%.10g", v);  /* about what General shows */
@@ -359,7 +278,7 @@ put_num_fmt(Writer *w, Sheet *s, int col, double v, int kind, lxw_format *fmt)
 static void
 put_num(Writer *w, Sheet *s, int col, double v, int kind)
 {
-	put_num_fmt(w, s, col, v, kind, w->num[kind]);
+	put_num_fmt(w, s, col, v, kind, num_format[kind]);
 }
 
 /* A FLOPs count: negative means unknown. */
@@ -367,36 +286,23 @@ static void
 put_flops(Writer *w, Sheet *s, int col, double v)
 {
 	if (v < 0)
-		put_text(w, s, col, "unknown", w->right);
+		put_text(w, s, col, "unknown", XLSX_RIGHT);
 	else
 		put_num(w, s, col, v, NUM_INT);
 }
 
 /* Turns rows 0..s->row into a table named "<sheet>_table" and sets the
- * column widths.  libxlsxwriter refuses a table without a data row, so an
- * empty sheet gets a table over its header and one blank row (what Excel
- * itself shows for an emptied table). */
+ * column widths.  A table needs a data row, so an empty sheet gets a table
+ * over its header and one blank row (what Excel itself shows for an
+ * emptied table). */
 static void
 sheet_end(Writer *w, Sheet *s)
 {
-	lxw_table_column col[REPORT_MAXCOL], *colp[REPORT_MAXCOL + 1];
-	lxw_table_options opt = {0};
-	char name[64];
+	char *name = arena_printf(w->a, "%s_table", s->name);
 
-	for (int c = 0; c < s->ncol; c++) {
-		col[c] = (lxw_table_column){0};
-		col[c].header = (char *)s->head[c];
-		col[c].header_format = w->bold;
-		colp[c] = &col[c];
-		double width = s->width[c] < REPORT_MAXWIDTH ? s->width[c] : REPORT_MAXWIDTH;
-		note(w, worksheet_set_column(s->ws, (lxw_col_t)c, (lxw_col_t)c, width, NULL));
-	}
-	colp[s->ncol] = NULL;
-	snprintf(name, sizeof name, "%s_table", s->name);
-	opt.name = name;
-	opt.columns = colp;
-	note(w, worksheet_add_table(s->ws, 0, 0, s->row ? s->row : 1,
-	                            (lxw_col_t)(s->ncol - 1), &opt));
+	for (int c = 0; c < s->ncol; c++)
+		xlsx_width(s->ws, c, s->width[c] < REPORT_MAXWIDTH ? s->width[c] : REPORT_MAXWIDTH);
+	xlsx_table(s->ws, s->row ? s->row : 1, name);
 }
 
 /* ---- the six sheets ------------------------------------------------------ */
@@ -424,7 +330,7 @@ note_cut(Writer *w, Sheet *s, const char *sheet, int n)
 		return;
 	snprintf(key, sizeof key, "%s_rows_not_shown", sheet);
 	s->row++;
-	put_text(w, s, 0, key, NULL);
+	put_text(w, s, 0, key, XLSX_PLAIN);
 	put_num(w, s, 1, n - REPORT_MAXROWS, NUM_GENERAL);
 }
 
@@ -444,9 +350,9 @@ write_extra(Writer *w, const Report *r)
 	for (int i = 0; i < r->nkv && (int)s.row < REPORT_MAXROWS; i++) {
 		const ReportKV *kv = &r->kv[i];
 		s.row++;
-		put_text(w, &s, 0, kv->key, NULL);
+		put_text(w, &s, 0, kv->key, XLSX_PLAIN);
 		if (kv->text)
-			put_text(w, &s, 1, kv->text, NULL);
+			put_text(w, &s, 1, kv->text, XLSX_PLAIN);
 		else
 			put_num(w, &s, 1, kv->num, NUM_GENERAL);
 	}
@@ -464,8 +370,8 @@ write_stats(Writer *w, const Report *r)
 		return;
 	for (int i = 0; i < shown(r->nstat); i++) {
 		const ReportStat *st = &r->stat[i];
-		s.row = (lxw_row_t)i + 1;
-		put_text(w, &s, 0, st->pattern, NULL);
+		s.row = (uint32_t)i + 1;
+		put_text(w, &s, 0, st->pattern, XLSX_PLAIN);
 		put_num(w, &s, 1, (double)st->removed, NUM_INT);
 		put_num(w, &s, 2, (double)st->added, NUM_INT);
 		put_num(w, &s, 3, st->time_in, NUM_SECONDS);
@@ -546,8 +452,8 @@ write_stats_agg(Writer *w, const Report *r)
 	if (sheet_begin(w, &s, "stats_agg", head, 6) < 0)
 		return;
 	for (int i = 0; i < shown(n); i++) {
-		s.row = (lxw_row_t)i + 1;
-		put_text(w, &s, 0, g[i].pattern, NULL);
+		s.row = (uint32_t)i + 1;
+		put_text(w, &s, 0, g[i].pattern, XLSX_PLAIN);
 		put_num(w, &s, 1, (double)g[i].removed, NUM_INT);
 		put_num(w, &s, 2, (double)g[i].added, NUM_INT);
 		put_num(w, &s, 3, g[i].time_in, NUM_SECONDS);
@@ -588,8 +494,8 @@ write_node_stats(Writer *w, const Report *r)
 	if (sheet_begin(w, &s, "node_stats", head, 3) < 0)
 		return;
 	for (int i = 0; i < shown(r->nnode_stat); i++) {
-		s.row = (lxw_row_t)i + 1;
-		put_text(w, &s, 0, ref[i].p->op_type, NULL);
+		s.row = (uint32_t)i + 1;
+		put_text(w, &s, 0, ref[i].p->op_type, XLSX_PLAIN);
 		put_num(w, &s, 1, (double)ref[i].p->count, NUM_INT);
 		put_flops(w, &s, 2, ref[i].p->flops);
 	}
@@ -606,7 +512,7 @@ put_expr(Writer *w, Sheet *s, int col, const char *expr)
 	double v;
 
 	if (!expr || !*expr) {
-		put_text(w, s, col, "unknown", NULL);
+		put_text(w, s, col, "unknown", XLSX_PLAIN);
 		return;
 	}
 	errno = 0;
@@ -614,9 +520,9 @@ put_expr(Writer *w, Sheet *s, int col, const char *expr)
 	if (*end == 0 && errno == 0 && isfinite(v) && !strchr(expr, ' ') &&
 	    !strpbrk(expr, "xXpP"))   /* strtod also reads hex floats */
 		put_num_fmt(w, s, col, v, v == floor(v) ? NUM_INT : NUM_GENERAL,
-		            w->left[v == floor(v) ? NUM_INT : NUM_GENERAL]);
+		            left_format[v == floor(v) ? NUM_INT : NUM_GENERAL]);
 	else
-		put_text(w, s, col, expr, NULL);
+		put_text(w, s, col, expr, XLSX_PLAIN);
 }
 
 static void
@@ -629,9 +535,9 @@ write_symbolic_flops(Writer *w, const Report *r)
 		return;
 	for (int i = 0; i < shown(r->nflops); i++) {
 		const ReportFlops *f = &r->flops[i];
-		s.row = (lxw_row_t)i + 1;
-		put_text(w, &s, 0, f->op_type, NULL);
-		put_text(w, &s, 1, f->node_name, NULL);
+		s.row = (uint32_t)i + 1;
+		put_text(w, &s, 0, f->op_type, XLSX_PLAIN);
+		put_text(w, &s, 1, f->node_name, XLSX_PLAIN);
 		put_expr(w, &s, 2, f->expr);
 		put_flops(w, &s, 3, f->value);
 	}
@@ -651,10 +557,10 @@ write_captures(Writer *w, const Report *r)
 		return;
 	for (int i = 0; i < shown(r->ncapture); i++) {
 		const ReportCapture *c = &r->capture[i];
-		s.row = (lxw_row_t)i + 1;
-		put_text(w, &s, 0, c->strategy, NULL);
-		put_text(w, &s, 1, c->captured, NULL);
-		put_text(w, &s, 2, c->converted, NULL);
+		s.row = (uint32_t)i + 1;
+		put_text(w, &s, 0, c->strategy, XLSX_PLAIN);
+		put_text(w, &s, 1, c->captured, XLSX_PLAIN);
+		put_text(w, &s, 2, c->converted, XLSX_PLAIN);
 		if (c->nodes >= 0)
 			put_num(w, &s, 3, (double)c->nodes, NUM_INT);
 		if (c->capture_seconds >= 0)
@@ -682,11 +588,11 @@ write_functions(Writer *w, const Report *r)
 		for (int k = 0; k < fn->ninstance; k++)
 			calls = arena_printf(r->a, "%s%s%s", calls, k ? ", " : "", fn->instances[k]);
 		s.row++;
-		put_text(w, &s, 0, fn->domain, NULL);
-		put_text(w, &s, 1, fn->name, NULL);
-		put_text(w, &s, 2, fn->cls, NULL);
+		put_text(w, &s, 0, fn->domain, XLSX_PLAIN);
+		put_text(w, &s, 1, fn->name, XLSX_PLAIN);
+		put_text(w, &s, 2, fn->cls, XLSX_PLAIN);
 		put_num(w, &s, 3, fn->ninstance, NUM_INT);
-		put_text(w, &s, 4, calls, NULL);
+		put_text(w, &s, 4, calls, XLSX_PLAIN);
 		put_num(w, &s, 5, (double)fn->nodes, NUM_INT);
 		put_num(w, &s, 6, fn->ninput, NUM_INT);
 		put_num(w, &s, 7, fn->noutput, NUM_INT);
@@ -694,13 +600,13 @@ write_functions(Writer *w, const Report *r)
 	}
 	for (int i = 0; i < f->ninline; i++) {
 		s.row++;
-		put_text(w, &s, 1, "(left inline: YE0702)", NULL);
-		put_text(w, &s, 4, f->inlined[i], NULL);
+		put_text(w, &s, 1, "(left inline: YE0702)", XLSX_PLAIN);
+		put_text(w, &s, 4, f->inlined[i], XLSX_PLAIN);
 	}
 	for (int i = 0; i < f->nunused; i++) {
 		s.row++;
-		put_text(w, &s, 1, "(no instance: YE0701)", NULL);
-		put_text(w, &s, 2, f->unused[i], NULL);
+		put_text(w, &s, 1, "(no instance: YE0701)", XLSX_PLAIN);
+		put_text(w, &s, 2, f->unused[i], XLSX_PLAIN);
 		put_num(w, &s, 3, 0, NUM_INT);
 	}
 	sheet_end(w, &s);
@@ -717,51 +623,27 @@ write_unsupported(Writer *w, const Report *r)
 		return;
 	for (int i = 0; i < shown(r->nunsupported); i++) {
 		const ReportUnsupported *u = &r->unsupported[i];
-		s.row = (lxw_row_t)i + 1;
-		put_text(w, &s, 0, u->node, NULL);
-		put_text(w, &s, 1, u->target, NULL);
-		put_text(w, &s, 2, u->frame, NULL);
-		put_text(w, &s, 3, u->reason, NULL);
+		s.row = (uint32_t)i + 1;
+		put_text(w, &s, 0, u->node, XLSX_PLAIN);
+		put_text(w, &s, 1, u->target, XLSX_PLAIN);
+		put_text(w, &s, 2, u->frame, XLSX_PLAIN);
+		put_text(w, &s, 3, u->reason, XLSX_PLAIN);
 	}
 	sheet_end(w, &s);
-	worksheet_activate(s.ws);
+	xlsx_activate(s.ws);
 }
 
 /* ---- the file ------------------------------------------------------------ */
 
-static lxw_format *
-new_format(lxw_workbook *wb, const char *numfmt, uint8_t align)
+/* The workbook's bytes (malloc'ed), built under the C locale. */
+static uint8_t *
+workbook(const Report *r, size_t *len)
 {
-	lxw_format *f = workbook_add_format(wb);
+	Writer w = {xlsx_new(r->a, "yobx-export conversion report", "yobx-export", REPORT_CREATED), r->a};
+	locale_t c = newlocale(LC_ALL_MASK, "C", (locale_t)0);
+	locale_t old = c ? uselocale(c) : (locale_t)0;
+	uint8_t *bytes;
 
-	if (f && numfmt)
-		format_set_num_format(f, numfmt);
-	if (f && align != LXW_ALIGN_NONE)
-		format_set_align(f, align);
-	return f;
-}
-
-/* Fills the workbook; returns the first library error. */
-static lxw_error
-fill(lxw_workbook *wb, const Report *r)
-{
-	Writer w = {.wb = wb, .a = r->a, .err = LXW_NO_ERROR};
-	lxw_doc_properties props = {0};
-
-	props.title = "yobx-export conversion report";
-	props.author = "yobx-export";
-	props.created = REPORT_CREATED;
-	note(&w, workbook_set_properties(wb, &props));
-	if (!(w.bold = new_format(wb, NULL, LXW_ALIGN_NONE)) ||
-	    !(w.right = new_format(wb, NULL, LXW_ALIGN_RIGHT)))
-		return LXW_ERROR_MEMORY_MALLOC_FAILED;
-	format_set_bold(w.bold);
-	for (int k = 0; k < NUM_KINDS; k++) {
-		w.num[k] = new_format(wb, num_format[k], LXW_ALIGN_NONE);
-		w.left[k] = new_format(wb, num_format[k], LXW_ALIGN_LEFT);
-		if (!w.num[k] || !w.left[k])
-			return LXW_ERROR_MEMORY_MALLOC_FAILED;
-	}
 	write_extra(&w, r);
 	write_stats(&w, r);
 	write_stats_agg(&w, r);
@@ -770,59 +652,39 @@ fill(lxw_workbook *wb, const Report *r)
 	write_functions(&w, r);
 	write_captures(&w, r);
 	write_unsupported(&w, r);
-	return w.err;
-}
-
-/* Builds and closes the workbook at tmp under the C locale; returns 0 or
- * fills *why. */
-static int
-write_workbook(const Report *r, const char *tmp, const char **why)
-{
-	lxw_workbook_options opt = {0};   /* in memory: tables need it */
-	locale_t c = newlocale(LC_ALL_MASK, "C", (locale_t)0);
-	locale_t old = c ? uselocale(c) : (locale_t)0;
-	lxw_workbook *wb = workbook_new_opt(tmp, &opt);
-	lxw_error err = LXW_ERROR_MEMORY_MALLOC_FAILED, cerr;
-
-	if (wb) {
-		err = fill(wb, r);
-		cerr = workbook_close(wb);    /* frees wb whatever happened */
-		if (err == LXW_NO_ERROR)
-			err = cerr;
-	}
+	bytes = xlsx_bytes(w.x, len);
 	if (c) {
 		uselocale(old);
 		freelocale(c);
 	}
-	if (err != LXW_NO_ERROR)
-		*why = lxw_strerror(err);
-	return err != LXW_NO_ERROR;
+	return bytes;
+}
+
+int
+report_write_to(const Report *r, Durable *out, const char *path, Diag *d)
+{
+	size_t len;
+	uint8_t *bytes = workbook(r, &len);
+	int err = durable_write(out, path, bytes, len);
+
+	free(bytes);
+	if (err)
+		return diag_report(d, YE_REPORT_WRITE, &(DiagAt){.file = path},
+			"cannot write the report (%s)", strerror(err));
+	return DIAG_OK;
 }
 
 int
 report_write(const Report *r, const char *path, Diag *d)
 {
-	char *tmp = arena_printf(r->a, "%s.tmp.%ld", path, (long)getpid());
-	const char *why = NULL;
-	int fd;
+	Durable out;
+	int rc, err;
 
-	/* Create the temporary file ourselves: a missing directory then reads
-	 * as strerror(errno), and libxlsxwriter does not print its own
-	 * "[ERROR] workbook_close()" line to stderr. */
-	if (xlsx_open(&why) != 0)
+	durable_init(&out);
+	if ((rc = report_write_to(r, &out, path, d)))
+		return rc;
+	if ((err = durable_commit(&out, NULL)))
 		return diag_report(d, YE_REPORT_WRITE, &(DiagAt){.file = path},
-			"cannot write the report (%s)", why);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0666);
-	if (fd < 0)
-		return diag_report(d, YE_REPORT_WRITE, &(DiagAt){.file = path},
-			"cannot write the report (%s)", strerror(errno));
-	close(fd);
-	if (write_workbook(r, tmp, &why) == 0 && rename(tmp, path) != 0)
-		why = strerror(errno);
-	if (why) {
-		unlink(tmp);
-		return diag_report(d, YE_REPORT_WRITE, &(DiagAt){.file = path},
-			"cannot write the report (%s)", why);
-	}
+			"cannot write the report (%s)", strerror(err));
 	return DIAG_OK;
 }

@@ -82,9 +82,12 @@ void report_capture(Report *r, const ReportCapture *c);
  * (res is not copied). */
 void report_functions(Report *r, const OutlineResult *res);
 
-/* Writes path (through a temporary file renamed into place).  Returns 0 or
- * DIAG_INPUT naming the file. */
+/* Writes path (through a temporary file renamed into place, core's
+ * durable_*).  Returns 0 or DIAG_INPUT naming the file. */
 int report_write(const Report *r, const char *path, Diag *d);
+/* The same without the commit: path's temporary file joins out, for the
+ * caller's durable_commit() with its other files. */
+int report_write_to(const Report *r, Durable *out, const char *path, Diag *d);
 
 /* ==== flops ==== */
 

@@ -1,7 +1,9 @@
 #!/bin/sh
 # run.sh: writes the sample workbooks with the report unit test (its
-# "sample" case) into a private directory, then reads them back with
-# openpyxl (check_xlsx.py).
+# "sample" case) into a private directory, checks that their bytes are the
+# ones libxlsxwriter 1.1.4 wrote for them with Debian 12's zlib 1.2.13
+# (libxlsxwriter.sha256, recorded before lib/report/xlsx.c replaced it),
+# then reads them back with openpyxl (check_xlsx.py).
 #
 #   sh test/report/run.sh [BUILD_DIR]      BUILD_DIR defaults to build
 #
@@ -26,6 +28,19 @@ elif REPORT_OUT_DIR=$out CK_RUN_CASE=sample "$bin" >"$out/unit.log" 2>&1; then
 else
 	bad "$bin (sample case)"
 	cat "$out/unit.log"
+fi
+
+# Same bytes as libxlsxwriter's: each part's XML, the zip layout and, with
+# the same zlib, the deflated bytes.  Another zlib may deflate differently
+# (the files are still valid); unzip both and diff the parts to tell.
+if [ -f "$out/report_sample.xlsx" ]; then
+	while read -r sum name; do
+		if [ "$(sha256sum <"$out/$name" | cut -d' ' -f1)" = "$sum" ]; then
+			ok
+		else
+			bad "$name: not the bytes libxlsxwriter 1.1.4 wrote (libxlsxwriter.sha256)"
+		fi
+	done <"$here/libxlsxwriter.sha256"
 fi
 
 # Debian's python3-openpyxl lives under /usr/bin/python3; a pyenv python3

@@ -1,5 +1,10 @@
-/* test_arena.c: the arena and dtype tables (Diag: test_diag.c). */
+/* test_arena.c: the arena, dtype tables, tensor views and durable files
+ * (Diag: test_diag.c). */
+#include <errno.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "core/core.h"
 #include "testutil.h"
@@ -53,6 +58,78 @@ START_TEST(tensor_views)
 }
 END_TEST
 
+static int
+exists(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0;
+}
+
+static char *
+slurp(const char *path, char *buf, size_t size)
+{
+	FILE *f = fopen(path, "rb");
+	size_t n = f ? fread(buf, 1, size - 1, f) : 0;
+
+	if (f)
+		fclose(f);
+	buf[n] = 0;
+	return buf;
+}
+
+/* Files appear only at the commit, whole, with no temporary file left; a
+ * dropped file and an aborted set leave nothing; a failed rename (the
+ * target is a directory) reports its path and removes what was not
+ * renamed. */
+START_TEST(durable_files)
+{
+	const char *a = "build/test/durable_a.txt", *b = "build/test/durable_b.txt";
+	const char *dir = "build/test/durable_dir", *failed = NULL;
+	char tmp[256], buf[64];
+	Durable out;
+	int fd;
+
+	mkdir("build", 0777);
+	mkdir("build/test", 0777);
+	unlink(a), unlink(b), rmdir(dir);
+	durable_init(&out);
+	ck_assert_int_eq(durable_write(&out, a, "first", 5), 0);
+	ck_assert_int_ge(fd = durable_open(&out, b), 0);
+	ck_assert_int_eq(write(fd, "second", 6), 6);
+	snprintf(tmp, sizeof tmp, "%s.tmp.%ld", b, (long)getpid());
+	ck_assert(exists(tmp) && !exists(a) && !exists(b));
+	ck_assert_int_eq(durable_commit(&out, &failed), 0);
+	ck_assert_int_eq(out.n, 0);
+	ck_assert(!exists(tmp));
+	ck_assert_str_eq(slurp(a, buf, sizeof buf), "first");
+	ck_assert_str_eq(slurp(b, buf, sizeof buf), "second");
+
+	ck_assert_int_eq(durable_write(&out, a, "again", 5), 0);
+	ck_assert_int_ge(fd = durable_open(&out, b), 0);
+	durable_drop(&out, fd);
+	ck_assert(!exists(tmp));
+	durable_abort(&out);
+	ck_assert_int_eq(out.n, 0);
+	ck_assert_str_eq(slurp(a, buf, sizeof buf), "first");
+
+	ck_assert_int_eq(mkdir(dir, 0777), 0);
+	ck_assert_int_eq(durable_write(&out, a, "third", 5), 0);
+	ck_assert_int_eq(durable_write(&out, dir, "x", 1), 0);
+	ck_assert_int_ne(durable_commit(&out, &failed), 0);
+	ck_assert_str_eq(failed, dir);
+	snprintf(tmp, sizeof tmp, "%s.tmp.%ld", dir, (long)getpid());
+	ck_assert(!exists(tmp));
+	ck_assert_str_eq(slurp(a, buf, sizeof buf), "third");
+
+	errno = 0;
+	ck_assert_int_lt(durable_open(&out, "build/test/no_such_dir/x"), 0);
+	ck_assert_int_eq(errno, ENOENT);
+	ck_assert_int_eq(out.n, 0);
+	unlink(a), unlink(b), rmdir(dir);
+}
+END_TEST
+
 static Suite *
 make_suite(void)
 {
@@ -61,6 +138,7 @@ make_suite(void)
 	tcase_add_test(tc, arena_alignment_and_zero);
 	tcase_add_test(tc, dtype_table);
 	tcase_add_test(tc, tensor_views);
+	tcase_add_test(tc, durable_files);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1,0 +1,70 @@
+#!/bin/sh
+# ratio.sh: the whole-process cost of converting every fixture, against the
+# floor of copying the same files to disk.  Each round converts every
+# test/models/torch-*/*.pt2 one process after another with the default
+# options (the report on), then again with `report: false`, then copies
+# each file with `dd if=F of=OUT bs=1M conv=fsync` (we fsync too, so a
+# copy that reaches the disk is the floor); every mode writes to the same
+# folder on the same disk.  The modes take turns within a round, so a
+# change of load hits all three alike.  Prints each round's totals, the
+# medians and the two ratios (targets: <= 1.25 with the report, <= 1.1
+# without), with the load before and after; wall times on a shared machine
+# are noisy, so say the load with the figures.
+# Usage: sh bench/ratio.sh [ROUNDS]   (from the repo root, after make;
+# ROUNDS defaults to 3; BIN= another build, FILES= other inputs, e.g.
+# FILES=bench/out/llama-1g.pt2 for the big-weights target; RSS=1 runs every
+# process of the three modes under /usr/bin/time and prints the largest
+# peak resident memory of each mode)
+set -eu
+bin=${BIN:-build/yobx-export}
+rounds=${1:-3}
+out=bench/out/ratio
+files=${FILES:-$(ls test/models/torch-*/*.pt2)}
+mkdir -p "$out"
+rm -f "$out"/rss.*
+printf 'report: false\n' >"$out/noreport.yaml"
+printf '' >"$out/default.yaml"
+
+now() { date +%s%N; }
+timed() {
+	if [ "${RSS:-0}" = 1 ]; then
+		/usr/bin/time -f %M -a -o "$out/rss.$mode" "$@"
+	else
+		"$@"
+	fi
+}
+# seconds taken by one pass of mode $1 over every file
+pass() {
+	mode=$1
+	t0=$(now)
+	for f in $files; do
+		case $1 in
+		report) timed "$bin" "$f" -c "$out/default.yaml" -o "$out/m.onnx" --quiet >/dev/null 2>&1 || true ;;
+		noreport) timed "$bin" "$f" -c "$out/noreport.yaml" -o "$out/m.onnx" --quiet >/dev/null 2>&1 || true ;;
+		dd) timed dd if="$f" of="$out/copy.pt2" bs=1M conv=fsync status=none ;;
+		esac
+	done
+	echo "$(( $(now) - t0 ))" | awk '{ printf "%.3f", $1 / 1e9 }'
+}
+median() { tr ' ' '\n' | grep . | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+n=$(echo "$files" | wc -w)
+echo "files: $n ($(cat $files | wc -c) bytes); load before: $(cut -d' ' -f1-3 /proc/loadavg)"
+rep="" norep="" copy=""
+printf '%-6s %12s %12s %12s\n' round "report s" "noreport s" "dd s"
+for r in $(seq "$rounds"); do
+	a=$(pass report); b=$(pass noreport); c=$(pass dd)
+	rep="$rep $a" norep="$norep $b" copy="$copy $c"
+	printf '%-6s %12s %12s %12s\n' "$r" "$a" "$b" "$c"
+done
+mr=$(echo "$rep" | median) mn=$(echo "$norep" | median) mc=$(echo "$copy" | median)
+printf '%-6s %12s %12s %12s\n' median "$mr" "$mn" "$mc"
+echo "ratio with the report:    $(echo "$mr $mc" | awk '{ printf "%.3f", $1 / $2 }')x the dd+fsync copy (target <= 1.25)"
+echo "ratio with report: false: $(echo "$mn $mc" | awk '{ printf "%.3f", $1 / $2 }')x the dd+fsync copy (target <= 1.1)"
+echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
+if [ "${RSS:-0}" = 1 ]; then
+	for m in report noreport dd; do
+		echo "peak RSS $m: $(sort -n "$out/rss.$m" | tail -n 1 | awk '{ printf "%.1f MiB", $1 / 1024 }')"
+	done
+fi
+rm -f "$out"/m.onnx "$out"/m.onnx.data "$out"/m.xlsx "$out"/copy.pt2
