@@ -30,7 +30,7 @@ typedef struct Zip {
 	const uint8_t *base;  /* the bytes of the archive */
 	size_t len;
 	int mapped;           /* 1 when base is our mmap (zip_close unmaps) */
-	int fd;               /* the file behind the map (kept open for copy_file_range), or -1 */
+	int fd;               /* the file base is a read-only mapping of (kept open for copy_file_range), or -1 */
 	const char *root;     /* common root folder with its '/', or "" (arena) */
 	int n;                /* number of entries */
 	ZipEntry *ent;        /* entries in central-directory order (arena) */
@@ -51,6 +51,11 @@ ZipEntry *zip_find(const Zip *z, const char *rel);
  * returns 0, or DIAG_INPUT naming the archive and the entry (data past the
  * end of the file, bad local header, unknown method, inflate error). */
 int zip_data(Zip *z, ZipEntry *e, Diag *d);
+/* Tells the kernel an entry zip_data() resolved is read and done with: when
+ * its bytes are pages of the file mapping (a stored entry, z->fd >= 0) they
+ * leave the process's memory (the pages count in its RSS) and come back
+ * from the page cache if read again.  Inflated bytes stay in the arena. */
+void zip_drop(const Zip *z, const ZipEntry *e);
 
 /* ==== json ==== */
 
@@ -201,7 +206,8 @@ int serde_tensor_meta(Arena *a, const char *label, const char *what, const Json 
 int pt2_load(Program *p, const char *path, Diag *d);
 /* The same over a .pt2 already in memory (a stored entry of a capture
  * bundle); label names it ("m.yxc:captures/nostrict.pt2") and fd is the
- * file the bytes lie in (Zip.fd; -1 if none).  Nothing is unmapped. */
+ * file buf is a read-only mapping of (Zip.fd; -1 if none, e.g. for bytes
+ * in the heap).  Nothing is unmapped. */
 int pt2_load_mem(Program *p, const char *label, const uint8_t *buf, size_t len, int fd, Diag *d);
 void pt2_close(Program *p);
 

@@ -472,3 +472,20 @@ zip_data(Zip *z, ZipEntry *e, Diag *d)
 			"entry '%s': unsupported compression method %d", e->name, e->method);
 	}
 }
+
+/* Only the whole pages inside the entry go: its first and last page may
+ * hold a neighbour's bytes.  MADV_DONTNEED on a private, never written file
+ * mapping just unmaps the pages; touching them again reads them back from
+ * the page cache, so the bytes stay valid. */
+void
+zip_drop(const Zip *z, const ZipEntry *e)
+{
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), lo, hi;
+
+	if (z->fd < 0 || e->method != 0 || !e->data || e->size < page)
+		return;
+	lo = ((uintptr_t)e->data + page - 1) & ~(page - 1);
+	hi = ((uintptr_t)e->data + (uintptr_t)e->size) & ~(page - 1);
+	if (hi > lo)
+		madvise((void *)lo, hi - lo, MADV_DONTNEED);
+}
