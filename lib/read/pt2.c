@@ -26,6 +26,21 @@ typedef struct Loader {
 	StrMap *tensors;     /* fqn -> TensorData, weights and constants alike */
 } Loader;
 
+/* An entry being parsed, for json_parse_text's progress. */
+typedef struct Parsing {
+	const Zip *zip;
+	const ZipEntry *e;
+} Parsing;
+
+/* The text parsed so far leaves memory. */
+static void
+drop_parsed(void *ctx, const char *upto)
+{
+	const Parsing *at = ctx;
+
+	zip_drop_bytes(at->zip, at->e->data, upto);
+}
+
 static ZipEntry *
 entry(Loader *l, const char *rel)
 {
@@ -93,7 +108,8 @@ read_config(Loader *l, const ZipEntry *e, Arena *tree, const char *dir)
 	const Json *root, *cfg;
 	ZipEntry *data;
 
-	if (!(root = json_parse(tree, label, (const char *)e->data, e->size, l->d)))
+	if (!(root = json_parse_text(tree, label, (const char *)e->data, e->size, drop_parsed,
+	                             &(Parsing){l->zip, e}, l->d)))
 		return DIAG_INPUT;
 	if (!(cfg = json_get(root, "config")) || cfg->type != JSON_OBJECT)
 		return diag_report(l->d, YE_WEIGHTS_CONFIG, &(DiagAt){.file = label},
@@ -125,7 +141,7 @@ read_config(Loader *l, const ZipEntry *e, Arena *tree, const char *dir)
 			strmap_put(l->tensors, arena_strdup(l->a, fqn), o->tensor);
 			continue;
 		}
-		if (serde_tensor_meta(tree, label, arena_printf(tree, "weight '%s'", fqn), meta, &m, l->d))
+		if (serde_tensor_meta(tree, label, "weight", fqn, meta, &m, l->d))
 			return DIAG_INPUT;
 		t = ARENA_NEW(l->a, TensorData);
 		t->dtype = m.dtype;
@@ -305,7 +321,8 @@ read_program(Loader *l)
 	p->json_entry = e->name;
 	label = entry_label(l, e);
 	arena_init(&tree);
-	rc = (root = json_parse(&tree, label, (const char *)e->data, e->size, l->d)) != NULL
+	rc = (root = json_parse_text(&tree, label, (const char *)e->data, e->size, drop_parsed,
+	                             &(Parsing){l->zip, e}, l->d)) != NULL
 	     ? serde_program(p, root, label, l->d) : DIAG_INPUT;
 	arena_free(&tree);
 	zip_drop(l->zip, e);

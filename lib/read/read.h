@@ -56,6 +56,8 @@ int zip_data(Zip *z, ZipEntry *e, Diag *d);
  * leave the process's memory (the pages count in its RSS) and come back
  * from the page cache if read again.  Inflated bytes stay in the arena. */
 void zip_drop(const Zip *z, const ZipEntry *e);
+/* The same for the bytes [from, to) of z, which need not be a whole entry. */
+void zip_drop_bytes(const Zip *z, const void *from, const void *to);
 
 /* ==== json ==== */
 
@@ -88,6 +90,12 @@ struct Json {
 /* Parses text[0..len).  Returns the root, or NULL with a DIAG_INPUT message
  * "label:line:col: what" on error.  Nesting deeper than 10,000 is an error. */
 Json *json_parse(Arena *a, const char *label, const char *text, size_t len, Diag *d);
+/* The same, calling done(ctx, upto) about every MiB of text with the end of
+ * what is parsed: the tree holds copies of every string, so the text before
+ * upto may leave memory (pt2.c drops it with zip_drop_bytes). */
+typedef void JsonTextDone(void *ctx, const char *upto);
+Json *json_parse_text(Arena *a, const char *label, const char *text, size_t len, JsonTextDone *done,
+                      void *ctx, Diag *d);
 
 /* Returns obj[key], or NULL if obj is not an object, key is missing, or the value is null. */
 Json *json_get(const Json *obj, const char *key);
@@ -186,10 +194,11 @@ typedef struct TensorMeta {
 	Dim offset;
 	int requires_grad;
 } TensorMeta;
-/* Reads a TensorMeta; errors say label:line:col, then what (e.g. "tensor
- * value 'x'", or NULL for nothing), then what is wrong. */
-int serde_tensor_meta(Arena *a, const char *label, const char *what, const Json *j, TensorMeta *m,
-                      Diag *d);
+/* Reads a TensorMeta; errors say label:line:col, then what and name (e.g.
+ * "tensor value 'x'"; "what" alone when name is NULL; nothing when both
+ * are), then what is wrong. */
+int serde_tensor_meta(Arena *a, const char *label, const char *what, const char *name, const Json *j,
+                      TensorMeta *m, Diag *d);
 
 /* ==== pt2 ==== */
 

@@ -19,6 +19,7 @@
 enum {
 	MAX_GRAPH_DEPTH = 64,
 	KEEP_BITS = 10,     /* a 1024-entry cache of copies by address */
+	FRAME_BITS = 6,     /* and a 64-entry one of user frames */
 	SHARE_MIN = 33,     /* the parser shares strings up to 32 bytes; keep() shares longer ones */
 };
 
@@ -32,9 +33,11 @@ typedef struct Ctx {
 	const char *label;
 	Diag *d;
 	int depth;
-	const char *what;   /* the thing being read ("tensor 'x'"), or NULL */
+	const char *what;   /* the kind of thing being read ("tensor value"), or NULL */
+	const char *name;   /* its name, or NULL: messages start "tensor value 'x': " */
 	Kept *kept;         /* recent copies, by the tree string's address */
 	StrMap *shared;     /* copies of long strings, by content */
+	Kept *frames;       /* user_frame() of recent kept stack traces, by address */
 } Ctx;
 
 /* The program's own copy of a string of the tree.  The parser already
@@ -78,7 +81,9 @@ err(Ctx *c, const Json *at, const char *fmt, ...)
 	va_start(ap, fmt);
 	msg = arena_vprintf(c->a, fmt, ap);
 	va_end(ap);
-	if (c->what)
+	if (c->what && c->name)
+		msg = arena_printf(c->a, "%s '%s': %s", c->what, c->name, msg);
+	else if (c->what)
 		msg = arena_printf(c->a, "%s: %s", c->what, msg);
 	if (at)
 		return diag_report(c->d, YE_SCHEMA, &(DiagAt){.file = c->label, .line = at->line, .column = at->col},
@@ -188,9 +193,10 @@ parse_symint_list(Ctx *c, const Json *j, Dim **out, int *n)
 }
 
 int
-serde_tensor_meta(Arena *a, const char *label, const char *what, const Json *j, TensorMeta *m, Diag *d)
+serde_tensor_meta(Arena *a, const char *label, const char *what, const char *name, const Json *j,
+                  TensorMeta *m, Diag *d)
 {
-	Ctx c = {a, label, d, 0, what, NULL, NULL};   /* keeps no string */
+	Ctx c = {a, label, d, 0, what, name, NULL, NULL, NULL};   /* keeps no string */
 	const Json *v;
 	int64_t code;
 	int nstride;
@@ -535,8 +541,7 @@ declare_values(Ctx *c, Graph *g, const Json *gj)
 			v = ir_new_value(c->a, g, keep(c, tab->keys[i]), tables[t].kind);
 			if (tables[t].kind == VAL_TENSOR) {
 				TensorMeta tm;
-				const char *what = arena_printf(c->a, "tensor value '%s'", tab->keys[i]);
-				if (serde_tensor_meta(c->a, c->label, what, m, &tm, c->d))
+				if (serde_tensor_meta(c->a, c->label, "tensor value", tab->keys[i], m, &tm, c->d))
 					return DIAG_INPUT;
 				v->dtype = tm.dtype;
 				v->rank = tm.rank;
@@ -653,8 +658,13 @@ parse_node(Ctx *c, Graph *g, const Json *j, Node *n)
 		}
 		n->stack_trace = ir_meta(n, "stack_trace");
 		n->nn_module_stack = ir_meta(n, "nn_module_stack");
-		if (n->stack_trace)
-			n->frame = user_frame(c->a, n->stack_trace);
+		if (n->stack_trace) {
+			/* layers built by the same code share one kept trace */
+			Kept *k = &c->frames[((uintptr_t)n->stack_trace * 0x9e3779b97f4a7c15u) >> (64 - FRAME_BITS)];
+			if (k->json != n->stack_trace)
+				*k = (Kept){n->stack_trace, user_frame(c->a, n->stack_trace)};
+			n->frame = k->copy;
+		}
 	}
 	if (ins) {
 		if (ins->type != JSON_ARRAY)
@@ -907,12 +917,13 @@ static int read_program(Ctx *c, Program *p, const Json *root);
 int
 serde_program(Program *p, const Json *root, const char *label, Diag *d)
 {
-	Kept kept[1 << KEEP_BITS] = {{0}};
+	Kept kept[1 << KEEP_BITS] = {{0}}, frames[1 << FRAME_BITS] = {{0}};
 	Arena scratch;   /* the map of shared copies, needed only while reading */
 	int rc;
 
 	arena_init(&scratch);
-	rc = read_program(&(Ctx){p->arena, label, d, 0, NULL, kept, strmap_new(&scratch, 64)}, p, root);
+	rc = read_program(&(Ctx){p->arena, label, d, 0, NULL, NULL, kept, strmap_new(&scratch, 64), frames},
+	                  p, root);
 	arena_free(&scratch);
 	return rc;
 }
