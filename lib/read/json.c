@@ -636,12 +636,12 @@ json_close(JsonParser *P)
 
 	j->len = (uint32_t)n;   /* json_run() stops before UINT32_MAX */
 	if (n) {
-		j->kids = json_pool_alloc(P, n * sizeof *j->kids, alignof(Json *));
+		/* an object's keys right after its children: json_keys() */
+		size_t nptr = j->type == JSON_OBJECT ? 2 * n : n;
+		j->kids = json_pool_alloc(P, nptr * sizeof *j->kids, alignof(Json *));
 		memcpy(j->kids, P->kids + f->kid_base, n * sizeof *j->kids);
-		if (j->type == JSON_OBJECT) {
-			j->keys = json_pool_alloc(P, n * sizeof *j->keys, alignof(char *));
-			memcpy(j->keys, P->keys + f->key_base, n * sizeof *j->keys);
-		}
+		if (j->type == JSON_OBJECT)
+			memcpy(j->kids + n, P->keys + f->key_base, n * sizeof(char *));
 	}
 	P->nkids = f->kid_base;
 	P->nkeys = f->key_base;
@@ -773,10 +773,10 @@ json_parse_text(Arena *a, const char *label, const char *text, size_t len, JsonT
 Json *
 json_get(const Json *obj, const char *key)
 {
-	if (!obj || obj->type != JSON_OBJECT)
-		return NULL;
-	for (size_t i = 0; i < obj->len; i++)
-		if (strcmp(obj->keys[i], key) == 0)
+	const char **keys = json_keys(obj);
+
+	for (size_t i = 0; keys && i < obj->len; i++)
+		if (strcmp(keys[i], key) == 0)
 			return obj->kids[i]->type == JSON_NULL ? NULL : obj->kids[i];
 	return NULL;
 }
@@ -794,7 +794,7 @@ json_union_key(const Json *obj)
 	if (!obj || obj->type != JSON_OBJECT || obj->len == 0)
 		return NULL;
 	if (obj->len == 1)
-		return obj->keys[0];
+		return json_keys(obj)[0];
 	if ((t = json_get(obj, "$type")) != NULL)
 		return json_str(t);
 	for (size_t i = 0; i < obj->len; i++) {
@@ -802,7 +802,7 @@ json_union_key(const Json *obj)
 			continue;
 		if (found)
 			return NULL;
-		found = obj->keys[i];
+		found = json_keys(obj)[i];
 	}
 	return found;
 }

@@ -116,7 +116,7 @@ read_config(Loader *l, const ZipEntry *e, Arena *tree, const char *dir)
 			"expected {\"config\": {...}}");
 	for (size_t i = 0; i < cfg->len; i++) {
 		const Json *pm = cfg->kids[i], *meta = json_get(pm, "tensor_meta"), *up = json_get(pm, "use_pickle");
-		const char *path = json_str(json_get(pm, "path_name")), *fqn = cfg->keys[i];
+		const char *path = json_str(json_get(pm, "path_name")), *fqn = json_keys(cfg)[i];
 		TensorData *t;
 		TensorMeta m;
 

@@ -78,14 +78,22 @@ struct Json {
 	uint8_t is_int;      /* JSON_NUMBER: the text was an integer that fits in int64 (in i) */
 	uint32_t len;        /* JSON_STRING: byte length; ARRAY/OBJECT: element count */
 	uint32_t line, col;  /* 1-based position of the value in the text */
-	union {              /* 32 bytes a node: graph files hold millions */
+	union {              /* 24 bytes a node: graph files hold millions */
 		int64_t i;       /* JSON_NUMBER when is_int */
 		double f;        /* JSON_NUMBER otherwise (json_float() reads both) */
 		const char *s;   /* JSON_STRING: decoded UTF-8, NUL-terminated (arena) */
-		Json **kids;     /* ARRAY/OBJECT: elements, in document order */
+		Json **kids;     /* ARRAY/OBJECT: elements, in document order; an
+		                  * OBJECT's len keys follow them (json_keys) */
 	};
-	const char **keys;   /* OBJECT: keys[i] names kids[i] (arena), document order */
 };
+
+/* An object's keys: keys[i] names kids[i] (arena), in document order.
+ * NULL for an empty object or anything else. */
+static inline const char **
+json_keys(const Json *obj)
+{
+	return obj && obj->type == JSON_OBJECT && obj->len ? (const char **)(obj->kids + obj->len) : NULL;
+}
 
 /* Parses text[0..len).  Returns the root, or NULL with a DIAG_INPUT message
  * "label:line:col: what" on error.  Nesting deeper than 10,000 is an error. */

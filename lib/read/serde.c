@@ -509,7 +509,7 @@ parse_arg(Ctx *c, Graph *g, const Json *j, Arg *out)
 		for (size_t i = 0; i < v->len; i++) {
 			if (parse_arg(c, g, v->kids[i], &out->u.list[i]))
 				return DIAG_INPUT;
-			out->u.list[i].key = keep(c, v->keys[i]);
+			out->u.list[i].key = keep(c, json_keys(v)[i]);
 		}
 		return 0;
 	case ARG_KIND_COUNT:
@@ -535,13 +535,14 @@ declare_values(Ctx *c, Graph *g, const Json *gj)
 			return err(c, tab, "'%s' is not an object", tables[t].key);
 		for (size_t i = 0; i < tab->len; i++) {
 			const Json *m = tab->kids[i];
+			const char *key = json_keys(tab)[i];
 			Value *v;
-			if (strmap_get(g->index, tab->keys[i]))
-				return err(c, m, "value '%s' is declared twice", tab->keys[i]);
-			v = ir_new_value(c->a, g, keep(c, tab->keys[i]), tables[t].kind);
+			if (strmap_get(g->index, key))
+				return err(c, m, "value '%s' is declared twice", key);
+			v = ir_new_value(c->a, g, keep(c, key), tables[t].kind);
 			if (tables[t].kind == VAL_TENSOR) {
 				TensorMeta tm;
-				if (serde_tensor_meta(c->a, c->label, "tensor value", tab->keys[i], m, &tm, c->d))
+				if (serde_tensor_meta(c->a, c->label, "tensor value", key, m, &tm, c->d))
 					return DIAG_INPUT;
 				v->dtype = tm.dtype;
 				v->rank = tm.rank;
@@ -551,7 +552,7 @@ declare_values(Ctx *c, Graph *g, const Json *gj)
 				v->class_fqn = keep(c, json_str(json_get(m, "class_fqn")));
 			} else {
 				/* {"as_expr": {"expr_str", "hint"}} or a constant {"as_int": 3} */
-				const char *k = union_key(c, m, tab->keys[i]);
+				const char *k = union_key(c, m, key);
 				const Json *u;
 				if (!k)
 					return DIAG_INPUT;
@@ -653,7 +654,7 @@ parse_node(Ctx *c, Graph *g, const Json *j, Node *n)
 		n->nmeta = (int)meta->len;
 		n->meta = ARENA_ARRAY(c->a, Meta, meta->len + 1);
 		for (size_t i = 0; i < meta->len; i++) {
-			n->meta[i].key = keep(c, meta->keys[i]);
+			n->meta[i].key = keep(c, json_keys(meta)[i]);
 			n->meta[i].val = json_str(meta->kids[i]) ? keep(c, meta->kids[i]->s) : "";
 		}
 		n->stack_trace = ir_meta(n, "stack_trace");
@@ -872,7 +873,7 @@ parse_ranges(Ctx *c, Program *p, const Json *rc)
 	p->ranges = ARENA_ARRAY(c->a, RangeConstraint, rc->len + 1);
 	for (size_t i = 0; i < rc->len; i++) {
 		RangeConstraint *r = &p->ranges[i];
-		r->key = keep(c, rc->keys[i]);
+		r->key = keep(c, json_keys(rc)[i]);
 		if (!(r->expr = sym_parse_infix(c->a, arena_printf(c->a, "%s:%u:%u: range constraint '%s'",
 		                                c->label, rc->kids[i]->line, rc->kids[i]->col, r->key),
 		                                r->key, strlen(r->key), c->d)))
