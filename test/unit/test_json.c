@@ -168,6 +168,52 @@ START_TEST(big_containers)
 }
 END_TEST
 
+/* json_parse_text: told about every MiB, in order, of text it has read,
+ * and the tree the same as json_parse's. */
+typedef struct Progress {
+	const char *text, *last;
+	int calls, bad;
+} Progress;
+
+static void
+progress(void *ctx, const char *upto)
+{
+	Progress *pr = ctx;
+
+	pr->bad |= upto <= pr->last || upto - pr->text > 3 << 20;
+	pr->last = upto;
+	pr->calls++;
+}
+
+START_TEST(parse_progress)
+{
+	enum { N = 3 << 20 };   /* 3 MiB of strings of 64 bytes */
+	char *doc = malloc(N), *small = malloc(2);
+	Progress pr = {doc, doc, 0, 0}, none = {small, small, 0, 0};
+	size_t n = 0;
+	Json *r;
+
+	doc[n++] = '[';
+	for (int i = 0; n + 70 < N; i++)
+		n += (size_t)snprintf(doc + n, N - n, "%s\"%060d\"", i ? "," : "", i);
+	doc[n++] = ']';
+	r = json_parse_text(&arena, "big.json", doc, n, progress, &pr, &diag);
+	ck_assert_ptr_nonnull(r);
+	ck_assert_int_eq(pr.bad, 0);
+	ck_assert_int_ge(pr.calls, 2);   /* after the first and the second MiB at least */
+	ck_assert(pr.last <= doc + n);
+	ck_assert_uint_eq(r->len, json_parse(&arena, "big.json", doc, n, &diag)->len);
+	ck_assert_str_eq(json_str(r->kids[r->len - 1]), json_str(json_parse(&arena, "big.json", doc, n,
+	                                                                    &diag)->kids[r->len - 1]));
+	/* under a MiB: never called */
+	memcpy(small, "[]", 2);
+	ck_assert_ptr_nonnull(json_parse_text(&arena, "s.json", small, 2, progress, &none, &diag));
+	ck_assert_int_eq(none.calls, 0);
+	free(doc);
+	free(small);
+}
+END_TEST
+
 START_TEST(escapes)
 {
 	Json *j = parse("\"q\\\" b\\\\ s\\/ \\b\\f\\n\\r\\t A\\u0041 e\\u00e9 E\\u20AC "
@@ -633,6 +679,7 @@ make_suite(void)
 	tcase_add_test(tc, positions_and_length);
 	tcase_add_test(tc, torch_2_6_graph);
 	tcase_add_test(tc, torch_2_14_graph);
+	tcase_add_test(tc, parse_progress);
 	suite_add_tcase(s, tc);
 	return s;
 }
