@@ -23,7 +23,23 @@ struct ArenaBlock {
 	_Alignas(16) unsigned char data[];
 };
 
-enum { FIRST_BLOCK = 64 << 10, MAX_BLOCK = 64 << 20, MAP_MIN = 1 << 20 };
+/* Under ASan every block is calloc'ed: ASan then checks all arena memory
+ * (a freed scratch block included), and LeakSanitizer, which does not scan
+ * mappings, follows the chain of blocks of an arena kept to the end. */
+#if defined(__SANITIZE_ADDRESS__)
+#define ARENA_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define ARENA_ASAN 1
+#endif
+#endif
+#ifdef ARENA_ASAN
+#define MAP_MIN SIZE_MAX
+#else
+#define MAP_MIN ((size_t)1 << 20)
+#endif
+
+enum { FIRST_BLOCK = 64 << 10, MAX_BLOCK = 64 << 20 };
 
 /* A zeroed block with size bytes of data; dies when there is no memory. */
 static ArenaBlock *
