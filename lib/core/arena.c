@@ -1,20 +1,76 @@
 /* arena.c: bump allocation in growing blocks, freed all at once.
  * Blocks double up to 64 MiB; a request larger than a block gets a block
- * of its own so big strings do not waste the tail of the current one. */
+ * of its own so big strings do not waste the tail of the current one.
+ * Blocks of a MiB or more are mapped, not malloc'ed: a scratch arena (the
+ * reader's JSON trees) is freed while the conversion goes on, and munmap
+ * returns its memory at once, where free() may keep it in the heap after
+ * malloc's adaptive threshold moved such sizes below its mmap limit.
+ * Blocks come zeroed (mmap, calloc) and no byte is handed out twice, so an
+ * allocation needs no memset: the memory is zero, and pages of a mapped
+ * block that nothing writes are never touched (and count in no RSS). */
 #include "core/core.h"
 
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 struct ArenaBlock {
 	ArenaBlock *prev;
 	size_t size;
+	int mapped;         /* 1: mmap'ed (block_free unmaps), 0: malloc'ed */
 	_Alignas(16) unsigned char data[];
 };
 
+/* Under ASan every block is calloc'ed: ASan then checks all arena memory
+ * (a freed scratch block included), and LeakSanitizer, which does not scan
+ * mappings, follows the chain of blocks of an arena kept to the end. */
+#if defined(__SANITIZE_ADDRESS__)
+#define ARENA_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define ARENA_ASAN 1
+#endif
+#endif
+#ifdef ARENA_ASAN
+#define MAP_MIN SIZE_MAX
+#else
+#define MAP_MIN ((size_t)1 << 20)
+#endif
+
 enum { FIRST_BLOCK = 64 << 10, MAX_BLOCK = 64 << 20 };
+
+/* A zeroed block with size bytes of data; dies when there is no memory. */
+static ArenaBlock *
+block_new(size_t size)
+{
+	size_t n = sizeof(ArenaBlock) + size;
+	ArenaBlock *b;
+
+	if (n >= MAP_MIN) {
+		void *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p == MAP_FAILED)
+			die("out of memory (%zu bytes)", size);
+		b = p;
+		b->mapped = 1;
+	} else {
+		if (!(b = calloc(1, n)))
+			die("out of memory (%zu bytes)", size);
+		b->mapped = 0;
+	}
+	b->size = size;
+	return b;
+}
+
+static void
+block_free(ArenaBlock *b)
+{
+	if (b->mapped)
+		munmap(b, sizeof *b + b->size);
+	else
+		free(b);
+}
 
 void
 arena_init(Arena *a)
@@ -29,7 +85,7 @@ arena_free(Arena *a)
 
 	for (b = a->head; b; b = p) {
 		p = b->prev;
-		free(b);
+		block_free(b);
 	}
 	memset(a, 0, sizeof *a);
 }
@@ -44,11 +100,8 @@ grow(Arena *a, size_t need)
 		size = MAX_BLOCK;
 	if (size < need)
 		size = need;
-	b = malloc(sizeof *b + size);
-	if (!b)
-		die("out of memory (%zu bytes)", size);
+	b = block_new(size);
 	b->prev = a->head;
-	b->size = size;
 	a->head = b;
 	a->used = 0;
 	a->total += size;
@@ -65,21 +118,16 @@ arena_alloc(Arena *a, size_t n)
 	if (!a->head || a->head->size - a->used < n) {
 		if (n > FIRST_BLOCK / 4 && a->head && a->head->size - a->used >= FIRST_BLOCK / 4) {
 			/* A big request: give it a block behind the current one. */
-			ArenaBlock *b = malloc(sizeof *b + n);
-			if (!b)
-				die("out of memory (%zu bytes)", n);
-			b->size = n;
+			ArenaBlock *b = block_new(n);
 			b->prev = a->head->prev;
 			a->head->prev = b;
 			a->total += n;
-			memset(b->data, 0, n);
 			return b->data;
 		}
 		grow(a, n);
 	}
 	p = a->head->data + a->used;
 	a->used += n;
-	memset(p, 0, n);
 	return p;
 }
 

@@ -30,7 +30,7 @@ typedef struct ArenaBlock ArenaBlock;
 typedef struct Arena {
 	ArenaBlock *head;   /* newest block; older ones chained behind it */
 	size_t used;        /* bytes taken from head */
-	size_t total;       /* bytes obtained from malloc, all blocks */
+	size_t total;       /* bytes obtained from malloc or mmap, all blocks */
 } Arena;
 
 void arena_init(Arena *a);

@@ -214,11 +214,15 @@ lower_program(const Program *p, const LowerOptions *o, Arena *a, Onnx__ModelProt
 	c->graph_fn = walk_graph;
 	c->g.a = a;
 	c->g.name = "main_graph";
-	c->names = strmap_new(a, (size_t)g->nvalue * 2 + 64);
-	c->node_names = strmap_new(a, (size_t)g->nnode * 2 + 64);
+	/* Sized for what they end up holding (a map doubles past half full,
+	 * and the old table stays in the arena): about one name per value and
+	 * one ONNX node, value_info and producer per ATen node, plus a margin
+	 * for decompositions.  Twice that was 18 MiB of the 8,192-layer MLP. */
+	c->names = strmap_new(a, (size_t)g->nvalue + (size_t)g->nvalue / 2 + 64);
+	c->node_names = strmap_new(a, (size_t)g->nnode + (size_t)g->nnode / 4 + 64);
 	c->consts = strmap_new(a, 64);
-	c->vinfo = strmap_new(a, (size_t)g->nvalue + 64);
-	c->producer = strmap_new(a, (size_t)g->nvalue * 2 + 64);
+	c->vinfo = strmap_new(a, (size_t)g->nnode + (size_t)g->nnode / 4 + 64);
+	c->producer = strmap_new(a, (size_t)g->nnode + (size_t)g->nnode / 4 + 64);
 	c->imports = lower_imports_new(a);
 	if ((rc = lower_vmap(c, p->graph)))
 		return rc;

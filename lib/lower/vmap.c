@@ -407,6 +407,17 @@ rule_of(const char *op)
 	return NULL;
 }
 
+/* The marker row of op, or NULL: lower_vmap asks this of every node of
+ * every graph, so the rule is compared before the name. */
+static const VmapRow *
+marker_of(const char *op)
+{
+	for (size_t i = 0; i < sizeof vmap_rows / sizeof *vmap_rows; i++)
+		if (vmap_rows[i].rule >= VR_MARKER && !strcmp(vmap_rows[i].aten, op))
+			return &vmap_rows[i];
+	return NULL;
+}
+
 /* Every tensor operand aligned to the union of levels and the output's rank. */
 static int
 rule_bcast(Vmap *m, Node *n, uint32_t u)
@@ -656,7 +667,7 @@ lower_vmap(LowerCtx *c, Graph *g)
 	int any = 0, rc = 0;
 
 	for (int i = 0; i < g->nnode && !any; i++)
-		any = (row = rule_of(g->nodes[i]->op)) && row->rule >= VR_MARKER;
+		any = marker_of(g->nodes[i]->op) != NULL;
 	if (!any)
 		return 0;
 	m->nmask = g->nvalue + 16;

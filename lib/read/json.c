@@ -10,7 +10,9 @@
  * NUL-terminated (it points into a mapped zip entry): every read checks
  * against the end.  Strings are decoded to UTF-8 and raw bytes are checked
  * too, so every string in the tree is valid UTF-8, as ONNX (protobuf
- * `string` fields) requires of names and attributes. */
+ * `string` fields) requires of names and attributes.  The tree holds
+ * copies of every string, never a pointer into the text, so a caller may
+ * drop the text behind the parser from memory as it goes (json_parse_text). */
 #include "read/read.h"
 
 #include <math.h>
@@ -26,6 +28,7 @@ enum {
 	POOL_DIRECT = POOL_CHUNK / 4, /* bigger pieces go to the arena directly */
 	INTERN_MAX = 32,              /* longest string worth sharing */
 	INTERN_BITS = 10,             /* a 1024-entry direct-mapped table */
+	DONE_STEP = 1 << 20,          /* json_parse_text reports progress every MiB of text */
 };
 
 typedef struct JsonInterned {
@@ -56,6 +59,9 @@ typedef struct JsonParser {
 	JsonFrame *frames;
 	size_t nframes, frames_cap;
 	JsonInterned *interned;  /* recent short strings, by hash */
+	JsonTextDone *done;      /* told of the text parsed so far, or NULL */
+	void *done_ctx;
+	const char *done_next;   /* call done once the parser is past this */
 } JsonParser;
 
 /* Reports "label:line:col: message" for the byte at `at` and returns NULL. */
@@ -630,12 +636,12 @@ json_close(JsonParser *P)
 
 	j->len = (uint32_t)n;   /* json_run() stops before UINT32_MAX */
 	if (n) {
-		j->kids = json_pool_alloc(P, n * sizeof *j->kids, alignof(Json *));
+		/* an object's keys right after its children: json_keys() */
+		size_t nptr = j->type == JSON_OBJECT ? 2 * n : n;
+		j->kids = json_pool_alloc(P, nptr * sizeof *j->kids, alignof(Json *));
 		memcpy(j->kids, P->kids + f->kid_base, n * sizeof *j->kids);
-		if (j->type == JSON_OBJECT) {
-			j->keys = json_pool_alloc(P, n * sizeof *j->keys, alignof(char *));
-			memcpy(j->keys, P->keys + f->key_base, n * sizeof *j->keys);
-		}
+		if (j->type == JSON_OBJECT)
+			memcpy(j->kids + n, P->keys + f->key_base, n * sizeof(char *));
 	}
 	P->nkids = f->kid_base;
 	P->nkeys = f->key_base;
@@ -677,6 +683,10 @@ value:
 	if (!(v = json_scalar(P)))
 		return NULL;
 done:
+	if (P->p >= P->done_next) {
+		P->done(P->done_ctx, P->p);
+		P->done_next = P->end - P->p > DONE_STEP ? P->p + DONE_STEP : P->end + 1;
+	}
 	if (P->nframes == 0) {
 		json_skip_ws(P);
 		if (P->p != P->end)
@@ -729,9 +739,17 @@ key:
 Json *
 json_parse(Arena *a, const char *label, const char *text, size_t len, Diag *d)
 {
+	return json_parse_text(a, label, text, len, NULL, NULL, d);
+}
+
+Json *
+json_parse_text(Arena *a, const char *label, const char *text, size_t len, JsonTextDone *done,
+                void *ctx, Diag *d)
+{
 	JsonParser P = {
 		.a = a, .d = d, .label = label,
 		.p = text, .end = text + len, .line_start = text, .line = 1,
+		.done = done, .done_ctx = ctx,
 	};
 	JsonInterned table[1 << INTERN_BITS] = {{0}};
 	Json *root;
@@ -741,6 +759,8 @@ json_parse(Arena *a, const char *label, const char *text, size_t len, Diag *d)
 		P.p = P.end = P.line_start = "";
 	if (!label)
 		P.label = "<json>";
+	/* Past the end, never reached, when there is no one to tell. */
+	P.done_next = done && P.end - P.p > DONE_STEP ? P.p + DONE_STEP : P.end + 1;
 	root = json_run(&P);
 	free(P.kids);
 	free(P.keys);
@@ -753,10 +773,10 @@ json_parse(Arena *a, const char *label, const char *text, size_t len, Diag *d)
 Json *
 json_get(const Json *obj, const char *key)
 {
-	if (!obj || obj->type != JSON_OBJECT)
-		return NULL;
-	for (size_t i = 0; i < obj->len; i++)
-		if (strcmp(obj->keys[i], key) == 0)
+	const char **keys = json_keys(obj);
+
+	for (size_t i = 0; keys && i < obj->len; i++)
+		if (strcmp(keys[i], key) == 0)
 			return obj->kids[i]->type == JSON_NULL ? NULL : obj->kids[i];
 	return NULL;
 }
@@ -774,7 +794,7 @@ json_union_key(const Json *obj)
 	if (!obj || obj->type != JSON_OBJECT || obj->len == 0)
 		return NULL;
 	if (obj->len == 1)
-		return obj->keys[0];
+		return json_keys(obj)[0];
 	if ((t = json_get(obj, "$type")) != NULL)
 		return json_str(t);
 	for (size_t i = 0; i < obj->len; i++) {
@@ -782,7 +802,7 @@ json_union_key(const Json *obj)
 			continue;
 		if (found)
 			return NULL;
-		found = obj->keys[i];
+		found = json_keys(obj)[i];
 	}
 	return found;
 }

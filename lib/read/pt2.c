@@ -5,7 +5,12 @@
  * records (2.9+) or the data/<key> records of a nested torch.save zip
  * (2.6-2.8).  After the program is read, each parameter, buffer and
  * constant input is bound to its tensor and checked against the graph's
- * own record of its dtype and shape. */
+ * own record of its dtype and shape.
+ *
+ * Each JSON tree (the program, the weights config) is parsed into an arena
+ * of its own and freed once read, and its text dropped from memory
+ * (zip_drop): on a deep graph the tree is several times the IR, and it
+ * would otherwise stay until the conversion ends. */
 #include "read/read.h"
 
 #include <stdio.h>
@@ -20,6 +25,21 @@ typedef struct Loader {
 	Diag *d;
 	StrMap *tensors;     /* fqn -> TensorData, weights and constants alike */
 } Loader;
+
+/* An entry being parsed, for json_parse_text's progress. */
+typedef struct Parsing {
+	const Zip *zip;
+	const ZipEntry *e;
+} Parsing;
+
+/* The text parsed so far leaves memory. */
+static void
+drop_parsed(void *ctx, const char *upto)
+{
+	const Parsing *at = ctx;
+
+	zip_drop_bytes(at->zip, at->e->data, upto);
+}
 
 static ZipEntry *
 entry(Loader *l, const char *rel)
@@ -59,27 +79,44 @@ load_pickled(Loader *l, const char *rel)
 	return 0;
 }
 
+static int read_config(Loader *l, const ZipEntry *e, Arena *tree, const char *dir);
+
 /* {"config": {fqn: {path_name, is_param, use_pickle, tensor_meta}}} (2.9+). */
 static int
 load_config(Loader *l, const char *config_rel, const char *dir)
 {
-	ZipEntry *e = entry(l, config_rel), *data;
-	const char *label;
-	const Json *root, *cfg;
+	ZipEntry *e = entry(l, config_rel);
+	Arena tree;
+	int rc;
 
 	if (l->d->code)
 		return l->d->code;
 	if (!e)
 		return 0;
-	label = entry_label(l, e);
-	if (!(root = json_parse(l->a, label, (const char *)e->data, e->size, l->d)))
+	arena_init(&tree);
+	rc = read_config(l, e, &tree, dir);
+	arena_free(&tree);
+	zip_drop(l->zip, e);
+	return rc;
+}
+
+/* The entries of the weights config e, its tree parsed into the arena tree. */
+static int
+read_config(Loader *l, const ZipEntry *e, Arena *tree, const char *dir)
+{
+	const char *label = entry_label(l, e);
+	const Json *root, *cfg;
+	ZipEntry *data;
+
+	if (!(root = json_parse_text(tree, label, (const char *)e->data, e->size, drop_parsed,
+	                             &(Parsing){l->zip, e}, l->d)))
 		return DIAG_INPUT;
 	if (!(cfg = json_get(root, "config")) || cfg->type != JSON_OBJECT)
 		return diag_report(l->d, YE_WEIGHTS_CONFIG, &(DiagAt){.file = label},
 			"expected {\"config\": {...}}");
 	for (size_t i = 0; i < cfg->len; i++) {
 		const Json *pm = cfg->kids[i], *meta = json_get(pm, "tensor_meta"), *up = json_get(pm, "use_pickle");
-		const char *path = json_str(json_get(pm, "path_name")), *fqn = cfg->keys[i];
+		const char *path = json_str(json_get(pm, "path_name")), *fqn = json_keys(cfg)[i];
 		TensorData *t;
 		TensorMeta m;
 
@@ -101,10 +138,10 @@ load_config(Loader *l, const char *config_rel, const char *dir)
 			if (o->kind != PY_TENSOR)
 				return diag_report(l->d, YE_WEIGHTS_CONFIG, &(DiagAt){.file = l->p->path, .entry = data->name},
 					"entry '%s': expected a pickled tensor for '%s'", data->name, fqn);
-			strmap_put(l->tensors, fqn, o->tensor);
+			strmap_put(l->tensors, arena_strdup(l->a, fqn), o->tensor);
 			continue;
 		}
-		if (serde_tensor_meta(l->a, label, arena_printf(l->a, "weight '%s'", fqn), meta, &m, l->d))
+		if (serde_tensor_meta(tree, label, "weight", fqn, meta, &m, l->d))
 			return DIAG_INPUT;
 		t = ARENA_NEW(l->a, TensorData);
 		t->dtype = m.dtype;
@@ -133,7 +170,7 @@ load_config(Loader *l, const char *config_rel, const char *dir)
 			t->storage_bytes = (uint64_t)(n * dtype_size(t->dtype));
 			t->storage = arena_alloc(l->a, t->storage_bytes);
 		}
-		strmap_put(l->tensors, fqn, t);
+		strmap_put(l->tensors, arena_strdup(l->a, fqn), t);
 	}
 	return 0;
 }
@@ -251,7 +288,8 @@ read_program(Loader *l)
 	ZipEntry *e;
 	const Json *root;
 	const char *label;
-	int pt2 = 0;
+	Arena tree;   /* the program's JSON tree, freed once serde_program has read it */
+	int pt2 = 0, rc;
 
 	if ((e = entry(l, "archive_format"))) {
 		if (e->size != 3 || memcmp(e->data, "pt2", 3) != 0)
@@ -282,9 +320,13 @@ read_program(Loader *l)
 	}
 	p->json_entry = e->name;
 	label = entry_label(l, e);
-	if (!(root = json_parse(l->a, label, (const char *)e->data, e->size, l->d)))
-		return DIAG_INPUT;
-	if (serde_program(p, root, label, l->d))
+	arena_init(&tree);
+	rc = (root = json_parse_text(&tree, label, (const char *)e->data, e->size, drop_parsed,
+	                             &(Parsing){l->zip, e}, l->d)) != NULL
+	     ? serde_program(p, root, label, l->d) : DIAG_INPUT;
+	arena_free(&tree);
+	zip_drop(l->zip, e);
+	if (rc)
 		return DIAG_INPUT;
 
 	if (!pt2) {

@@ -30,7 +30,7 @@ typedef struct Zip {
 	const uint8_t *base;  /* the bytes of the archive */
 	size_t len;
 	int mapped;           /* 1 when base is our mmap (zip_close unmaps) */
-	int fd;               /* the file behind the map (kept open for copy_file_range), or -1 */
+	int fd;               /* the file base is a read-only mapping of (kept open for copy_file_range), or -1 */
 	const char *root;     /* common root folder with its '/', or "" (arena) */
 	int n;                /* number of entries */
 	ZipEntry *ent;        /* entries in central-directory order (arena) */
@@ -51,6 +51,13 @@ ZipEntry *zip_find(const Zip *z, const char *rel);
  * returns 0, or DIAG_INPUT naming the archive and the entry (data past the
  * end of the file, bad local header, unknown method, inflate error). */
 int zip_data(Zip *z, ZipEntry *e, Diag *d);
+/* Tells the kernel an entry zip_data() resolved is read and done with: when
+ * its bytes are pages of the file mapping (a stored entry, z->fd >= 0) they
+ * leave the process's memory (the pages count in its RSS) and come back
+ * from the page cache if read again.  Inflated bytes stay in the arena. */
+void zip_drop(const Zip *z, const ZipEntry *e);
+/* The same for the bytes [from, to) of z, which need not be a whole entry. */
+void zip_drop_bytes(const Zip *z, const void *from, const void *to);
 
 /* ==== json ==== */
 
@@ -71,18 +78,32 @@ struct Json {
 	uint8_t is_int;      /* JSON_NUMBER: the text was an integer that fits in int64 (in i) */
 	uint32_t len;        /* JSON_STRING: byte length; ARRAY/OBJECT: element count */
 	uint32_t line, col;  /* 1-based position of the value in the text */
-	union {              /* 32 bytes a node: graph files hold millions */
+	union {              /* 24 bytes a node: graph files hold millions */
 		int64_t i;       /* JSON_NUMBER when is_int */
 		double f;        /* JSON_NUMBER otherwise (json_float() reads both) */
 		const char *s;   /* JSON_STRING: decoded UTF-8, NUL-terminated (arena) */
-		Json **kids;     /* ARRAY/OBJECT: elements, in document order */
+		Json **kids;     /* ARRAY/OBJECT: elements, in document order; an
+		                  * OBJECT's len keys follow them (json_keys) */
 	};
-	const char **keys;   /* OBJECT: keys[i] names kids[i] (arena), document order */
 };
+
+/* An object's keys: keys[i] names kids[i] (arena), in document order.
+ * NULL for an empty object or anything else. */
+static inline const char **
+json_keys(const Json *obj)
+{
+	return obj && obj->type == JSON_OBJECT && obj->len ? (const char **)(obj->kids + obj->len) : NULL;
+}
 
 /* Parses text[0..len).  Returns the root, or NULL with a DIAG_INPUT message
  * "label:line:col: what" on error.  Nesting deeper than 10,000 is an error. */
 Json *json_parse(Arena *a, const char *label, const char *text, size_t len, Diag *d);
+/* The same, calling done(ctx, upto) about every MiB of text with the end of
+ * what is parsed: the tree holds copies of every string, so the text before
+ * upto may leave memory (pt2.c drops it with zip_drop_bytes). */
+typedef void JsonTextDone(void *ctx, const char *upto);
+Json *json_parse_text(Arena *a, const char *label, const char *text, size_t len, JsonTextDone *done,
+                      void *ctx, Diag *d);
 
 /* Returns obj[key], or NULL if obj is not an object, key is missing, or the value is null. */
 Json *json_get(const Json *obj, const char *key);
@@ -202,10 +223,11 @@ typedef struct TensorMeta {
 	Dim offset;
 	int requires_grad;
 } TensorMeta;
-/* Reads a TensorMeta; errors say label:line:col, then what (e.g. "tensor
- * value 'x'", or NULL for nothing), then what is wrong. */
-int serde_tensor_meta(Arena *a, const char *label, const char *what, const Json *j, TensorMeta *m,
-                      Diag *d);
+/* Reads a TensorMeta; errors say label:line:col, then what and name (e.g.
+ * "tensor value 'x'"; "what" alone when name is NULL; nothing when both
+ * are), then what is wrong. */
+int serde_tensor_meta(Arena *a, const char *label, const char *what, const char *name, const Json *j,
+                      TensorMeta *m, Diag *d);
 
 /* ==== pt2 ==== */
 
@@ -222,7 +244,8 @@ int serde_tensor_meta(Arena *a, const char *label, const char *what, const Json 
 int pt2_load(Program *p, const char *path, Diag *d);
 /* The same over a .pt2 already in memory (a stored entry of a capture
  * bundle); label names it ("m.yxc:captures/nostrict.pt2") and fd is the
- * file the bytes lie in (Zip.fd; -1 if none).  Nothing is unmapped. */
+ * file buf is a read-only mapping of (Zip.fd; -1 if none, e.g. for bytes
+ * in the heap).  Nothing is unmapped. */
 int pt2_load_mem(Program *p, const char *label, const uint8_t *buf, size_t len, int fd, Diag *d);
 void pt2_close(Program *p);
 

@@ -3,7 +3,12 @@
  * One function per schema.py dataclass.  Values are created from a graph's
  * tensor_values / sym_*_values tables first, so arguments can resolve names
  * to Values in one pass over the nodes; a subgraph (as_graph) is read
- * recursively with its own table and its parent as the outer scope. */
+ * recursively with its own table and its parent as the outer scope.
+ *
+ * The JSON tree is scratch: pt2.c frees it, and drops its text from
+ * memory, as soon as the Program is built, since on a deep graph the tree
+ * is several times the size of the IR.  So every string the IR keeps goes
+ * through keep(), which copies it into the program's arena. */
 #include "read/read.h"
 
 #include <stdio.h>
@@ -11,15 +16,55 @@
 
 #include "core/core.h"
 
-enum { MAX_GRAPH_DEPTH = 64 };
+enum {
+	MAX_GRAPH_DEPTH = 64,
+	KEEP_BITS = 10,     /* a 1024-entry cache of copies by address */
+	FRAME_BITS = 6,     /* and a 64-entry one of user frames */
+	SHARE_MIN = 33,     /* the parser shares strings up to 32 bytes; keep() shares longer ones */
+};
+
+typedef struct Kept {
+	const char *json;   /* a string of the tree */
+	const char *copy;   /* its copy in the program's arena */
+} Kept;
 
 typedef struct Ctx {
 	Arena *a;
 	const char *label;
 	Diag *d;
 	int depth;
-	const char *what;   /* the thing being read ("tensor 'x'"), or NULL */
+	const char *what;   /* the kind of thing being read ("tensor value"), or NULL */
+	const char *name;   /* its name, or NULL: messages start "tensor value 'x': " */
+	Kept *kept;         /* recent copies, by the tree string's address */
+	StrMap *shared;     /* copies of long strings, by content */
+	Kept *frames;       /* user_frame() of recent kept stack traces, by address */
 } Ctx;
+
+/* The program's own copy of a string of the tree.  The parser already
+ * shares short repeated strings ("cpu", targets, argument names), so the
+ * same address recurs: a direct-mapped cache by address copies each once.
+ * Long strings are metadata (stack traces, module stacks), repeated for
+ * every layer built by the same code: one copy per distinct text. */
+static const char *
+keep(Ctx *c, const char *s)
+{
+	Kept *k;
+	size_t n;
+	char *copy;
+
+	if (!s)
+		return NULL;
+	k = &c->kept[((uintptr_t)s * 0x9e3779b97f4a7c15u) >> (64 - KEEP_BITS)];
+	if (k->json == s)
+		return k->copy;
+	k->json = s;
+	if ((n = strlen(s)) >= SHARE_MIN && (k->copy = strmap_get(c->shared, s)))
+		return k->copy;
+	k->copy = copy = arena_strndup(c->a, s, n);
+	if (n >= SHARE_MIN)
+		strmap_put(c->shared, copy, copy);
+	return copy;
+}
 
 static int parse_arg(Ctx *c, Graph *g, const Json *j, Arg *out);
 static Graph *parse_graph(Ctx *c, const Json *j, Graph *parent, const char *name);
@@ -36,7 +81,9 @@ err(Ctx *c, const Json *at, const char *fmt, ...)
 	va_start(ap, fmt);
 	msg = arena_vprintf(c->a, fmt, ap);
 	va_end(ap);
-	if (c->what)
+	if (c->what && c->name)
+		msg = arena_printf(c->a, "%s '%s': %s", c->what, c->name, msg);
+	else if (c->what)
 		msg = arena_printf(c->a, "%s: %s", c->what, msg);
 	if (at)
 		return diag_report(c->d, YE_SCHEMA, &(DiagAt){.file = c->label, .line = at->line, .column = at->col},
@@ -146,9 +193,10 @@ parse_symint_list(Ctx *c, const Json *j, Dim **out, int *n)
 }
 
 int
-serde_tensor_meta(Arena *a, const char *label, const char *what, const Json *j, TensorMeta *m, Diag *d)
+serde_tensor_meta(Arena *a, const char *label, const char *what, const char *name, const Json *j,
+                  TensorMeta *m, Diag *d)
 {
-	Ctx c = {a, label, d, 0, what};
+	Ctx c = {a, label, d, 0, what, name, NULL, NULL, NULL};   /* keeps no string */
 	const Json *v;
 	int64_t code;
 	int nstride;
@@ -270,7 +318,7 @@ item_string(Ctx *c, Graph *g, const Json *j, Arg *out)
 {
 	(void)g;
 	out->kind = ARG_STRING;
-	return (out->u.s = json_str(j)) ? 0 : err(c, j, "expected a string");
+	return (out->u.s = keep(c, json_str(j))) ? 0 : err(c, j, "expected a string");
 }
 
 static int
@@ -358,7 +406,7 @@ parse_graph_arg(Ctx *c, Graph *g, const Json *v, Arg *out)
 		return err(c, v, "subgraphs nested more than %d deep", MAX_GRAPH_DEPTH);
 	out->kind = ARG_GRAPH;
 	c->depth++;
-	out->u.g = parse_graph(c, gj, g, name);
+	out->u.g = parse_graph(c, gj, g, keep(c, name));
 	c->depth--;
 	return out->u.g ? 0 : DIAG_INPUT;
 }
@@ -406,7 +454,7 @@ parse_arg(Ctx *c, Graph *g, const Json *j, Arg *out)
 		return list_of(c, g, v, out, kind, item_float);
 	case ARG_STRING:
 	case ARG_OPERATOR:
-		return (out->u.s = json_str(v)) ? 0 : err(c, v, "%s: expected a string", k);
+		return (out->u.s = keep(c, json_str(v))) ? 0 : err(c, v, "%s: expected a string", k);
 	case ARG_STRINGS:
 		return list_of(c, g, v, out, kind, item_string);
 	case ARG_BOOL:
@@ -431,7 +479,7 @@ parse_arg(Ctx *c, Graph *g, const Json *j, Arg *out)
 		if (!type)
 			return DIAG_INPUT;
 		out->u.s = json_int(json_get(v, "index"), &index)
-		               ? arena_printf(c->a, "%s:%lld", type, (long long)index) : type;
+		               ? arena_printf(c->a, "%s:%lld", type, (long long)index) : keep(c, type);
 		return 0;
 	}
 	case ARG_GRAPH:
@@ -461,7 +509,7 @@ parse_arg(Ctx *c, Graph *g, const Json *j, Arg *out)
 		for (size_t i = 0; i < v->len; i++) {
 			if (parse_arg(c, g, v->kids[i], &out->u.list[i]))
 				return DIAG_INPUT;
-			out->u.list[i].key = v->keys[i];
+			out->u.list[i].key = keep(c, json_keys(v)[i]);
 		}
 		return 0;
 	case ARG_KIND_COUNT:
@@ -487,24 +535,24 @@ declare_values(Ctx *c, Graph *g, const Json *gj)
 			return err(c, tab, "'%s' is not an object", tables[t].key);
 		for (size_t i = 0; i < tab->len; i++) {
 			const Json *m = tab->kids[i];
+			const char *key = json_keys(tab)[i];
 			Value *v;
-			if (strmap_get(g->index, tab->keys[i]))
-				return err(c, m, "value '%s' is declared twice", tab->keys[i]);
-			v = ir_new_value(c->a, g, tab->keys[i], tables[t].kind);
+			if (strmap_get(g->index, key))
+				return err(c, m, "value '%s' is declared twice", key);
+			v = ir_new_value(c->a, g, keep(c, key), tables[t].kind);
 			if (tables[t].kind == VAL_TENSOR) {
 				TensorMeta tm;
-				const char *what = arena_printf(c->a, "tensor value '%s'", tab->keys[i]);
-				if (serde_tensor_meta(c->a, c->label, what, m, &tm, c->d))
+				if (serde_tensor_meta(c->a, c->label, "tensor value", key, m, &tm, c->d))
 					return DIAG_INPUT;
 				v->dtype = tm.dtype;
 				v->rank = tm.rank;
 				v->dims = tm.sizes;
 				v->requires_grad = tm.requires_grad;
 			} else if (tables[t].kind == VAL_CUSTOM_OBJ) {
-				v->class_fqn = json_str(json_get(m, "class_fqn"));
+				v->class_fqn = keep(c, json_str(json_get(m, "class_fqn")));
 			} else {
 				/* {"as_expr": {"expr_str", "hint"}} or a constant {"as_int": 3} */
-				const char *k = union_key(c, m, tab->keys[i]);
+				const char *k = union_key(c, m, key);
 				const Json *u;
 				if (!k)
 					return DIAG_INPUT;
@@ -599,20 +647,25 @@ parse_node(Ctx *c, Graph *g, const Json *j, Node *n)
 	const Json *meta = json_get(j, "metadata");
 
 	n->graph = g;
-	if (!(n->target = need_str(c, j, "target")))
+	if (!(n->target = keep(c, need_str(c, j, "target"))))
 		return DIAG_INPUT;
 	n->op = strncmp(n->target, "torch.ops.", 10) == 0 ? n->target + 10 : n->target;
 	if (meta && meta->type == JSON_OBJECT) {
 		n->nmeta = (int)meta->len;
 		n->meta = ARENA_ARRAY(c->a, Meta, meta->len + 1);
 		for (size_t i = 0; i < meta->len; i++) {
-			n->meta[i].key = meta->keys[i];
-			n->meta[i].val = json_str(meta->kids[i]) ? meta->kids[i]->s : "";
+			n->meta[i].key = keep(c, json_keys(meta)[i]);
+			n->meta[i].val = json_str(meta->kids[i]) ? keep(c, meta->kids[i]->s) : "";
 		}
 		n->stack_trace = ir_meta(n, "stack_trace");
 		n->nn_module_stack = ir_meta(n, "nn_module_stack");
-		if (n->stack_trace)
-			n->frame = user_frame(c->a, n->stack_trace);
+		if (n->stack_trace) {
+			/* layers built by the same code share one kept trace */
+			Kept *k = &c->frames[((uintptr_t)n->stack_trace * 0x9e3779b97f4a7c15u) >> (64 - FRAME_BITS)];
+			if (k->json != n->stack_trace)
+				*k = (Kept){n->stack_trace, user_frame(c->a, n->stack_trace)};
+			n->frame = k->copy;
+		}
 	}
 	if (ins) {
 		if (ins->type != JSON_ARRAY)
@@ -622,7 +675,7 @@ parse_node(Ctx *c, Graph *g, const Json *j, Node *n)
 		for (size_t i = 0; i < ins->len; i++) {
 			const Json *na = ins->kids[i];
 			const Json *kind = json_get(na, "kind");
-			n->in[i].name = json_str(json_get(na, "name"));
+			n->in[i].name = keep(c, json_str(json_get(na, "name")));
 			if (!n->in[i].name)
 				n->in[i].name = "";
 			int64_t k;
@@ -641,7 +694,7 @@ parse_node(Ctx *c, Graph *g, const Json *j, Node *n)
 			if (parse_arg(c, g, outs->kids[i], &n->out[i]))
 				return DIAG_INPUT;
 	}
-	n->name = json_str(json_get(j, "name"));
+	n->name = keep(c, json_str(json_get(j, "name")));
 	if (!n->name)
 		n->name = n->nout && (n->out[0].kind == ARG_TENSOR || n->out[0].kind == ARG_SYM_INT ||
 		                      n->out[0].kind == ARG_SYM_BOOL || n->out[0].kind == ARG_SYM_FLOAT)
@@ -741,7 +794,7 @@ parse_input_spec(Ctx *c, Program *p, const Json *j, InputSpec *s)
 		if (strcmp(kinds[i].key, k) != 0)
 			continue;
 		s->kind = kinds[i].kind;
-		if (kinds[i].target && !(s->target = need_str(c, v, kinds[i].target)))
+		if (kinds[i].target && !(s->target = keep(c, need_str(c, v, kinds[i].target))))
 			return DIAG_INPUT;
 		s->persistent = (pv = json_get(v, "persistent")) ? pv->type == JSON_TRUE : 1;
 		if (s->kind == IN_CONSTANT_INPUT) {
@@ -772,7 +825,7 @@ parse_output_spec(Ctx *c, const Json *j, OutputSpec *s)
 		if (strcmp(kinds[i].key, k) != 0)
 			continue;
 		s->kind = kinds[i].kind;
-		if (kinds[i].target && !(s->target = need_str(c, json_union_value(j), kinds[i].target)))
+		if (kinds[i].target && !(s->target = keep(c, need_str(c, json_union_value(j), kinds[i].target))))
 			return DIAG_INPUT;
 		return 0;
 	}
@@ -820,7 +873,7 @@ parse_ranges(Ctx *c, Program *p, const Json *rc)
 	p->ranges = ARENA_ARRAY(c->a, RangeConstraint, rc->len + 1);
 	for (size_t i = 0; i < rc->len; i++) {
 		RangeConstraint *r = &p->ranges[i];
-		r->key = rc->keys[i];
+		r->key = keep(c, json_keys(rc)[i]);
 		if (!(r->expr = sym_parse_infix(c->a, arena_printf(c->a, "%s:%u:%u: range constraint '%s'",
 		                                c->label, rc->kids[i]->line, rc->kids[i]->col, r->key),
 		                                r->key, strlen(r->key), c->d)))
@@ -843,7 +896,7 @@ parse_forward_args(Ctx *c, Program *p, const Json *mcg)
 	for (size_t i = 0; i < mcg->len; i++) {
 		const char *fqn = json_str(json_get(mcg->kids[i], "fqn"));
 		if (fqn && fqn[0])
-			p->module_fqns[p->nmodule_fqn++] = fqn;
+			p->module_fqns[p->nmodule_fqn++] = keep(c, fqn);
 	}
 	for (size_t i = 0; i < mcg->len; i++) {
 		const char *fqn = json_str(json_get(mcg->kids[i], "fqn"));
@@ -855,15 +908,31 @@ parse_forward_args(Ctx *c, Program *p, const Json *mcg)
 		p->nforward_arg = (int)names->len;
 		p->forward_arg_names = ARENA_ARRAY(c->a, const char *, names->len + 1);
 		for (size_t k = 0; k < names->len; k++)
-			p->forward_arg_names[k] = json_str(names->kids[k]) ? names->kids[k]->s : "";
+			p->forward_arg_names[k] = json_str(names->kids[k]) ? keep(c, names->kids[k]->s) : "";
 		return;
 	}
 }
 
+static int read_program(Ctx *c, Program *p, const Json *root);
+
 int
 serde_program(Program *p, const Json *root, const char *label, Diag *d)
 {
-	Ctx c = {p->arena, label, d, 0, NULL};
+	Kept kept[1 << KEEP_BITS] = {{0}}, frames[1 << FRAME_BITS] = {{0}};
+	Arena scratch;   /* the map of shared copies, needed only while reading */
+	int rc;
+
+	arena_init(&scratch);
+	rc = read_program(&(Ctx){p->arena, label, d, 0, NULL, NULL, kept, strmap_new(&scratch, 64), frames},
+	                  p, root);
+	arena_free(&scratch);
+	return rc;
+}
+
+static int
+read_program(Ctx *cp, Program *p, const Json *root)
+{
+	Ctx c = *cp;
 	const Json *ver, *gm, *gj, *v;
 	int64_t major = 0, minor = 0;
 
@@ -883,16 +952,16 @@ serde_program(Program *p, const Json *root, const char *label, Diag *d)
 	if (major != 8)
 		return err(&c, ver, "unsupported schema version %lld.%lld: this reader handles 8.x (torch 2.6 to 2.14)",
 		           (long long)major, (long long)minor);
-	p->torch_version = (v = json_get(root, "torch_version")) && json_str(v) ? v->s : "<=2.4";
+	p->torch_version = (v = json_get(root, "torch_version")) && json_str(v) ? keep(&c, v->s) : "<=2.4";
 	if ((v = json_get(root, "verifiers")) && v->type == JSON_ARRAY) {
 		p->nverifier = (int)v->len;
 		p->verifiers = ARENA_ARRAY(c.a, const char *, v->len + 1);
 		for (size_t i = 0; i < v->len; i++)
-			p->verifiers[i] = json_str(v->kids[i]) ? v->kids[i]->s : "";
+			p->verifiers[i] = json_str(v->kids[i]) ? keep(&c, v->kids[i]->s) : "";
 	} else if ((v = json_get(root, "dialect")) && json_str(v)) {
 		p->nverifier = 1;
 		p->verifiers = ARENA_ARRAY(c.a, const char *, 1);
-		p->verifiers[0] = v->s;
+		p->verifiers[0] = keep(&c, v->s);
 	}
 	if (json_int(json_get(json_get(root, "opset_version"), "aten"), &minor))
 		p->aten_opset = (int)minor;
@@ -905,5 +974,5 @@ serde_program(Program *p, const Json *root, const char *label, Diag *d)
 	if (parse_ranges(&c, p, json_get(root, "range_constraints")))
 		return DIAG_INPUT;
 	parse_forward_args(&c, p, json_get(gm, "module_call_graph"));
-	return ir_validate(p, d) ? DIAG_INPUT : 0;
+	return ir_validate(p, c.d) ? DIAG_INPUT : 0;
 }

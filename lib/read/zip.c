@@ -472,3 +472,28 @@ zip_data(Zip *z, ZipEntry *e, Diag *d)
 			"entry '%s': unsupported compression method %d", e->name, e->method);
 	}
 }
+
+/* Only the whole pages inside the range go: its first and last page may
+ * hold a neighbour's bytes.  MADV_DONTNEED on a private, never written file
+ * mapping just unmaps the pages; touching them again reads them back from
+ * the page cache, so the bytes stay valid. */
+void
+zip_drop_bytes(const Zip *z, const void *from, const void *to)
+{
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), lo, hi;
+	uintptr_t base = (uintptr_t)z->base, end = base + z->len;
+
+	if (z->fd < 0 || (uintptr_t)from < base || (uintptr_t)to > end || from >= to)
+		return;
+	lo = ((uintptr_t)from + page - 1) & ~(page - 1);
+	hi = (uintptr_t)to & ~(page - 1);
+	if (hi > lo)
+		madvise((void *)lo, hi - lo, MADV_DONTNEED);
+}
+
+void
+zip_drop(const Zip *z, const ZipEntry *e)
+{
+	if (e->method == 0 && e->data)
+		zip_drop_bytes(z, e->data, e->data + e->size);
+}

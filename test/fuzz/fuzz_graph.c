@@ -161,35 +161,36 @@ typedef struct Tree {
 static Json *
 jget(const Json *o, const char *key)
 {
-	if (!o || o->type != JSON_OBJECT)
-		return NULL;
-	for (uint32_t i = 0; i < o->len; i++)
-		if (strcmp(o->keys[i], key) == 0)
+	const char **keys = json_keys(o);
+
+	for (uint32_t i = 0; keys && i < o->len; i++)
+		if (strcmp(keys[i], key) == 0)
 			return o->kids[i];
 	return NULL;
 }
 
+/* Sets o[key]; a new member goes last, the kids and keys moved to a new
+ * block laid out as the parser lays them (json_keys: keys after kids). */
 static void
 jset(Arena *a, Json *o, const char *key, Json *v)
 {
-	const char **keys;
+	const char **keys = json_keys(o);
 	Json **kids;
 
-	for (uint32_t i = 0; i < o->len; i++)
-		if (strcmp(o->keys[i], key) == 0) {
+	for (uint32_t i = 0; keys && i < o->len; i++)
+		if (strcmp(keys[i], key) == 0) {
 			o->kids[i] = v;
 			return;
 		}
-	keys = ARENA_ARRAY(a, const char *, o->len + 1);
-	kids = ARENA_ARRAY(a, Json *, o->len + 1);
+	kids = ARENA_ARRAY(a, Json *, 2 * (o->len + 1));
 	if (o->len) {
-		memcpy(keys, o->keys, sizeof *keys * o->len);
 		memcpy(kids, o->kids, sizeof *kids * o->len);
+		memcpy(kids + o->len + 1, keys, sizeof *keys * o->len);
 	}
-	keys[o->len] = key;
-	kids[o->len++] = v;
-	o->keys = keys;
+	kids[o->len] = v;
+	((const char **)(kids + o->len + 1))[o->len] = key;
 	o->kids = kids;
+	o->len++;
 }
 
 static Json *
@@ -246,8 +247,11 @@ mk_arr(Arena *a, int n, Json **items)
 static void
 arr_insert(Arena *a, Json *arr, unsigned at, Json *v)
 {
-	Json **kids = ARENA_ARRAY(a, Json *, arr->len + 1);
+	Json **kids;
 
+	if (arr->type != JSON_ARRAY)
+		return;   /* an object's keys follow its kids (json_keys) */
+	kids = ARENA_ARRAY(a, Json *, arr->len + 1);
 	if (at > arr->len)
 		at = arr->len;
 	if (arr->len) {
@@ -262,7 +266,7 @@ arr_insert(Arena *a, Json *arr, unsigned at, Json *v)
 static void
 arr_remove(Json *arr, unsigned at)
 {
-	if (at >= arr->len)
+	if (at >= arr->len || arr->type != JSON_ARRAY)
 		return;
 	memmove(arr->kids + at, arr->kids + at + 1, sizeof *arr->kids * (arr->len - at - 1));
 	arr->len--;
@@ -301,7 +305,7 @@ collect(Tree *t, Json *j, const char *key, Json *parent)
 		for (size_t k = 0; k < sizeof tables / sizeof tables[0]; k++) {
 			Json *tab = jget(j, tables[k]);
 			for (uint32_t i = 0; tab && tab->type == JSON_OBJECT && i < tab->len; i++) {
-				push(t->a, &t->names, mk_str(t->a, tab->keys[i]));
+				push(t->a, &t->names, mk_str(t->a, json_keys(tab)[i]));
 				if (k == 0 && tab->kids[i]->type == JSON_OBJECT)
 					push(t->a, &t->metas, tab->kids[i]);
 			}
@@ -314,7 +318,7 @@ collect(Tree *t, Json *j, const char *key, Json *parent)
 				push(t->a, &t->args, ins->kids[i]);
 	}
 	for (uint32_t i = 0; i < j->len; i++)
-		collect(t, j->kids[i], j->keys[i], j);
+		collect(t, j->kids[i], json_keys(j)[i], j);
 }
 
 /* ---- mutations ---- */
@@ -380,7 +384,7 @@ first_ref(Json *j, const char *key, Json *parent)
 	if (j->type == JSON_STRING)
 		return key && (strcmp(key, "name") == 0 || strcmp(key, "as_name") == 0) && parent ? j : NULL;
 	for (uint32_t i = 0; (j->type == JSON_ARRAY || j->type == JSON_OBJECT) && i < j->len; i++) {
-		Json *r = first_ref(j->kids[i], j->type == JSON_OBJECT ? j->keys[i] : NULL, j);
+		Json *r = first_ref(j->kids[i], j->type == JSON_OBJECT ? json_keys(j)[i] : NULL, j);
 		if (r)
 			return r;
 	}
@@ -591,7 +595,7 @@ write_json(Buf *b, const Json *j)
 			if (i)
 				put(b, ",", 1);
 			if (j->type == JSON_OBJECT) {
-				put_str(b, j->keys[i]);
+				put_str(b, json_keys(j)[i]);
 				put(b, ":", 1);
 			}
 			write_json(b, j->kids[i]);

@@ -19,9 +19,9 @@ check_get(const Json *j, size_t k)
 {
 	size_t m = 0;
 
-	while (strcmp(j->keys[m], j->keys[k]) != 0)
+	while (strcmp(json_keys(j)[m], json_keys(j)[k]) != 0)
 		m++;
-	if (json_get(j, j->keys[k]) != (j->kids[m]->type == JSON_NULL ? NULL : j->kids[m]))
+	if (json_get(j, json_keys(j)[k]) != (j->kids[m]->type == JSON_NULL ? NULL : j->kids[m]))
 		abort();
 }
 
@@ -49,7 +49,7 @@ walk(const Json *j, int depth)
 		break;
 	case JSON_OBJECT:
 		for (size_t k = 0; k < j->len; k++) {
-			if (!j->keys[k] || !j->kids[k])
+			if (!json_keys(j)[k] || !j->kids[k])
 				abort();
 			if (j->len <= 64)
 				check_get(j, k);

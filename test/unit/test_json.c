@@ -94,7 +94,7 @@ START_TEST(every_type)
 	ck_assert_int_eq(r->type, JSON_OBJECT);
 	ck_assert_uint_eq(r->len, 9);
 	for (int i = 0; i < 9; i++) {
-		ck_assert_str_eq(r->keys[i], keys[i]);
+		ck_assert_str_eq(json_keys(r)[i], keys[i]);
 		ck_assert_int_eq(r->kids[i]->type, types[i]);
 	}
 	ck_assert_int_eq(r->kids[3]->is_int, 1);
@@ -128,9 +128,9 @@ START_TEST(nesting_and_order)
 	ck_assert_uint_eq(r->kids[0]->kids[0]->len, 0);
 	/* Document order, duplicates kept, json_get takes the first. */
 	ck_assert_uint_eq(o->len, 3);
-	ck_assert_str_eq(o->keys[0], "b");
-	ck_assert_str_eq(o->keys[1], "a");
-	ck_assert_str_eq(o->keys[2], "b");
+	ck_assert_str_eq(json_keys(o)[0], "b");
+	ck_assert_str_eq(json_keys(o)[1], "a");
+	ck_assert_str_eq(json_keys(o)[2], "b");
 	ck_assert_int_eq(json_get(o, "b")->type, JSON_ARRAY);
 	ck_assert_int_eq(json_get(o, "a")->i, 1);
 	ck_assert_int_eq(json_get(json_get(o, "b")->kids[0], "c")->type, JSON_OBJECT);
@@ -163,8 +163,54 @@ START_TEST(big_containers)
 	ck_assert_uint_eq(json_get(r, "obj")->len, N);
 	ck_assert(json_int(json_get(json_get(r, "obj"), "k99999"), &v));
 	ck_assert_int_eq(v, -99999);
-	ck_assert_str_eq(json_get(r, "obj")->keys[12345], "k12345");
+	ck_assert_str_eq(json_keys(json_get(r, "obj"))[12345], "k12345");
 	ck_assert_ptr_null(json_get(json_get(r, "obj"), "k100000"));
+}
+END_TEST
+
+/* json_parse_text: told about every MiB, in order, of text it has read,
+ * and the tree the same as json_parse's. */
+typedef struct Progress {
+	const char *text, *last;
+	int calls, bad;
+} Progress;
+
+static void
+progress(void *ctx, const char *upto)
+{
+	Progress *pr = ctx;
+
+	pr->bad |= upto <= pr->last || upto - pr->text > 3 << 20;
+	pr->last = upto;
+	pr->calls++;
+}
+
+START_TEST(parse_progress)
+{
+	enum { N = 3 << 20 };   /* 3 MiB of strings of 64 bytes */
+	char *doc = malloc(N), *small = malloc(2);
+	Progress pr = {doc, doc, 0, 0}, none = {small, small, 0, 0};
+	size_t n = 0;
+	Json *r;
+
+	doc[n++] = '[';
+	for (int i = 0; n + 70 < N; i++)
+		n += (size_t)snprintf(doc + n, N - n, "%s\"%060d\"", i ? "," : "", i);
+	doc[n++] = ']';
+	r = json_parse_text(&arena, "big.json", doc, n, progress, &pr, &diag);
+	ck_assert_ptr_nonnull(r);
+	ck_assert_int_eq(pr.bad, 0);
+	ck_assert_int_ge(pr.calls, 2);   /* after the first and the second MiB at least */
+	ck_assert(pr.last <= doc + n);
+	ck_assert_uint_eq(r->len, json_parse(&arena, "big.json", doc, n, &diag)->len);
+	ck_assert_str_eq(json_str(r->kids[r->len - 1]), json_str(json_parse(&arena, "big.json", doc, n,
+	                                                                    &diag)->kids[r->len - 1]));
+	/* under a MiB: never called */
+	memcpy(small, "[]", 2);
+	ck_assert_ptr_nonnull(json_parse_text(&arena, "s.json", small, 2, progress, &none, &diag));
+	ck_assert_int_eq(none.calls, 0);
+	free(doc);
+	free(small);
 }
 END_TEST
 
@@ -179,8 +225,8 @@ START_TEST(escapes)
 
 	/* Keys are decoded the same way. */
 	j = parse("{\"a\\tb\\u00e9\": 1, \"\": 2}");
-	ck_assert_str_eq(j->keys[0], "a\tb\xc3\xa9");
-	ck_assert_str_eq(j->keys[1], "");
+	ck_assert_str_eq(json_keys(j)[0], "a\tb\xc3\xa9");
+	ck_assert_str_eq(json_keys(j)[1], "");
 	ck_assert_int_eq(json_get(j, "")->i, 2);
 
 	/* Raw UTF-8 passes through; the highest code point via surrogates. */
@@ -223,8 +269,8 @@ START_TEST(shared_short_strings)
 	/* Short strings read near the end of the text take another load path;
 	 * it must pack bytes the same way. */
 	r = parse("{\"ab\": 1, \"ba\": 2}");
-	ck_assert_str_eq(r->keys[0], "ab");
-	ck_assert_str_eq(r->keys[1], "ba");
+	ck_assert_str_eq(json_keys(r)[0], "ab");
+	ck_assert_str_eq(json_keys(r)[1], "ba");
 	r = parse("[\"ab\",\"ab\",\"ba\",\"b\"]");
 	ck_assert_str_eq(r->kids[1]->s, "ab");
 	ck_assert_str_eq(r->kids[2]->s, "ba");
@@ -633,6 +679,7 @@ make_suite(void)
 	tcase_add_test(tc, positions_and_length);
 	tcase_add_test(tc, torch_2_6_graph);
 	tcase_add_test(tc, torch_2_14_graph);
+	tcase_add_test(tc, parse_progress);
 	suite_add_tcase(s, tc);
 	return s;
 }

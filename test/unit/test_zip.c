@@ -8,7 +8,9 @@
  * than 65535 entries) come from the small writer in zipwrite.h. */
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include "read/read.h"
@@ -162,6 +164,68 @@ START_TEST(pt2_archive_torch214)
 	ck_assert_ptr_null(test_diag_text(&d));
 	zip_close(&z);
 	arena_free(&a);
+}
+END_TEST
+
+/* zip_drop: the bytes of a dropped entry read back the same, from a file
+ * mapping (the kernel reads the pages again) and from the heap (where it
+ * must do nothing: there, dropping pages would zero them). */
+static int
+pattern_ok(const uint8_t *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (p[i] != (uint8_t)(i * 7 + 3))
+			return 0;
+	return 1;
+}
+
+START_TEST(drop_keeps_bytes)
+{
+	enum { N = 256 << 10 };
+	uint8_t *data = malloc(N), *buf;
+	char path[] = "/tmp/test_zip_drop_XXXXXX";
+	size_t len;
+	Zb b = {0};
+	Arena a;
+	Diag d = {0};
+	Zip z;
+	ZipEntry *e;
+	int fd;
+
+	for (size_t i = 0; i < N; i++)
+		data[i] = (uint8_t)(i * 7 + 3);
+	zb_add(&b, "m/small", "1", 1);
+	zb_add(&b, "m/big", data, N);
+	buf = zb_finish(&b, &len);
+	arena_init(&a);
+	/* in the heap: a no-op */
+	ck_assert_int_eq(zip_open_mem(&z, "mem.zip", buf, len, &a, &d), 0);
+	ck_assert_ptr_nonnull(e = zip_find(&z, "big"));
+	ck_assert_int_eq(zip_data(&z, e, &d), 0);
+	zip_drop(&z, e);
+	zip_drop_bytes(&z, z.base, z.base + z.len);
+	ck_assert(pattern_ok(e->data, N));
+	zip_close(&z);
+	/* a file mapping: the pages go and come back */
+	ck_assert_int_ge(fd = mkstemp(path), 0);
+	ck_assert_int_eq(write(fd, buf, len), (ssize_t)len);
+	close(fd);
+	ck_assert_int_eq(zip_open(&z, path, &a, &d), 0);
+	ck_assert_ptr_nonnull(e = zip_find(&z, "big"));
+	ck_assert_int_eq(zip_data(&z, e, &d), 0);
+	ck_assert(pattern_ok(e->data, N));
+	zip_drop(&z, e);
+	ck_assert(pattern_ok(e->data, N));
+	zip_drop_bytes(&z, e->data + 100, e->data + N - 100);
+	zip_drop_bytes(&z, e->data, e->data + 2 * (size_t)len);   /* past the end: ignored */
+	ck_assert(pattern_ok(e->data, N));
+	check_data(&z, "small", "1", 1);
+	ck_assert_ptr_null(test_diag_text(&d));
+	zip_close(&z);
+	unlink(path);
+	arena_free(&a);
+	free(buf);
+	free(data);
 }
 END_TEST
 
@@ -694,6 +758,7 @@ make_suite(void)
 	tcase_add_test(tc, flat_zip_torch26);
 	tcase_add_test(tc, pt2_archive_torch214);
 	tcase_add_test(tc, deflated_matches_stored);
+	tcase_add_test(tc, drop_keeps_bytes);
 	tcase_add_test(tc, zip64_local_extra_python);
 	tcase_add_test(tc, nested_torch_save);
 	tcase_add_test(tc, root_rules);
