@@ -14,6 +14,7 @@
 #    the converter must exit with STATUS, its messages must name NAME.pt and
 #    hold each TEXT (for a code error: the code file and line, and the user's
 #    source line), and it must write nothing.
+# JIT_LIST=FILE reads the ids from FILE instead (a subset while iterating).
 # Not part of `make check` yet; runnable alone once `make` has built BINARY.
 # Conversions run $JOBS at a time (default 2), then $JOBS node processes share
 # the onnxruntime checks (run.mjs --batch), as in test/run-ort.sh.
@@ -35,15 +36,17 @@ fi
 rm -rf "$out"
 mkdir -p "$out/bad"
 
-# The fixtures, one a line: ID PT IODIR STEM; a listed id without its files fails.
+# The fixtures, one a line: ID PT IODIR STEM; a listed id without its files fails
+# (said on fd 3, the standard output).
+exec 3>&1
 ids=
 while read -r l; do
 	ids="$ids ${l%%#*}"
-done <test/ort/expected/jit.txt
+done <"${JIT_LIST:-test/ort/expected/jit.txt}"
 for id in $ids; do
 	pt=test/models/$id.pt io=test/models/$id.io
 	if [ ! -f "$pt" ] || [ ! -f "$io/options.yaml" ]; then
-		ko "$id: no $pt with $io/options.yaml"
+		ko "$id: no $pt with $io/options.yaml" >&3
 		continue
 	fi
 	echo "$id $pt $io $out/${id%%/*}-${id#*/}"
