@@ -84,11 +84,8 @@ while read -r id pt io stem; do
 	[ "$conv" = 0 ] || continue
 	echo "$stem.ort$tab$stem.onnx$tab$stem-none.onnx$tab$stem-o18.onnx$tab$stem-o23.onnx$tab$io"
 done <"$out/fixtures" >"$out/ort.jobs"
-i=0 pids=
-while [ $i -lt "$jobs" ]; do
-	node test/ort/run.mjs --batch "$out/ort.jobs" >"$out/ort.batch$i.log" 2>&1 &
-	pids="$pids $!" i=$((i + 1))
-done
+. test/ort/batch.sh
+ort_batch_start "$out/ort.jobs" "$jobs"
 
 # Meanwhile, the bad inputs: BAD.out (stdout and stderr), BAD.rc.
 bad=test/models/jit-bad
@@ -115,20 +112,7 @@ while IFS='|' read -r name opts status texts; do
 	if [ -z "$why" ]; then ok; else ko "bad input $name: $why"; sed 's/^/  /' "$o.out"; fi
 done <"$bad/cases.txt"
 
-i=0
-for pid in $pids; do
-	wait "$pid"; rc=$?
-	if [ $rc != 0 ] || [ -s "$out/ort.batch$i.log" ]; then
-		echo "jit/run.sh: batch process $i exited with status $rc:"; sed 's/^/  /' "$out/ort.batch$i.log"
-	fi
-	i=$((i + 1))
-done
-while IFS=$tab read -r job rest; do
-	[ -f "$job.rc" ] && continue
-	echo "jit/run.sh: rerunning alone what a batch process left unfinished: $job"
-	# shellcheck disable=SC2086 # the models and IODIR, split at the tabs
-	(IFS=$tab; node test/ort/run.mjs $rest >"$job" 2>&1; echo $? >"$job.rc")
-done <"$out/ort.jobs"
+ort_batch_wait "$out/ort.jobs" jit/run.sh
 
 # The results, in list order.
 while read -r id pt io stem; do
