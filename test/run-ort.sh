@@ -217,26 +217,9 @@ while read -r id f io model none more base; do
 	models=$models$tab$out/re/${model##*/}
 	echo "$model.ort$tab$models$tab$io"
 done <"$list" >"$out/ort.jobs"
-i=0 pids=
-while [ $i -lt "$jobs" ]; do
-	node test/ort/run.mjs --batch "$out/ort.jobs" >"$out/ort.batch$i.log" 2>&1 &
-	pids="$pids $!" i=$((i + 1))
-done
-i=0
-for pid in $pids; do
-	wait "$pid"; rc=$?
-	# Silent and 0 when all went well; anything else is worth a look.
-	if [ $rc != 0 ] || [ -s "$out/ort.batch$i.log" ]; then
-		echo "run-ort.sh: batch process $i exited with status $rc:"; sed 's/^/  /' "$out/ort.batch$i.log"
-	fi
-	i=$((i + 1))
-done
-while IFS=$tab read -r job rest; do
-	[ -f "$job.rc" ] && continue
-	echo "run-ort.sh: rerunning alone what a batch process left unfinished: $job"
-	# shellcheck disable=SC2086 # the models and IODIR, split at the tabs
-	(IFS=$tab; node test/ort/run.mjs $rest >"$job" 2>&1; echo $? >"$job.rc")
-done <"$out/ort.jobs"
+. test/ort/batch.sh
+ort_batch_start "$out/ort.jobs" "$jobs"
+ort_batch_wait "$out/ort.jobs" run-ort.sh
 
 # For each fixture, in list order: the number of lines starting with "case"
 # in MODEL.ort and the largest "err X" in it (0 for a missing file).

@@ -6,8 +6,9 @@
 # GPT2LMHeadModel, all with random weights, each traced and traced+frozen
 # (make_jit.py's "real size" fixtures; NAME picks some, e.g. resnet18_trace
 # or bert_base). This script has make_jit.py write them with torch 2.14 into
-# $(dirname BINARY)/jit-models (inside the worktree: the torch chroot sees only
-# that, at /src; about 2 GB for all), then converts each with its options.yaml
+# $JIT_MODELS (default build/jit-models: a path relative to the repo root,
+# since the torch chroot sees only the worktree, at /src; about 2 GB for all),
+# then converts each with its options.yaml
 # (as is and with `patterns: none`) and compares both with torch in
 # onnxruntime (test/ort/run.mjs). Conversions and checks run one at a time:
 # the models are large.
@@ -19,7 +20,7 @@
 # Ends with the line "jit models: N passed, N failed"; exits 1 when something failed.
 bin=${1:-build/yobx-export}
 [ $# -gt 0 ] && shift
-dir=$(dirname "$bin")/jit-models
+dir=${JIT_MODELS:-build/jit-models}
 torchrun=${TORCHRUN:-bash ../shared/tools/torch-env.sh run sid}
 names=${*:-resnet18 mobilenet_v3_small bert_base gpt2_base}
 pass=0 fail=0

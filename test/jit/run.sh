@@ -14,6 +14,7 @@
 #    the converter must exit with STATUS, its messages must name NAME.pt and
 #    hold each TEXT (for a code error: the code file and line, and the user's
 #    source line), and it must write nothing.
+# JIT_LIST=FILE reads the ids from FILE instead (a subset while iterating).
 # Not part of `make check` yet; runnable alone once `make` has built BINARY.
 # Conversions run $JOBS at a time (default 2), then $JOBS node processes share
 # the onnxruntime checks (run.mjs --batch), as in test/run-ort.sh.
@@ -35,15 +36,17 @@ fi
 rm -rf "$out"
 mkdir -p "$out/bad"
 
-# The fixtures, one a line: ID PT IODIR STEM; a listed id without its files fails.
+# The fixtures, one a line: ID PT IODIR STEM; a listed id without its files fails
+# (said on fd 3, the standard output).
+exec 3>&1
 ids=
 while read -r l; do
 	ids="$ids ${l%%#*}"
-done <test/ort/expected/jit.txt
+done <"${JIT_LIST:-test/ort/expected/jit.txt}"
 for id in $ids; do
 	pt=test/models/$id.pt io=test/models/$id.io
 	if [ ! -f "$pt" ] || [ ! -f "$io/options.yaml" ]; then
-		ko "$id: no $pt with $io/options.yaml"
+		ko "$id: no $pt with $io/options.yaml" >&3
 		continue
 	fi
 	echo "$id $pt $io $out/${id%%/*}-${id#*/}"
@@ -81,11 +84,8 @@ while read -r id pt io stem; do
 	[ "$conv" = 0 ] || continue
 	echo "$stem.ort$tab$stem.onnx$tab$stem-none.onnx$tab$stem-o18.onnx$tab$stem-o23.onnx$tab$io"
 done <"$out/fixtures" >"$out/ort.jobs"
-i=0 pids=
-while [ $i -lt "$jobs" ]; do
-	node test/ort/run.mjs --batch "$out/ort.jobs" >"$out/ort.batch$i.log" 2>&1 &
-	pids="$pids $!" i=$((i + 1))
-done
+. test/ort/batch.sh
+ort_batch_start "$out/ort.jobs" "$jobs"
 
 # Meanwhile, the bad inputs: BAD.out (stdout and stderr), BAD.rc.
 bad=test/models/jit-bad
@@ -112,20 +112,7 @@ while IFS='|' read -r name opts status texts; do
 	if [ -z "$why" ]; then ok; else ko "bad input $name: $why"; sed 's/^/  /' "$o.out"; fi
 done <"$bad/cases.txt"
 
-i=0
-for pid in $pids; do
-	wait "$pid"; rc=$?
-	if [ $rc != 0 ] || [ -s "$out/ort.batch$i.log" ]; then
-		echo "jit/run.sh: batch process $i exited with status $rc:"; sed 's/^/  /' "$out/ort.batch$i.log"
-	fi
-	i=$((i + 1))
-done
-while IFS=$tab read -r job rest; do
-	[ -f "$job.rc" ] && continue
-	echo "jit/run.sh: rerunning alone what a batch process left unfinished: $job"
-	# shellcheck disable=SC2086 # the models and IODIR, split at the tabs
-	(IFS=$tab; node test/ort/run.mjs $rest >"$job" 2>&1; echo $? >"$job.rc")
-done <"$out/ort.jobs"
+ort_batch_wait "$out/ort.jobs" jit/run.sh
 
 # The results, in list order.
 while read -r id pt io stem; do

@@ -2313,6 +2313,25 @@ def compare(ref, got):
     return ok, md
 
 
+def load_arrays(io_dir, entries):
+    """The tensors of a case's "inputs" or "outputs" entries, read from io_dir."""
+    return [from_numpy(np.load(os.path.join(io_dir, e["file"])), e["dtype"]) for e in entries]
+
+
+def compare_outputs(refs, outs, what):
+    """-> the largest |diff| of outs against refs; AssertionError naming what when they
+    differ in number or value (shared with jit/make_jit.py)."""
+    if len(outs) != len(refs):
+        raise AssertionError("%s: %d outputs, manifest has %d" % (what, len(outs), len(refs)))
+    worst = 0.0
+    for i, (ref, got) in enumerate(zip(refs, outs)):
+        ok, md = compare(ref, got)
+        if not ok:
+            raise AssertionError("%s out_%d mismatch (%s)" % (what, i, md))
+        worst = max(worst, md)
+    return worst
+
+
 def _patch_while_loop_lists(ep):
     """torch 2.6 deserializes while_loop's carried/additional inputs as lists, and its
     own WhileLoopOp then refuses them ("carried_inputs must be a tuple"): a bug of the
@@ -2354,21 +2373,12 @@ def verify_dir(d, names):
             patched = _patch_while_loop_lists(ep)
             worst = 0.0
             for case in man["cases"]:
-                ins = [from_numpy(np.load(os.path.join(d, name + ".io", e["file"])), e["dtype"])
-                       for e in case["inputs"]]
+                ins = load_arrays(os.path.join(d, name + ".io"), case["inputs"])
                 args, kwargs = pytree.tree_unflatten(ins, in_spec)
                 with torch.no_grad():
                     outs = output_leaves(copy.deepcopy(ep).module()(*args, **kwargs))
-                refs = [from_numpy(np.load(os.path.join(d, name + ".io", e["file"])), e["dtype"])
-                        for e in case["outputs"]]
-                if len(outs) != len(refs):
-                    raise AssertionError("%s: %d outputs, manifest has %d" % (
-                        case["name"], len(outs), len(refs)))
-                for i, (ref, got) in enumerate(zip(refs, outs)):
-                    ok, md = compare(ref, got)
-                    if not ok:
-                        raise AssertionError("%s out_%d mismatch (%s)" % (case["name"], i, md))
-                    worst = max(worst, md)
+                worst = max(worst, compare_outputs(
+                    load_arrays(os.path.join(d, name + ".io"), case["outputs"]), outs, case["name"]))
             print("  %-18s OK    %d cases, max |diff| %.3g (file written by torch %s)%s" % (
                 name, len(man["cases"]), worst, man.get("torch"),
                 "\n%20s(torch<2.7 workaround: deserialized while_loop args turned from lists "

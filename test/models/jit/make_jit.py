@@ -95,9 +95,9 @@ def _borrow(names):
     return [ns[n] for n in names]
 
 
-(seed_all, from_numpy, write_json, write_arrays, redeflate, liven, compare) = _borrow(
-    ["seed_all", "from_numpy", "write_json", "write_arrays", "redeflate", "liven", "compare",
-     "to_numpy", "dtype_name"])[:7]
+(seed_all, write_json, write_arrays, redeflate, liven, load_arrays, compare_outputs) = _borrow(
+    ["seed_all", "write_json", "write_arrays", "redeflate", "liven", "load_arrays",
+     "compare_outputs", "to_numpy", "dtype_name", "from_numpy", "compare"])[:7]
 
 
 class Skip(Exception):
@@ -303,6 +303,24 @@ def tiny_resnet():
     return m
 
 
+def coarse(model, levels=16):
+    """Rounds every floating parameter and buffer to one of 2 * levels + 1 steps of its
+    largest magnitude: the values still differ, but a deflated archive holds them in a
+    fraction of the bytes (the model's outputs still depend on every weight)."""
+    with torch.no_grad():
+        for t in list(model.parameters()) + list(model.buffers()):
+            if t.is_floating_point() and t.numel():
+                step = float(t.abs().max()) / levels or 1.0
+                t.copy_(torch.round(t / step) * step)
+    return model
+
+
+def tiny_mobilenet():
+    """torchvision's mobilenet_v3_small at width 0.25 with the reduced tail: depthwise
+    convs, squeeze-excitation, hardswish and hardsigmoid."""
+    return _tvm("mobilenetv3").mobilenet_v3_small(width_mult=0.25, reduced_tail=True, num_classes=10)
+
+
 def _transformers():
     try:
         import transformers
@@ -352,12 +370,19 @@ class Model:
     tensor argument of forward, a str in shape naming a dynamic dimension; cases() ->
     [(desc, args)], the first one the example the trace records; kinds: which of trace,
     freeze and script; deflate: re-deflate the archive's records of >= 64 bytes;
-    real: a real-size model (test/jit/models.sh), made only when named."""
+    coarse: round the weights (coarse()) for a smaller deflated archive; full: {kind: torch
+    version} the kinds a full run makes only from that torch version on (for size; named,
+    they are made by any); real: a real-size model (test/jit/models.sh), made only when
+    named."""
 
     def __init__(self, name, build, inputs, cases, kinds=("trace", "freeze", "script"),
-                 deflate=False, real=False, notes=()):
+                 deflate=False, coarse=False, full=None, real=False, notes=()):
         self.name, self.build, self.inputs, self.cases = name, build, inputs, cases
         self.kinds, self.deflate, self.real, self.notes = kinds, deflate, real, list(notes)
+        self.coarse, self.full = coarse, full or {}
+
+    def in_full_run(self, kind):
+        return not self.real and TV >= self.full.get(kind, (0, 0))
 
 
 def _image(*shape):
@@ -389,6 +414,8 @@ MODELS = [
           kinds=("script",)),
     Model("tv_resnet", tiny_resnet, [("x", "float32", [2, 3, 32, 32])], _image(2, 3, 32, 32),
           kinds=TRACE_FREEZE, deflate=True),
+    Model("tv_mobilenet", tiny_mobilenet, [("x", "float32", [1, 3, 32, 32])], _image(1, 3, 32, 32),
+          kinds=TRACE_FREEZE, deflate=True, coarse=True, full={"trace": (2, 14)}),   # 205 code files, 0.36 MB
     Model("bert", lambda: HF(hf_model("BertModel", "BertConfig", vocab_size=100, hidden_size=32,
                                       num_hidden_layers=1, num_attention_heads=2,
                                       intermediate_size=64, max_position_embeddings=16)),
@@ -555,14 +582,8 @@ def make_fixture(model, kind, module, cases, outdir):
             eager = flat_outputs(module(*[a.clone() for a in args]))
         # the TorchScript file must compute what the Python module does (a trace that
         # baked in a size or took one branch would not)
-        if len(outs) != len(eager):
-            raise AssertionError("%s: %d outputs, the module gives %d" % (name, len(outs), len(eager)))
-        for i, (got, ref) in enumerate(zip(outs, eager)):
-            ok, diff = compare(ref, got)
-            if not ok:
-                raise AssertionError("%s %s out_%d: the TorchScript module differs from the "
-                                     "Python one (%s)" % (name, case, i, diff))
-            worst = max(worst, diff)
+        worst = max(worst, compare_outputs(
+            eager, outs, "%s %s: torch.jit.load(%s.pt) against the Python module" % (name, case, name)))
         manifest["cases"].append({
             "name": case, "desc": desc,
             "inputs": write_arrays(io_dir, case, "in", list(args)),
@@ -578,6 +599,8 @@ def make_model(model, kind, outdir):
     seed_all(model.name)   # the same weights and inputs for every kind
     module = model.build().eval()
     liven(module)
+    if model.coarse:
+        coarse(module)
     cases = model.cases()
     check_inputs(model, cases)
     make_fixture(model, kind, module, cases, outdir)
@@ -740,20 +763,10 @@ def verify_dir(d, names):
             m = torch.jit.load(os.path.join(d, f))
             worst = 0.0
             for case in man["cases"]:
-                ins = [from_numpy(np.load(os.path.join(io_dir, e["file"])), e["dtype"])
-                       for e in case["inputs"]]
                 with torch.no_grad(), reference_kernels():
-                    outs = flat_outputs(m(*ins))
-                refs = [from_numpy(np.load(os.path.join(io_dir, e["file"])), e["dtype"])
-                        for e in case["outputs"]]
-                if len(outs) != len(refs):
-                    raise AssertionError("%s: %d outputs, manifest has %d" % (
-                        case["name"], len(outs), len(refs)))
-                for i, (ref, got) in enumerate(zip(refs, outs)):
-                    ok, md = compare(ref, got)
-                    if not ok:
-                        raise AssertionError("%s out_%d mismatch (%s)" % (case["name"], i, md))
-                    worst = max(worst, md)
+                    outs = flat_outputs(m(*load_arrays(io_dir, case["inputs"])))
+                worst = max(worst, compare_outputs(
+                    load_arrays(io_dir, case["outputs"]), outs, case["name"]))
             print("  %-26s OK    %d cases, max |diff| %.3g (written by torch %s)" % (
                 name, len(man["cases"]), worst, man["torch"]))
         except Exception as e:
@@ -773,8 +786,9 @@ def main(argv):
     ap.add_argument("--list", action="store_true")
     opts = ap.parse_args(argv)
     if opts.list:
-        for n, (m, _) in FIXTURES.items():
-            print(n + ("  (real size: only when named)" if m.real else ""))
+        for n, (m, k) in FIXTURES.items():
+            print(n + ("  (real size: only when named)" if m.real else
+                       "" if m.in_full_run(k) else "  (only when named in torch %s)" % TORCH_VERSION))
         return 0
     if opts.bad:
         make_bad(opts.bad)
@@ -783,7 +797,7 @@ def main(argv):
         return 1 if verify_dir(opts.verify, [n for n in [opts.outdir] + opts.names if n]) else 0
     if not opts.outdir:
         ap.error("OUTDIR is required")
-    names = opts.names or [n for n, (m, _) in FIXTURES.items() if not m.real]
+    names = opts.names or [n for n, (m, k) in FIXTURES.items() if m.in_full_run(k)]
     unknown = [n for n in names if n not in FIXTURES and n not in MODEL]
     if unknown:
         ap.error("unknown fixture(s): %s" % " ".join(unknown))
