@@ -56,7 +56,7 @@ typedef struct Site {
 	const char *path, *cls;     /* the module whose method runs (nn_module_stack) */
 } Site;
 
-enum { MAX_DEPTH = 200, MAX_UNROLL = 100000 };
+enum { MAX_DEPTH = 200, MAX_UNROLL = 10000 };
 
 typedef struct Build {
 	Program *p;
