@@ -56,7 +56,7 @@ typedef struct Site {
 	const char *path, *cls;     /* the module whose method runs (nn_module_stack) */
 } Site;
 
-enum { MAX_DEPTH = 200, MAX_UNROLL = 100000 };
+enum { MAX_DEPTH = 200, MAX_UNROLL = 10000 };
 
 typedef struct Build {
 	Program *p;
@@ -2645,12 +2645,17 @@ exec_loop(Build *b, Frame *f, const TsStmt *s, TsVal *count)
 	for (int i = 0; i < nc; i++)
 		if (!bg->outputs[i].u.v)
 			return 0;
+	if (!nc) {
+		FAIL(b, f, s->value, "the loop's body changes nothing its condition reads: it never ends, or never runs");
+		return 0;
+	}
 	l.seen = strmap_new(b->a, 16);
 	lift_graph(b, cg, &l, NULL);
 	lift_graph(b, bg, &l, NULL);
 	lift_bind(b, cg, &l);
 	lift_bind(b, bg, &l);
 	n = new_node(b, "higher_order.while_loop", f->code, s->ofs);
+	n->name = fresh_name(b, "while_loop");
 	n->nin = 4;
 	n->in = ARENA_ARRAY(b->a, NamedArg, 4);
 	for (int i = 0; i < 4; i++)
@@ -2688,8 +2693,6 @@ exec_loop(Build *b, Frame *f, const TsStmt *s, TsVal *count)
 		tv->numtensor = init[i]->numtensor;
 		if (!(range && i == 0))
 			env_set(b->a, pre, cn[i], tv);
-		if (i == 0)
-			n->name = v->name;
 	}
 	push_node(b, n);
 	return 0;
