@@ -639,8 +639,16 @@ f_cast(Ctx *c)
 				seti(y, i, v != 0);
 				continue;
 			}
-			if (!(v > -9.2e18 && v < 9.2e18))
-				return -1;      /* NaN or out of range: the runtime decides */
+			if (!(v > -9.2e18 && v < 9.2e18)) {
+				/* NaN or out of range: ONNX leaves it undefined.  To int64 it is
+				 * INT64_MIN, the "integer indefinite" the x86 conversion gives
+				 * onnxruntime and torch alike (a T5 bucket's log(0) cast to long,
+				 * which a Where then discards); other types: the runtime decides */
+				if (to != ONNX_INT64)
+					return -1;
+				seti(y, i, INT64_MIN);
+				continue;
+			}
 			seti(y, i, (int64_t)v);
 		} else if (!is_float(x->elem) && is_float(to)) {
 			int64_t v = geti(x, i);
