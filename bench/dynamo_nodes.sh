@@ -13,12 +13,15 @@
 #
 # Usage: sh bench/dynamo_nodes.sh [NAME...]   (from the repo root, after make)
 #   BIN=path/to/yobx-export  OPSET=18 (default; dynamo's own default is 20)
+#   DIR=test/models/torch-2.14 (default) where NAME.pt2 are; bench/out/hf holds
+#       the transformers models of bench/make_hf.py (DeBERTa-v2, 2-layer Mistral)
 #   TORCHRUN="cmd"  how to run a command in the sid chroot with this checkout at
 #                   /src (default: /work/wt/torchrun.sh sid when it exists,
 #                   else bash ../shared/tools/torch-env.sh run sid)
 set -e
 bin=${BIN:-build/yobx-export}
 opset=${OPSET:-18}
+dir=${DIR:-test/models/torch-2.14}
 out=bench/out/nodes/o$opset
 if [ -z "$TORCHRUN" ]; then
 	if [ -x /work/wt/torchrun.sh ]; then TORCHRUN="/work/wt/torchrun.sh sid"
@@ -27,9 +30,9 @@ fi
 mkdir -p $out/ours $out/dynamo
 printf 'opset: %s\nreport: false\n' "$opset" >$out/opts.yaml
 if [ $# = 0 ]; then
-	set -- test/models/torch-2.14/*.pt2
+	set -- "$dir"/*.pt2
 else
-	for n; do shift; set -- "$@" test/models/torch-2.14/$n.pt2; done
+	for n; do shift; set -- "$@" "$dir/$n.pt2"; done
 fi
 for f; do
 	name=${f##*/} name=${name%.pt2} io=${f%.pt2}.io
