@@ -414,6 +414,33 @@ concat_again(Opt *o, int r, int n, const int *in)
 	return OPT_REWROTE;
 }
 
+/* Concat inputs of static size 0 along the axis (a partial rotary's empty
+ * pass-through slice) are dropped, when an input of another size remains
+ * (one left: the value itself). */
+int
+pat_concat_empty(Opt *o, int r)
+{
+	int n = opt_node(o, r)->nin, *keep = ARENA_ARRAY(o->a, int, n + 1), k = 0;
+	int rank = opt_rank(o, opt_out(o, r, 0));
+	int64_t axis = opt_attr_i(o, r, "axis", 0);
+
+	if (rank < 1 || n < 2)
+		return OPT_NOMATCH;
+	axis = axis < 0 ? axis + rank : axis;
+	if (axis < 0 || axis >= rank)
+		return OPT_NOMATCH;
+	for (int i = 0; i < n; i++) {
+		int v = opt_in(o, r, i);
+		if (!(v >= 0 && opt_rank(o, v) == rank && opt_val(o, v)->dims[axis].v == 0))
+			keep[k++] = v;
+	}
+	if (k == n || k == 0)
+		return OPT_NOMATCH;
+	if (k == 1)
+		return opt_forward(o, opt_out(o, r, 0), keep[0]);
+	return concat_again(o, r, k, keep);
+}
+
 /* Concat(.., Concat(a, b), ..) on the same axis, the inner read only here
  * -> one Concat. */
 int
