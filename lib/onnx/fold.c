@@ -1066,7 +1066,10 @@ f_reduce(Ctx *c)
 	double *acc;
 	FoldTensor *y = &c->out[0];
 
-	if (x->elem == ONNX_BOOL || (k <= 0 && attr_i(c, "noop_with_empty_axes", 0)))
+	int sq = strcmp(op, "L2") == 0 || strcmp(op, "SumSquare") == 0;   /* sums v * v */
+
+	if (x->elem == ONNX_BOOL || (k <= 0 && attr_i(c, "noop_with_empty_axes", 0)) ||
+	    (op[0] == 'L' && !is_float(x->elem)))
 		return -1;
 	if (k <= 0)
 		mark = (1u << x->rank) - 1;
@@ -1106,10 +1109,10 @@ f_reduce(Ctx *c)
 		else if (strcmp(op, "Prod") == 0)
 			acc[o] *= v;
 		else
-			acc[o] += v;
+			acc[o] += sq ? v * v : v;
 	}
 	for (int64_t i = 0; i < y->numel; i++) {
-		double v = strcmp(op, "Mean") == 0 ? acc[i] / (double)cnt : acc[i];
+		double v = strcmp(op, "Mean") == 0 ? acc[i] / (double)cnt : op[0] == 'L' ? sqrt(acc[i]) : acc[i];
 		if (is_float(x->elem))
 			setd(y, i, v);
 		else
