@@ -456,10 +456,10 @@ opt_replace(Opt *o, int from, int to)
 	if (f->name && !f->is_output && !f->pinned && fresh_value(o, to)) {
 		/* a value the pattern just made takes the replaced value's name and
 		 * value_info, so the graph keeps readable names and its shapes (its
-		 * own, rule 4, when it is not that shape) */
+		 * own when it is known to be another shape, rule 4) */
 		OptValue *t = &o->val[to];
 		const char *name = f->name;
-		int same = t->elem == f->elem && opt_same_shape(o, from, to);
+		int same = t->rank < 0 || (t->elem == f->elem && opt_same_shape(o, from, to));
 		if (prod >= 0) {
 			o->node[prod].out[f->slot] = -1;
 			o->node[prod].n->output[f->slot] = "";
