@@ -639,8 +639,16 @@ f_cast(Ctx *c)
 				seti(y, i, v != 0);
 				continue;
 			}
-			if (!(v > -9.2e18 && v < 9.2e18))
-				return -1;      /* NaN or out of range: the runtime decides */
+			if (!(v > -9.2e18 && v < 9.2e18)) {
+				/* NaN or out of range: ONNX leaves it undefined.  To int64 it is
+				 * INT64_MIN, the "integer indefinite" the x86 conversion gives
+				 * onnxruntime and torch alike (a T5 bucket's log(0) cast to long,
+				 * which a Where then discards); other types: the runtime decides */
+				if (to != ONNX_INT64)
+					return -1;
+				seti(y, i, INT64_MIN);
+				continue;
+			}
 			seti(y, i, (int64_t)v);
 		} else if (!is_float(x->elem) && is_float(to)) {
 			int64_t v = geti(x, i);
@@ -803,6 +811,12 @@ recip_d(double x)
 	return 1.0 / x;
 }
 
+static double
+sign_d(double x)
+{
+	return x > 0 ? 1 : x < 0 ? -1 : x;      /* 0 and NaN as they are */
+}
+
 /* Unary float functions; results within an ulp or so of onnxruntime's. */
 static const struct {
 	const char *op;
@@ -810,7 +824,7 @@ static const struct {
 } unary_fns[] = {
 	{"Neg", neg_d}, {"Abs", fabs}, {"Sqrt", sqrt}, {"Reciprocal", recip_d}, {"Floor", floor},
 	{"Ceil", ceil}, {"Cos", cos}, {"Sin", sin}, {"Exp", exp}, {"Log", log}, {"Tanh", tanh},
-	{"Sigmoid", sigmoid_d}, {"Erf", erf_d}, {"Relu", relu_d},
+	{"Sigmoid", sigmoid_d}, {"Erf", erf_d}, {"Relu", relu_d}, {"Sign", sign_d},
 };
 
 static int
@@ -826,7 +840,8 @@ f_unary(Ctx *c)
 			fn = unary_fns[i].fn;
 	if (strcmp(op, "Not") == 0 ? x->elem != ONNX_BOOL : x->elem == ONNX_BOOL)
 		return -1;
-	if (!is_float(x->elem) && strcmp(op, "Neg") != 0 && strcmp(op, "Abs") != 0 && strcmp(op, "Not") != 0)
+	if (!is_float(x->elem) && strcmp(op, "Neg") != 0 && strcmp(op, "Abs") != 0 && strcmp(op, "Not") != 0 &&
+	    strcmp(op, "Sign") != 0)
 		return -1;
 	if (alloc_out(c, y, x->elem, x->rank, x->dims))
 		return -1;
@@ -839,7 +854,39 @@ f_unary(Ctx *c)
 	}
 	for (int64_t i = 0; i < x->numel; i++) {
 		int64_t w = geti(x, i);
-		seti(y, i, op[0] == 'N' && op[1] == 'e' ? -w : op[0] == 'N' ? !w : w < 0 ? -w : w);
+		seti(y, i, op[0] == 'N' && op[1] == 'e' ? -w : op[0] == 'N' ? !w : op[0] == 'S' ? (w > 0) - (w < 0)
+		           : w < 0 ? -w : w);
+	}
+	return 0;
+}
+
+/* Clip(x, min, max) with its bounds as inputs (opset 11 on; either may be
+ * omitted): min(max(x, lo), hi), so lo > hi gives hi as ONNX says.  A NaN
+ * is left to the runtime. */
+static int
+f_clip(Ctx *c)
+{
+	const FoldTensor *x = c->in[0], *lo = c->nin > 1 ? c->in[1] : NULL, *hi = c->nin > 2 ? c->in[2] : NULL;
+	FoldTensor *y = &c->out[0];
+	int fl = is_float(x->elem);
+
+	if (c->n->n_attribute || x->elem == ONNX_BOOL || (lo && (lo->numel != 1 || lo->elem != x->elem)) ||
+	    (hi && (hi->numel != 1 || hi->elem != x->elem)) || alloc_out(c, y, x->elem, x->rank, x->dims))
+		return -1;
+	for (int64_t i = 0; i < x->numel; i++) {
+		if (fl) {
+			double v = getd(x, i);
+			if (v != v)
+				return -1;
+			v = lo && v < getd(lo, 0) ? getd(lo, 0) : v;
+			v = hi && v > getd(hi, 0) ? getd(hi, 0) : v;
+			setd(y, i, v);
+		} else {
+			int64_t v = geti(x, i);
+			v = lo && v < geti(lo, 0) ? geti(lo, 0) : v;
+			v = hi && v > geti(hi, 0) ? geti(hi, 0) : v;
+			seti(y, i, v);
+		}
 	}
 	return 0;
 }
@@ -1019,7 +1066,10 @@ f_reduce(Ctx *c)
 	double *acc;
 	FoldTensor *y = &c->out[0];
 
-	if (x->elem == ONNX_BOOL || (k <= 0 && attr_i(c, "noop_with_empty_axes", 0)))
+	int sq = strcmp(op, "L2") == 0 || strcmp(op, "SumSquare") == 0;   /* sums v * v */
+
+	if (x->elem == ONNX_BOOL || (k <= 0 && attr_i(c, "noop_with_empty_axes", 0)) ||
+	    (op[0] == 'L' && !is_float(x->elem)))
 		return -1;
 	if (k <= 0)
 		mark = (1u << x->rank) - 1;
@@ -1059,10 +1109,10 @@ f_reduce(Ctx *c)
 		else if (strcmp(op, "Prod") == 0)
 			acc[o] *= v;
 		else
-			acc[o] += v;
+			acc[o] += sq ? v * v : v;
 	}
 	for (int64_t i = 0; i < y->numel; i++) {
-		double v = strcmp(op, "Mean") == 0 ? acc[i] / (double)cnt : acc[i];
+		double v = strcmp(op, "Mean") == 0 ? acc[i] / (double)cnt : op[0] == 'L' ? sqrt(acc[i]) : acc[i];
 		if (is_float(x->elem))
 			setd(y, i, v);
 		else

@@ -455,9 +455,11 @@ opt_replace(Opt *o, int from, int to)
 		return;
 	if (f->name && !f->is_output && !f->pinned && fresh_value(o, to)) {
 		/* a value the pattern just made takes the replaced value's name and
-		 * value_info, so the graph keeps readable names and its shapes */
+		 * value_info, so the graph keeps readable names and its shapes (its
+		 * own when it is known to be another shape, rule 4) */
 		OptValue *t = &o->val[to];
 		const char *name = f->name;
+		int same = t->rank < 0 || (t->elem == f->elem && opt_same_shape(o, from, to));
 		if (prod >= 0) {
 			o->node[prod].out[f->slot] = -1;
 			o->node[prod].n->output[f->slot] = "";
@@ -465,7 +467,7 @@ opt_replace(Opt *o, int from, int to)
 		}
 		strmap_put(o->byname, t->name, NULL);
 		t->name = name;
-		t->vi = f->vi;
+		t->vi = same ? f->vi : NULL;
 		f->vi = NULL;
 		strmap_put(o->byname, name, (void *)(intptr_t)(to + 1));
 		o->node[t->producer].n->output[t->slot] = (char *)name;

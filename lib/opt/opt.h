@@ -25,7 +25,8 @@
  *  3. Consumers are moved with opt_replace() or opt_set_input(), never by
  *     editing OnnxNode inputs; nodes left unread are swept by the engine.
  *  4. A replaced value keeps its element type and shape, unless every
- *     consumer broadcasts it and it is not a graph output.
+ *     consumer broadcasts it (or is a Reshape that needs its element count
+ *     only) and it is not a graph output.
  *  5. An intermediate whose producer the pattern means to drop has no other
  *     consumer (opt_only_use()), or the rewrite must still pay off with it.
  *  6. Initializers are read-only (weights are mapped from the input file):

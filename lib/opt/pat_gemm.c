@@ -27,8 +27,20 @@ transpose2(Opt *o, int n)
 	return n >= 0 && opt_perm(o, n, p) == 2 && p[0] == 1 && p[1] == 0 && opt_rank(o, opt_in(o, n, 0)) == 2;
 }
 
+/* 1 when constant folding will turn Transpose node tr of a constant into
+ * a constant: then MatMul(a, that) is as small as the Gemm and leaves the
+ * MatMul to the patterns of MatMul (MatMulUnflatten), whatever the order
+ * the worklist meets the two nodes in. */
+static int
+transpose_folds(Opt *o, int tr)
+{
+	const OnnxTensor *t = opt_const_tensor(o, opt_in(o, tr, 0));
+
+	return t && o->on[OPT_ConstantFolding] && (int64_t)t->raw_data.len <= o->fold_max_bytes;
+}
+
 /* MatMul(a, Transpose(b)) or MatMul(Transpose(a), b) of 2-D operands ->
- * Gemm with transA/transB. */
+ * Gemm with transA/transB (not for a Transpose that folds). */
 int
 pat_matmul_transpose_to_gemm(Opt *o, int r)
 {
@@ -38,7 +50,7 @@ pat_matmul_transpose_to_gemm(Opt *o, int r)
 		return OPT_NOMATCH;
 	for (int s = 0; s < 2; s++) {
 		int tr = opt_prod(o, in[s], "Transpose");
-		t[s] = transpose2(o, tr) && opt_only_use(o, in[s], r);
+		t[s] = transpose2(o, tr) && opt_only_use(o, in[s], r) && !transpose_folds(o, tr);
 		if (t[s])
 			in[s] = opt_in(o, tr, 0);
 	}
@@ -136,6 +148,69 @@ pat_gemm_reshape_to_matmul(Opt *o, int r)
 	if (b >= 0)
 		y = opt_add1(o, r, "Add", 2, y, b);
 	opt_replace(o, z, y);
+	return OPT_REWROTE;
+}
+
+/* 1 when Reshape node n gives the same result for any input of its numel:
+ * allowzero, or a constant shape without 0 (a 0 copies an input dim). */
+static int
+reshape_numel_only(Opt *o, int n)
+{
+	int64_t s[OPT_MAX_RANK];
+	int k;
+
+	if (!opt_is(o, n, "Reshape") || (k = opt_const_ints(o, opt_in(o, n, 1), s, OPT_MAX_RANK)) < 0)
+		return 0;
+	if (!opt_attr_i(o, n, "allowzero", 0))
+		for (int i = 0; i < k; i++)
+			if (s[i] == 0)
+				return 0;
+	return 1;
+}
+
+/* MatMul(Reshape(x, [-1, K]), w) of a 2-D w, flattening x's leading dims,
+ * its product read only by Reshapes that need its numel only ->
+ * MatMul(x, w) (the readers reshape the unflattened product).  Worth it
+ * when the flattening Reshape goes (read only here, or only by such
+ * MatMuls, each rewritten in turn) or a reader becomes a no-op (it
+ * restored the leading dims: ReshapeNoop). */
+int
+pat_matmul_unflatten(Opt *o, int r)
+{
+	int a = opt_in(o, r, 0), w = opt_in(o, r, 1), y = opt_out(o, r, 0), rs = opt_prod(o, a, "Reshape");
+	int x, rx, pays, z;
+	const OptValue *yv = opt_val(o, y);
+	const OptDim *dx, *dy;
+
+	if (rs < 0 || opt_rank(o, a) != 2 || opt_rank(o, w) != 2 || yv->is_output || yv->pinned || !yv->nuse)
+		return OPT_NOMATCH;
+	x = opt_in(o, rs, 0);
+	rx = opt_rank(o, x);
+	if (rx < 3 || opt_rank(o, y) != 2 || !opt_dim_eq(opt_val(o, x)->dims[rx - 1], opt_val(o, a)->dims[1]))
+		return OPT_NOMATCH;
+	for (int i = 0; i < yv->nuse; i++)
+		if (yv->use[i].slot != 0 || !reshape_numel_only(o, yv->use[i].node))
+			return OPT_NOMATCH;
+	pays = opt_only_use(o, a, r);
+	if (!pays) {            /* every reader of the flattened x a MatMul of it by a 2-D value */
+		const OptValue *av = opt_val(o, a);
+		pays = !av->is_output && !av->pinned;
+		for (int i = 0; i < av->nuse && pays; i++)
+			pays = av->use[i].slot == 0 && opt_is(o, av->use[i].node, "MatMul") &&
+			       opt_rank(o, opt_in(o, av->use[i].node, 1)) == 2;
+	}
+	dx = opt_val(o, x)->dims;
+	for (int i = 0; i < yv->nuse && !pays; i++) {
+		int u = opt_out(o, yv->use[i].node, 0);
+		pays = u >= 0 && opt_rank(o, u) == rx;
+		dy = pays ? opt_val(o, u)->dims : NULL;
+		for (int j = 0; j < rx && pays; j++)
+			pays = opt_dim_eq(dy[j], j < rx - 1 ? dx[j] : yv->dims[1]);
+	}
+	if (!pays)
+		return OPT_NOMATCH;
+	z = opt_add1(o, r, "MatMul", 2, x, w);
+	opt_replace(o, y, z);
 	return OPT_REWROTE;
 }
 

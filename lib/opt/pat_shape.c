@@ -394,6 +394,56 @@ pat_slice_noop(Opt *o, int r)
 	return opt_forward(o, opt_out(o, r, 0), x);
 }
 
+/* GatherND(Expand(Unsqueeze(x, [0..j)), s), I) with batch_dims 0, the
+ * Expand only broadcasting the j new leading dims, and I a constant int64
+ * whose tuples are longer than j (vmap's indexing of a batched tensor) ->
+ * GatherND(x, I[..., j:]): a coordinate into a broadcast dim picks the same
+ * elements whatever it is.  The Expand and Unsqueeze read only there. */
+int
+pat_gathernd_expand(Opt *o, int r)
+{
+	int e = opt_prod(o, opt_in(o, r, 0), "Expand"), u, x, iv = opt_in(o, r, 1), rx, ri, j, y, z;
+	int64_t ax[R], m, tuples;
+	const OnnxTensor *t;
+	const OptDim *dx, *de;
+	int64_t *ni;
+
+	if (e < 0 || opt_attr_i(o, r, "batch_dims", 0) || !opt_only_use(o, opt_in(o, r, 0), r) ||
+	    (u = opt_prod(o, opt_in(o, e, 0), "Unsqueeze")) < 0 || !opt_only_use(o, opt_in(o, e, 0), e))
+		return OPT_NOMATCH;
+	x = opt_in(o, u, 0);
+	rx = opt_rank(o, x);
+	if (rx < 0 || (j = opt_axes(o, u, ax, R)) <= 0 || opt_norm_axes(j, ax, rx + j) != j ||
+	    opt_rank(o, opt_out(o, e, 0)) != rx + j)
+		return OPT_NOMATCH;
+	for (int i = 0; i < j; i++)
+		if (ax[i] != i)
+			return OPT_NOMATCH;
+	dx = opt_val(o, x)->dims;
+	de = opt_val(o, opt_out(o, e, 0))->dims;
+	for (int i = 0; i < rx; i++)
+		if (!opt_dim_eq(dx[i], de[j + i]))
+			return OPT_NOMATCH;
+	if (!(t = opt_const_tensor(o, iv)) || t->data_type != ONNX_INT64 || (ri = (int)t->n_dims) < 1 ||
+	    (m = t->dims[ri - 1]) <= j)
+		return OPT_NOMATCH;
+	tuples = opt_const_numel(o, iv) / m;
+	ni = ARENA_ARRAY(o->a, int64_t, tuples * (m - j) + 1);
+	for (int64_t k = 0; k < tuples; k++)
+		for (int64_t c = j; c < m; c++)
+			ni[k * (m - j) + c - j] = (int64_t)opt_const_at(o, iv, k * m + c);
+	{
+		int64_t d[R];
+		for (int i = 0; i < ri; i++)
+			d[i] = t->dims[i];
+		d[ri - 1] = m - j;
+		z = opt_const(o, ONNX_INT64, ri, d, ni, (size_t)(tuples * (m - j)) * sizeof *ni);
+	}
+	y = opt_add1(o, r, "GatherND", 2, x, z);
+	opt_replace(o, opt_out(o, r, 0), y);
+	return OPT_REWROTE;
+}
+
 /* Concat(x) of one input -> x. */
 int
 pat_concat_single(Opt *o, int r)
@@ -412,6 +462,33 @@ concat_again(Opt *o, int r, int n, const int *in)
 	opt_set_attr_i(o, c, "axis", opt_attr_i(o, r, "axis", 0));
 	opt_replace(o, opt_out(o, r, 0), y);
 	return OPT_REWROTE;
+}
+
+/* Concat inputs of static size 0 along the axis (a partial rotary's empty
+ * pass-through slice) are dropped, when an input of another size remains
+ * (one left: the value itself). */
+int
+pat_concat_empty(Opt *o, int r)
+{
+	int n = opt_node(o, r)->nin, *keep = ARENA_ARRAY(o->a, int, n + 1), k = 0;
+	int rank = opt_rank(o, opt_out(o, r, 0));
+	int64_t axis = opt_attr_i(o, r, "axis", 0);
+
+	if (rank < 1 || n < 2)
+		return OPT_NOMATCH;
+	axis = axis < 0 ? axis + rank : axis;
+	if (axis < 0 || axis >= rank)
+		return OPT_NOMATCH;
+	for (int i = 0; i < n; i++) {
+		int v = opt_in(o, r, i);
+		if (!(v >= 0 && opt_rank(o, v) == rank && opt_val(o, v)->dims[axis].v == 0))
+			keep[k++] = v;
+	}
+	if (k == n || k == 0)
+		return OPT_NOMATCH;
+	if (k == 1)
+		return opt_forward(o, opt_out(o, r, 0), keep[0]);
+	return concat_again(o, r, k, keep);
 }
 
 /* Concat(.., Concat(a, b), ..) on the same axis, the inner read only here
