@@ -215,7 +215,7 @@ void durable_start(Durable *out);
 
 typedef enum DType {
 	DT_UNKNOWN = 0,
-#define X(e, code, name, size, onnx, oname) e,
+#define X(e, code, c10, name, size, onnx, oname) e,
 #include "dtype.def"
 #undef X
 	DT_COUNT
@@ -225,13 +225,17 @@ typedef enum DType {
  * ONNX_INT64, ...), from the same rows: code that reads or writes an ONNX
  * element type names it, never a bare number (test/layers/rawcodes.sh). */
 typedef enum OnnxElem {
-#define X(e, code, name, size, onnx, oname) ONNX_##oname = onnx,
+#define X(e, code, c10, name, size, onnx, oname) ONNX_##oname = onnx,
 #include "dtype.def"
 #undef X
 } OnnxElem;
 
 /* Returns the DType for torch's ScalarType code, DT_UNKNOWN if none. */
 DType dtype_from_torch(long code);
+/* The DType for c10's ScalarType code (TorchScript's `dtype=6` is
+ * float32), DT_UNKNOWN if none; and back, -1 if none. */
+DType dtype_from_c10(long code);
+int dtype_c10(DType t);
 /* Returns the DType for a torch.save storage class ("FloatStorage"), DT_UNKNOWN if none. */
 DType dtype_from_storage(const char *cls);
 /* Returns the DType for a torch dtype attribute name ("float32", "bfloat16"), DT_UNKNOWN if none. */

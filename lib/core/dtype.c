@@ -6,12 +6,13 @@
 
 static const struct {
 	int code;
+	int c10;
 	const char *name;
 	int size;
 	int onnx;
 } rows[DT_COUNT] = {
-	[DT_UNKNOWN] = {0, "unknown", 0, 0},
-#define X(e, code, name, size, onnx, oname) [e] = {code, name, size, onnx},
+	[DT_UNKNOWN] = {0, -1, "unknown", 0, 0},
+#define X(e, code, c10, name, size, onnx, oname) [e] = {code, c10, name, size, onnx},
 #include "dtype.def"
 #undef X
 };
@@ -23,6 +24,21 @@ dtype_from_torch(long code)
 		if (rows[t].code == code)
 			return (DType)t;
 	return DT_UNKNOWN;
+}
+
+DType
+dtype_from_c10(long code)
+{
+	for (int t = 1; t < DT_COUNT; t++)
+		if (code >= 0 && rows[t].c10 == code)
+			return (DType)t;
+	return DT_UNKNOWN;
+}
+
+int
+dtype_c10(DType t)
+{
+	return t > DT_UNKNOWN && t < DT_COUNT ? rows[t].c10 : -1;
 }
 
 DType
@@ -147,7 +163,7 @@ int
 dtype_torch(DType t)
 {
 	switch (t) {
-#define X(e, code, name, size, onnx, oname) case e: return code;
+#define X(e, code, c10, name, size, onnx, oname) case e: return code;
 #include "dtype.def"
 #undef X
 	default: return -1;

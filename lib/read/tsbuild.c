@@ -34,10 +34,14 @@ typedef enum VKind {
 	V_FUNC,                 /* a scripted function: s is its qualified name (__torch__.m.f) */
 } VKind;
 
+enum { NT_NONE, NT_SIZE, NT_DATA };
+
 typedef struct TsVal TsVal;
 struct TsVal {
 	VKind k;
-	int numtensor;          /* V_INT/V_FLOAT/V_SYM from NumToTensor: a 0-d tensor to torch */
+	int numtensor;          /* NT_SIZE: a V_INT/V_SYM from NumToTensor (a 0-d tensor to torch, a
+	                         * size to us); NT_DATA: a V_TENSOR standing for a Python number
+	                         * read from a tensor at run time (int(t), bool(t)) */
 	int64_t i;              /* V_BOOL, V_INT */
 	double f;               /* V_FLOAT */
 	const char *s;          /* V_STR, V_DEVICE */
@@ -847,19 +851,6 @@ val_kind(const TsVal *v)
 	}
 }
 
-/* torch's c10 ScalarType numbering (what TorchScript writes for dtype=):
- * Byte, Char, Short, Int, Long, Half, Float, Double, ComplexHalf,
- * ComplexFloat, ComplexDouble, Bool, QInt8, QUInt8, QInt32, BFloat16. */
-static DType
-c10_dtype(int64_t code)
-{
-	static const DType t[] = {
-		DT_UINT8, DT_INT8, DT_INT16, DT_INT32, DT_INT64, DT_FLOAT16, DT_FLOAT32, DT_FLOAT64,
-		DT_COMPLEX32, DT_COMPLEX64, DT_COMPLEX128, DT_BOOL, DT_UNKNOWN, DT_UNKNOWN, DT_UNKNOWN,
-		DT_BFLOAT16,
-	};
-	return code >= 0 && code < (int64_t)(sizeof t / sizeof *t) ? t[code] : DT_UNKNOWN;
-}
 
 /* A 0-d constant tensor of dtype dt (DT_UNKNOWN: torch's for the number:
  * int64, float64 or bool) holding a number: one passed where the schema
@@ -1098,7 +1089,7 @@ to_arg(Build *b, Frame *f, const TsExpr *at, const TsSchemaArg *sa, const TsVal 
 		out->u.s = v->s;
 		return 0;
 	case TA_SCALAR_TYPE: case TA_OPT_SCALAR_TYPE: {
-		DType t = c10_dtype(v->i);
+		DType t = dtype_from_c10(v->i);
 		if (t == DT_UNKNOWN) {
 			FAIL(b, f, at, "dtype code %lld is not one the converter knows", (long long)v->i);
 			return -1;
@@ -1231,7 +1222,7 @@ emit_scalar_tensor(Build *b, Frame *f, const TsExpr *at, const TsVal *v)
 {
 	TsVal iv = *v, *arg = &iv, *r;
 
-	iv.numtensor = 0;
+	iv.numtensor = NT_NONE;
 	r = call_op(b, f, at, "aten", "scalar_tensor", 1, &arg, 0, NULL, NULL);
 	return r->k == V_TENSOR ? r->v : NULL;
 }
@@ -1292,7 +1283,7 @@ numtensor_op(Build *b, Frame *f, const TsExpr *at, const char *name, int npos, T
 	if (npos != 2)
 		return NULL;
 	for (int i = 0; i < 2; i++)
-		nt |= pos[i]->numtensor == 1;
+		nt |= pos[i]->numtensor == NT_SIZE;
 	if (!nt)
 		return NULL;
 	x = *pos[0], y = *pos[1];
@@ -1315,12 +1306,12 @@ numtensor_op(Build *b, Frame *f, const TsExpr *at, const char *name, int npos, T
 	for (size_t k = 0; k < sizeof ops / sizeof *ops; k++) {
 		if (strcmp(ops[k].name, name) != 0)
 			continue;
-		x.numtensor = y.numtensor = 0;
+		x.numtensor = y.numtensor = NT_NONE;
 		r = int_binary(b, f, at, ops[k].op, &x, &y);
 		if (r->k == V_ERR)
 			return r;
 		r = arena_dup(b->a, r, sizeof *r);
-		r->numtensor = 1;
+		r->numtensor = NT_SIZE;
 		return r;
 	}
 	return NULL;
@@ -1464,7 +1455,7 @@ bind_values(Build *b, Frame *f, const TsExpr *at, const TsBind *bd, int npos, Ts
 				return -1;
 			}
 			v = arena_dup(b->a, v, sizeof *v);
-			v->numtensor = 0;
+			v->numtensor = NT_NONE;
 			break;
 		case TC_DEVICE:
 			if (v->k == V_STR) {
@@ -1592,14 +1583,14 @@ to_int(Build *b, Frame *f, const TsExpr *at, const TsVal *v)
 	case V_FLOAT: return mk_int(b, (int64_t)v->f);
 	case V_SYM:
 		r = arena_dup(b->a, v, sizeof *v);
-		r->numtensor = 0;
+		r->numtensor = NT_NONE;
 		return r;
 	case V_TENSOR:
 		if (v->v->rank != 0)
 			return FAIL(b, f, at, "int() of a tensor of rank %d (torch needs one element)", v->v->rank);
 		/* a Python int read from a tensor: it stays the tensor */
 		r = arena_dup(b->a, v, sizeof *v);
-		r->numtensor = 2;
+		r->numtensor = NT_DATA;
 		return r;
 	default:
 		return FAIL(b, f, at, "int() of %s", kind_name(v));
@@ -1694,7 +1685,7 @@ builtin(Build *b, Frame *f, const TsExpr *e, const char *fn, int npos, TsVal **p
 			return mk_float(b, num(pos[0]));
 		if (strstr(fn, "Scalar") && pos[0]->k == V_FLOAT) {
 			TsVal *r = arena_dup(b->a, pos[0], sizeof *pos[0]);
-			r->numtensor = 0;
+			r->numtensor = NT_NONE;
 			return r;
 		}
 		return to_int(b, f, e, pos[0]);
@@ -1711,7 +1702,7 @@ builtin(Build *b, Frame *f, const TsExpr *e, const char *fn, int npos, TsVal **p
 		if (pos[0]->k == V_TENSOR) {
 			/* a Python bool read from a tensor: `if` makes it a cond */
 			TsVal *r = arena_dup(b->a, pos[0], sizeof *pos[0]);
-			r->numtensor = 2;
+			r->numtensor = NT_DATA;
 			return r;
 		}
 		if (truth(b, f, e, pos[0], &t))
@@ -1737,7 +1728,7 @@ builtin(Build *b, Frame *f, const TsExpr *e, const char *fn, int npos, TsVal **p
 		if (pos[0]->k == V_TENSOR)
 			return pos[0];
 		r = arena_dup(b->a, pos[0], sizeof *pos[0]);
-		r->numtensor = 1;
+		r->numtensor = NT_SIZE;
 		return r;
 	}
 	if ((strcmp(fn, "torch.size") == 0 || strcmp(fn, "ops.aten.size") == 0) && npos >= 1 &&
@@ -1766,11 +1757,10 @@ builtin(Build *b, Frame *f, const TsExpr *e, const char *fn, int npos, TsVal **p
 		return r;
 	}
 	if (strcmp(fn, "ops.prim.dtype") == 0 && npos == 1 && pos[0]->k == V_TENSOR) {
-		int code = dtype_torch(pos[0]->v->dtype);
-		for (int c = 0; c < 16; c++)
-			if (c10_dtype(c) == pos[0]->v->dtype)
-				return mk_int(b, c);
-		return FAIL(b, f, e, "dtype %s has no TorchScript code (%d)", dtype_name(pos[0]->v->dtype), code);
+		int code = dtype_c10(pos[0]->v->dtype);
+		if (code >= 0)
+			return mk_int(b, code);
+		return FAIL(b, f, e, "dtype %s has no TorchScript code", dtype_name(pos[0]->v->dtype));
 	}
 	if (strcmp(fn, "isinstance") == 0 && npos == 2 && e->nitem == 2)
 		return mk_bool(b, isinstance_of(pos[0], e->items[1]));
@@ -2303,7 +2293,7 @@ data_scalar(Build *b, Value *v)
 	TsVal *r = mk(b, V_TENSOR);
 
 	r->v = v;
-	r->numtensor = 2;
+	r->numtensor = NT_DATA;
 	return r;
 }
 
@@ -2322,7 +2312,7 @@ exec_if_tensor(Build *b, Frame *f, const TsStmt *s, TsVal *cv)
 
 	if (pred->dtype != DT_BOOL || pred->rank != 0) {
 		TsVal x = *cv, *zero = mk_int(b, 0), *args[2], *r;
-		x.numtensor = 0;
+		x.numtensor = NT_NONE;
 		args[0] = &x, args[1] = zero;
 		if (pred->rank != 0) {
 			FAIL(b, f, s->value, "a condition on a tensor of rank %d (torch needs one element)", pred->rank);
@@ -2437,7 +2427,7 @@ exec_if_tensor(Build *b, Frame *f, const TsStmt *s, TsVal *cv)
 		}
 		n->out[i] = value_arg(v);
 		tv->v = v;
-		tv->numtensor = vt[i]->numtensor == 2 || vf[i]->numtensor == 2 ? 2 : 0;
+		tv->numtensor = vt[i]->numtensor == NT_DATA || vf[i]->numtensor == NT_DATA ? NT_DATA : NT_NONE;
 		env_set(b->a, pre, names[i], tv);
 		if (i == 0)
 			n->name = v->name;
@@ -2509,7 +2499,7 @@ bool_pred(Build *b, Frame *f, const TsExpr *at, const TsVal *cv)
 	}
 	if (cv->v->dtype == DT_BOOL)
 		return cv->v;
-	x.numtensor = 0;
+	x.numtensor = NT_NONE;
 	args[0] = &x, args[1] = mk_int(b, 0);
 	r = call_op(b, f, at, "aten", "ne", 2, args, 0, NULL, NULL);
 	return r->k == V_TENSOR ? r->v : NULL;
@@ -2544,7 +2534,7 @@ exec_loop(Build *b, Frame *f, const TsStmt *s, TsVal *count)
 		TsVal *sz = mk_seq(b, V_LIST, 0), *kw[1] = {mk_int(b, 4)};
 		const char *kwn[1] = {"dtype"};
 		TsVal *cnt = arena_dup(b->a, count, sizeof *count);
-		cnt->numtensor = 0;
+		cnt->numtensor = NT_NONE;
 		counter0 = call_op(b, f, s->value, "aten", "zeros", 1, &sz, 1, kwn, kw);
 		limit = cnt->k == V_TENSOR ? cnt : mk(b, V_TENSOR);
 		if (cnt->k == V_SYM && !(limit->v = emit_scalar_tensor(b, f, s->value, cnt)))
