@@ -2274,6 +2274,44 @@ lift_bind(Build *b, Graph *g, const Lift *l)
 	lift_graph(b, g, NULL, map);
 }
 
+/* A higher-order node (cond, while_loop): four positional arguments, as
+ * torch writes them. */
+static Node *
+hop_node(Build *b, Frame *f, const char *op, uint32_t ofs)
+{
+	Node *n = new_node(b, op, f->code, ofs);
+
+	n->nin = 4;
+	n->in = ARENA_ARRAY(b->a, NamedArg, 4);
+	for (int i = 0; i < 4; i++)
+		n->in[i].name = "", n->in[i].kind = 1;
+	return n;
+}
+
+static Arg
+graph_arg(Graph *g)
+{
+	Arg a = {0};
+
+	a.kind = ARG_GRAPH;
+	a.u.g = g;
+	return a;
+}
+
+/* A list of values (a HOP's operands). */
+static Arg
+values_arg(Build *b, int n, Value *const *v)
+{
+	Arg a = {0};
+
+	a.kind = ARG_TENSORS;
+	a.n = n;
+	a.u.list = ARENA_ARRAY(b->a, Arg, n + 1);
+	for (int i = 0; i < n; i++)
+		a.u.list[i] = value_arg(v[i]);
+	return a;
+}
+
 static int
 is_number(const TsVal *v)
 {
@@ -2393,21 +2431,11 @@ exec_if_tensor(Build *b, Frame *f, const TsStmt *s, TsVal *cv)
 	lift_graph(b, fg, &l, NULL);
 	lift_bind(b, tg, &l);
 	lift_bind(b, fg, &l);
-	n = new_node(b, "higher_order.cond", f->code, s->ofs);
-	n->nin = 4;
-	n->in = ARENA_ARRAY(b->a, NamedArg, 4);
-	for (int i = 0; i < 4; i++)
-		n->in[i].name = "", n->in[i].kind = 1;
+	n = hop_node(b, f, "higher_order.cond", s->ofs);
 	n->in[0].arg = value_arg(pred);
-	n->in[1].arg.kind = ARG_GRAPH;
-	n->in[1].arg.u.g = tg;
-	n->in[2].arg.kind = ARG_GRAPH;
-	n->in[2].arg.u.g = fg;
-	n->in[3].arg.kind = ARG_TENSORS;
-	n->in[3].arg.n = l.n;
-	n->in[3].arg.u.list = ARENA_ARRAY(b->a, Arg, l.n + 1);
-	for (int i = 0; i < l.n; i++)
-		n->in[3].arg.u.list[i] = value_arg(l.outer[i]);
+	n->in[1].arg = graph_arg(tg);
+	n->in[2].arg = graph_arg(fg);
+	n->in[3].arg = values_arg(b, l.n, l.outer);
 	n->nout = nout;
 	n->out = ARENA_ARRAY(b->a, Arg, nout + 1);
 	for (int i = 0; i < nout; i++) {
@@ -2644,26 +2672,17 @@ exec_loop(Build *b, Frame *f, const TsStmt *s, TsVal *count)
 	lift_graph(b, bg, &l, NULL);
 	lift_bind(b, cg, &l);
 	lift_bind(b, bg, &l);
-	n = new_node(b, "higher_order.while_loop", f->code, s->ofs);
+	n = hop_node(b, f, "higher_order.while_loop", s->ofs);
 	n->name = fresh_name(b, "while_loop");
-	n->nin = 4;
-	n->in = ARENA_ARRAY(b->a, NamedArg, 4);
-	for (int i = 0; i < 4; i++)
-		n->in[i].name = "", n->in[i].kind = 1;
-	n->in[0].arg.kind = ARG_GRAPH;
-	n->in[0].arg.u.g = cg;
-	n->in[1].arg.kind = ARG_GRAPH;
-	n->in[1].arg.u.g = bg;
-	n->in[2].arg.kind = ARG_TENSORS;
-	n->in[2].arg.n = nc;
-	n->in[2].arg.u.list = ARENA_ARRAY(b->a, Arg, nc + 1);
-	for (int i = 0; i < nc; i++)
-		n->in[2].arg.u.list[i] = value_arg(init[i]->v);
-	n->in[3].arg.kind = ARG_TENSORS;
-	n->in[3].arg.n = l.n;
-	n->in[3].arg.u.list = ARENA_ARRAY(b->a, Arg, l.n + 1);
-	for (int i = 0; i < l.n; i++)
-		n->in[3].arg.u.list[i] = value_arg(l.outer[i]);
+	n->in[0].arg = graph_arg(cg);
+	n->in[1].arg = graph_arg(bg);
+	{
+		Value **iv = ARENA_ARRAY(b->a, Value *, nc + 1);
+		for (int i = 0; i < nc; i++)
+			iv[i] = init[i]->v;
+		n->in[2].arg = values_arg(b, nc, iv);
+	}
+	n->in[3].arg = values_arg(b, l.n, l.outer);
 	n->nout = nc;
 	n->out = ARENA_ARRAY(b->a, Arg, nc + 1);
 	for (int i = 0; i < nc; i++) {
