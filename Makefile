@@ -16,7 +16,7 @@ SAN ?= 0
 OPT ?= -O2
 WARN = -Wall -Wextra -Werror
 CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(OPT) -g $(WARN) \
-         -Ilib -Iops -I$(B)/gen $(PKG_CFLAGS) -DXLSX_SONAME='"$(XLSX_SONAME)"' \
+         -Ilib -I$(B)/gen $(PKG_CFLAGS) -DXLSX_SONAME='"$(XLSX_SONAME)"' \
          -DVERSION='"$(VERSION)"'
 LDLIBS = $(PKG_LIBS) -lm
 ifeq ($(SAN),1)
@@ -28,7 +28,7 @@ CFLAGS += -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all
 LDFLAGS += -fsanitize=fuzzer,address,undefined
 endif
 
-LIB_SRC  = $(sort $(wildcard lib/*/*.c ops/*.c))
+LIB_SRC  = $(sort $(wildcard lib/*/*.c lib/lower/ops/*.c))
 PROTO    = $(sort $(wildcard proto/*.proto))
 PROTO_C  = $(PROTO:proto/%.proto=$(B)/gen/%.pb-c.c)
 LIB_OBJ  = $(LIB_SRC:%.c=$(B)/%.o) $(PROTO_C:%.c=%.o)
@@ -131,4 +131,4 @@ clean:
 -include $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d)
 .SECONDARY: $(PROTO_C) $(PROTO_C:.c=.h)
 include mk/install.mk
-include ops/ops.mk
+include mk/docs.mk

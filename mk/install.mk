@@ -27,7 +27,7 @@ DOC_FILES = README.md $(sort $(wildcard docs/*.md))
 # configure.ac rewrites config.mk: rebuild what may hold it.
 $(LIB_OBJ) $(B)/cmd/yobx-export.o $(B)/mkdocs: config.mk
 
-# mkdocs.c (its rule is in ops/ops.mk) reads the flag table too.
+# mkdocs.c (its rule is in mk/docs.mk) reads the flag table too.
 $(B)/mkdocs: cmd/usage.def
 
 # The page's date is the last commit's (or configure.ac's, outside git),

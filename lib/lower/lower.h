@@ -32,7 +32,7 @@
 #include "core/core.h"
 #include "ir/ir.h"
 #include "onnx/onnx.h"
-#include "ops.h"
+#include "ops/ops.h"
 
 typedef struct Alias Alias;
 struct Alias {

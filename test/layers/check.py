@@ -1,11 +1,14 @@
 #!/usr/bin/env python3
 """check.py BUILD_DIR: the layers of lib/, measured on the objects.
 
-Reads the symbols every object of lib/, ops/ and cmd/ defines and uses (nm)
-and draws an edge A -> B when A uses a symbol B defines.  Fails when
-  - an object uses one of a higher layer (the order is LAYERS, bottom first;
-    ops/ belongs to the lower layer: its rows are lowerings), or
-  - the objects form a cycle, within a layer or across layers.
+Reads the symbols every object of lib/ (lib/lower/ops/ is the lower layer's
+op table) and cmd/ defines and uses (nm) and draws an edge A -> B when A uses
+a symbol B defines.  Fails when
+  - an object uses one of a higher layer (the order is LAYERS, bottom first),
+  - the objects form a cycle, within a layer or across layers, or
+  - a header names a symbol a higher layer defines: a macro or a static
+    inline function leaves no symbol in its own layer's objects, so the
+    headers are read as text for the names nm saw defined above them.
 Prints the edges that break a rule, then one line "layers: ok" or
 "layers: N problems".  It also checks includes: a file of lib/L/ includes
 only its own layer's headers, the public header (L2/L2.h) of a lower
@@ -14,17 +17,17 @@ import glob, os, re, subprocess, sys
 
 LAYERS = ['core', 'sym', 'ir', 'read', 'onnx', 'lower', 'opt', 'report', 'pipeline', 'cmd']
 PUBLIC = {l: '%s/%s.h' % (l, l) for l in LAYERS[:-1]}
+GENERATED = {'onnx.pb-c.h'}      # protoc-c's output, in BUILD_DIR/gen
 
-def layer(path):          # lib/opt/engine -> opt, ops/nn -> lower, cmd/x -> cmd
+def layer(path):          # lib/opt/engine -> opt, lib/lower/ops/nn -> lower, cmd/x -> cmd
     d = path.split('/')
     if d[0] == 'lib': return d[1]
-    if d[0] == 'ops': return 'cmd' if d[1] == 'mkdocs' else 'lower'
     if d[0] == 'cmd': return 'cmd'
     if d[0] == 'gen': return 'core'   # the protobuf-c messages
     raise SystemExit('check.py: no layer for ' + path)
 
 def objects(b):
-    objs = glob.glob(b + '/lib/*/*.o') + glob.glob(b + '/ops/*.o') + glob.glob(b + '/cmd/*.o') + glob.glob(b + '/gen/*.o')
+    objs = glob.glob(b + '/lib/*/*.o') + glob.glob(b + '/lib/*/*/*.o') + glob.glob(b + '/cmd/*.o') + glob.glob(b + '/gen/*.o')
     names = (os.path.relpath(o, b)[:-2] for o in objs)
     # objects of sources that exist (a stale object of a removed file is no edge)
     return sorted(n for n in names if n.startswith('gen/') or os.path.exists(n + '.c'))
@@ -68,16 +71,32 @@ def main():
     for c in comps:
         inner = ['%s -> %s' % (a, t) for a in c for t in edges[a] if t in c]
         bad.append('cycle: ' + ', '.join(inner))
+    # headers: names of symbols defined above the header's layer
+    for f in sorted(glob.glob('lib/*/*.h') + glob.glob('lib/*/*/*.h')):
+        me = LAYERS.index(layer(f))
+        text = re.sub(r'/\*.*?\*/|//[^\n]*', ' ', open(f).read(), flags=re.S)
+        for name in sorted(set(re.findall(r'[A-Za-z_]\w*', text))):
+            o = defs.get(name)
+            if o and LAYERS.index(layer(o)) > me:
+                bad.append('header: %s (%s) names %s of %s (%s)' % (f, layer(f), name, o, layer(o)))
     # includes
-    for f in sorted(glob.glob('lib/*/*.[ch]') + glob.glob('ops/*.[ch]') + glob.glob('ops/mkdocs/*.c') + glob.glob('cmd/*.c')):
+    srcs = glob.glob('lib/*/*.[ch]') + glob.glob('lib/*/*/*.[ch]') + glob.glob('cmd/*.c') + glob.glob('cmd/*/*.c')
+    for f in sorted(srcs):
         me = layer(f)
         for m in re.finditer(r'^#include "([^"]+)"', open(f).read(), re.M):
             inc = m.group(1)
-            if inc.startswith('../'):     # relative to the file: ops/mkdocs/../../cmd/x.def
+            if inc.startswith('../'):     # relative to the file: cmd/mkdocs/../usage.def
                 inc = os.path.normpath(os.path.join(os.path.dirname(f), inc))
                 l2 = 'cmd' if inc.startswith('cmd/') else layer(inc)
             elif '/' not in inc:
-                continue            # own folder (or ops/, or generated)
+                # a file of its own folder, or a generated message header;
+                # anything else is found through an -I path and is a hole
+                if inc in GENERATED or os.path.exists(os.path.join(os.path.dirname(f), inc)):
+                    continue
+                bad.append('include: %s includes %s, not a file of its own folder' % (f, inc))
+                continue
+            elif os.path.exists(os.path.join(os.path.dirname(f), inc)):
+                continue            # a subfolder of its own: lib/lower/ops/ops.h from lib/lower
             else:
                 l2 = inc.split('/')[0]
             if l2 not in LAYERS:

@@ -2,7 +2,9 @@
 # run.sh BUILD_DIR: the layer check (check.py) on the objects of BUILD_DIR,
 # after proving on a made-up tree that it catches what it must: a cycle
 # between two files, a call up a layer, an include of a private header
-# from another layer.  Ends with "layers: N passed, N failed".
+# from another layer, an include found through an -I path, and a header's
+# macro or inline function that calls a layer above.
+# Ends with "layers: N passed, N failed".
 b=${1:-build}
 here=$(cd "$(dirname "$0")" && pwd)
 pass=0 fail=0
@@ -31,6 +33,16 @@ expect "a call up a layer" 1 "^upward: lib/core/b"
 obj lib/core/b 'void b(void) {}'
 printf '#include "ir/private.h"\n' >>"$t/lib/core/a.c"
 expect "an include of another layer's private header" 1 "^include: "
+obj lib/core/a 'void b(void); void a(void) { b(); }'
+printf '#include "c.h"\n' >>"$t/lib/core/a.c"
+printf 'void c(void);\n' >"$t/lib/ir/c.h"
+expect "an include without a slash found through an -I path" 1 "^include: lib/core/a.c includes c.h, not a file of its own folder"
+obj lib/core/a 'void b(void); void a(void) { b(); }'
+printf '#define CALL_C() c()\n' >"$t/lib/core/core.h"
+expect "a macro in a header that calls a layer above" 1 "^header: lib/core/core.h (core) names c of lib/ir/c (ir)"
+printf 'static inline void d(void) { void c(void); c(); }\n' >"$t/lib/core/core.h"
+expect "an inline function in a header that calls a layer above" 1 "^header: lib/core/core.h (core) names c of lib/ir/c (ir)"
+rm -f "$t/lib/core/core.h"
 # the real tree
 if python3 "$here/check.py" "$b"; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
 echo "layers: $pass passed, $fail failed"

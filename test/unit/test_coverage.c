@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ops.h"
+#include "lower/ops/ops.h"
 #include "read/read.h"
 #include "pipeline/pipeline.h"
 #include "core/core.h"
@@ -181,10 +181,10 @@ START_TEST(test_every_row_exercised)
 		int used = strmap_get(scanned, r->aten) || (!is_python_target(r->aten) && strmap_get(listed, r->aten));
 		int wait = listed_in(pending, r->aten);
 		if (!used && wait) {
-			fprintf(stderr, "pending (no fixture yet): %s (ops/%s.def)\n", r->aten, r->family);
+			fprintf(stderr, "pending (no fixture yet): %s (lib/lower/ops/%s.def)\n", r->aten, r->family);
 			npending++;
 		} else if (!used && !is_allowed(r->aten)) {
-			fprintf(stderr, "not exercised by any fixture: %s (ops/%s.def)\n", r->aten, r->family);
+			fprintf(stderr, "not exercised by any fixture: %s (lib/lower/ops/%s.def)\n", r->aten, r->family);
 			missing++;
 		} else if (used && (is_allowed(r->aten) || wait)) {
 			fprintf(stderr, "%s but used by a fixture: %s\n", wait ? "pending" : "allow-listed", r->aten);

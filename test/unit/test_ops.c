@@ -12,7 +12,7 @@
 
 #include "lower/lower.h"
 #include "pipeline/pipeline.h"
-#include "ops.h"
+#include "lower/ops/ops.h"
 #include "testutil.h"
 
 /* A name has one row, or one per opset range when its lowering emits an
@@ -264,7 +264,7 @@ START_TEST(test_no_name_comparisons)
 	glob_t gl;
 	int nfiles = 0;
 
-	ck_assert_int_eq(glob("ops/*.c", 0, NULL, &gl), 0);
+	ck_assert_int_eq(glob("lib/lower/ops/*.c", 0, NULL, &gl), 0);
 	ck_assert_int_eq(glob("lib/lower/*.c", GLOB_APPEND, NULL, &gl), 0);
 	for (size_t i = 0; i < gl.gl_pathc; i++) {
 		size_t len;

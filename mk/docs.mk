@@ -1,13 +1,13 @@
-# ops/ops.mk: rules for what is generated from the op and option tables,
+# mk/docs.mk: rules for what is generated from the op and option tables,
 # and the onnxruntime run.  Included at the end of the Makefile.
 #
-#   make docs    rewrite docs/ops.md (ops/*.def), docs/options.md
+#   make docs    rewrite docs/ops.md (lib/lower/ops/*.def), docs/options.md
 #                (lib/pipeline/options.def), docs/patterns.md (lib/opt/patterns.def) and
 #                docs/diagnostics.md (lib/core/diag.def); test_ops /
 #                test_options / test_opt / test_diag fail when stale
 #   make ort     convert every fixture and compare with torch in onnxruntime
 
-$(B)/mkdocs: ops/mkdocs/mkdocs.c $(B)/libyobx.a
+$(B)/mkdocs: cmd/mkdocs/mkdocs.c $(B)/libyobx.a
 	@mkdir -p $(B)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(B)/libyobx.a $(LDLIBS)
 

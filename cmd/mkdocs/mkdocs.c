@@ -12,19 +12,19 @@
 #include <string.h>
 
 #include "core/core.h"
-#include "ops.h"
+#include "lower/lower.h"
 #include "opt/opt.h"
 #include "pipeline/pipeline.h"
 
 #define USAGE_PROSE(id, text) static const char prose_##id[] = text;
-#include "../../cmd/usage.def"
+#include "../usage.def"
 
 static const struct {
 	const char *name, *alias, *synarg, *arg, *text;
 	int line;
 } man_flags[] = {
 #define USAGE_FLAG(id, name, alias, line, synarg, arg, help, text) {name, alias, synarg, arg, text, line},
-#include "../../cmd/usage.def"
+#include "../usage.def"
 };
 
 static const struct {
@@ -32,21 +32,21 @@ static const struct {
 	const char *text;
 } man_exits[] = {
 #define USAGE_EXIT(code, help, text) {code, text},
-#include "../../cmd/usage.def"
+#include "../usage.def"
 };
 
 static const struct {
 	const char *name, *text;
 } man_files[] = {
 #define USAGE_FILE(name, text) {name, text},
-#include "../../cmd/usage.def"
+#include "../usage.def"
 };
 
 static const struct {
 	const char *command, *text;
 } man_examples[] = {
 #define USAGE_EXAMPLE(command, text) {command, text},
-#include "../../cmd/usage.def"
+#include "../usage.def"
 };
 
 static const struct {

@@ -182,7 +182,7 @@ write_family_notes(FILE *f, const char *family)
 	FILE *in;
 	int open = 0;
 
-	snprintf(path, sizeof path, "ops/%s.def", family);
+	snprintf(path, sizeof path, "lib/lower/ops/%s.def", family);
 	if (!(in = fopen(path, "r")))
 		return;
 	while (fgets(line, sizeof line, in)) {
@@ -221,15 +221,15 @@ ops_write_doc(FILE *f)
 	for (int i = 0; i < OP_COUNT; i++)
 		names += ops_find(op_table[i].aten) == &op_table[i];
 	fprintf(f, "# Supported ATen operators\n\n"
-	        "<!-- Generated from ops/*.def by `make docs`; do not edit. -->\n\n"
-	        "%d ATen overloads in %d rows of `ops/<family>.def`: one row each, or one per opset\n"
+	        "<!-- Generated from lib/lower/ops/*.def by `make docs`; do not edit. -->\n\n"
+	        "%d ATen overloads in %d rows of `lib/lower/ops/<family>.def`: one row each, or one per opset\n"
 	        "range where the lowering emits a different operator from some opset on. *ONNX* is\n"
 	        "the operator the lowering emits (the main one, for lowerings that emit several);\n"
 	        "*opsets* are the target opsets (option `opset`) the row is valid for, the lowest\n"
 	        "being the first at which every operator it emits exists (\"17-23; 18 on integers\":\n"
 	        "the Bitwise* operators, on integer tensors, need 18); *variant* is what the rows of\n"
 	        "one lowering differ in besides the ONNX operator (the spatial rank of a pool, the\n"
-	        "reduction, ...; `OPV_*` in `ops/ops.h`). *view*: the result aliases `self`;\n"
+	        "reduction, ...; `OPV_*` in `lib/lower/ops/ops.h`). *view*: the result aliases `self`;\n"
 	        "*in-place*: the result is written back into `self` (both are functionalized\n"
 	        "during lowering, so writes through views reach their base).\n\n"
 	        "The rows hold %d distinct ATen base names (`add` of `aten.add.Tensor`; the in-place\n"
@@ -257,7 +257,7 @@ ops_write_doc(FILE *f)
 	        "part's float type (complex64: float32); a complex model input, output or weight is\n"
 	        "such a float tensor in the ONNX model.  The signal rows above take complex tensors;\n"
 	        "these overloads of other families lower complex operands through their own lowering\n"
-	        "(`ops/complex.def`); any other op on a complex tensor fails with a message.\n\n"
+	        "(`lib/lower/ops/complex.def`); any other op on a complex tensor fails with a message.\n\n"
 	        "| ATen overload | lowering |\n| --- | --- |\n");
 	for (int i = 0; i < CX_COUNT; i++)
 		fprintf(f, "| `%s` | `%s` |\n", complex_table[i].aten, complex_table[i].fn_name);
