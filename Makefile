@@ -83,6 +83,7 @@ check: $(B)/yobx-export $(UNIT_BIN) $(B)/fuzz/graph_driver
 	@sh test/run-ort.sh $(B)/yobx-export >$(B)/run-ort.log 2>&1 & ort=$$!; \
 	sh test/run-cli.sh $(B)/yobx-export && sh test/diag/run.sh $(B)/yobx-export && \
 		sh test/report/run.sh $(B) && sh test/report/e2e.sh $(B) && sh test/capture/check.sh $(B) && sh test/jit/run.sh $(B)/yobx-export && \
+		sh test/shrink/run.sh $(B)/yobx-export 10 64 128 && \
 		sh test/ort/selftest.sh build/test/tiny_add.onnx && sh test/install/run.sh $(B) $(MAKE); rc=$$?; \
 	wait $$ort; ort_rc=$$?; cat $(B)/run-ort.log; [ $$rc = 0 ] && [ $$ort_rc = 0 ]
 
@@ -93,7 +94,7 @@ test:
 	CK_TIMEOUT_MULTIPLIER=4 $(MAKE) B=build-asan SAN=1 OPT=-O1 check
 
 # The fuzz targets exercise the readers only, so they link just those.
-FUZZ_LIB = core/die core/arena core/diag core/dtype core/strmap core/tensor read/zip read/json read/pickle \
+FUZZ_LIB = core/die core/arena core/diag core/mapguard core/dtype core/strmap core/tensor read/zip read/json read/pickle \
            sym/sym sym/symeval read/torchsave read/bundle read/tsarchive read/tslex read/tsparse
 $(B)/fuzz/%: test/fuzz/%.c $(FUZZ_LIB:%=$(B)/lib/%.o)
 	@mkdir -p $(B)/fuzz

@@ -147,6 +147,7 @@ typedef struct Pipeline {
 	const char *strategy;       /* the capture written (the report's capture_strategy) */
 	const PipelineStrategy *winner;  /* a bundle's capture that converted, else NULL */
 	StrMap *origin;             /* `functions`: ONNX node name -> IR node, from lowering */
+	Durable files;              /* the output files being written (pipeline_run) */
 } Pipeline;
 
 /* Zeroes pl (keeping input, options and out) and gives it the arena. */

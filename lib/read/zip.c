@@ -350,6 +350,7 @@ zip_open(Zip *z, const char *path, Arena *a, Diag *d)
 	z->base = map;
 	z->len = (size_t)st.st_size;
 	z->mapped = 1;
+	mapguard_add(map, z->len, fd, path);
 	if ((rc = read_directory(z, d))) {
 		zip_close(z);
 		return rc;
@@ -360,8 +361,10 @@ zip_open(Zip *z, const char *path, Arena *a, Diag *d)
 void
 zip_close(Zip *z)
 {
-	if (z->mapped)
+	if (z->mapped) {
+		mapguard_remove(z->base);
 		munmap((void *)z->base, z->len);
+	}
 	if (z->mapped && z->fd >= 0)
 		close(z->fd);
 	z->mapped = 0;
