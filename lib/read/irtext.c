@@ -26,6 +26,8 @@
 #include "ir/ir.h"
 
 enum { MAX_DEPTH = 64, MAX_VALUES = 1 << 24 };
+/* A storage's bytes: as many elements of the widest dtype (complex128). */
+#define MAX_STORAGE_BYTES ((uint64_t)MAX_VALUES * 16)
 
 typedef struct Lex {
 	Arena *a;
@@ -1071,6 +1073,10 @@ make_tensor(Lex *L, const char *at, DType t, int rank, const int64_t *sizes, con
 	td->offset = offset;
 	for (int i = rank - 1; i >= 0; i--) {
 		td->sizes[i] = sizes[i];
+		if (strides && (strides[i] < 0 || strides[i] > MAX_VALUES)) {
+			err(L, at, "%s: stride %lld is not in [0, %d]", what, (long long)strides[i], MAX_VALUES);
+			return NULL;
+		}
 		td->strides[i] = strides ? strides[i] : (i == rank - 1 ? 1 : td->strides[i + 1] * sizes[i + 1]);
 		if (sizes[i] > MAX_VALUES || numel * sizes[i] > MAX_VALUES) {
 			err(L, at, "%s: more than %d elements", what, MAX_VALUES);
@@ -1082,8 +1088,16 @@ make_tensor(Lex *L, const char *at, DType t, int rank, const int64_t *sizes, con
 		else if (span)
 			span += (sizes[i] - 1) * td->strides[i];
 	}
+	if (offset < 0 || offset > MAX_VALUES) {
+		err(L, at, "%s: storage offset %lld is not in [0, %d]", what, (long long)offset, MAX_VALUES);
+		return NULL;
+	}
 	if (span)
 		span += offset;
+	if (bytes > MAX_STORAGE_BYTES || (uint64_t)span * (uint64_t)size > MAX_STORAGE_BYTES) {
+		err(L, at, "%s: a storage of more than %llu bytes", what, (unsigned long long)MAX_STORAGE_BYTES);
+		return NULL;
+	}
 	if (bytes && bytes < (uint64_t)span * (uint64_t)size) {
 		err(L, at, "%s: %llu bytes are too few for %lld elements of %s", what, (unsigned long long)bytes,
 		    (long long)span, dtype_name(t));
@@ -1303,9 +1317,15 @@ parse_input_line(Lex *L, Program *p, int i, InputSpec *s)
 	if (accept(L, "[")) {
 		int64_t n;
 		entry = span_until(L, ",", NULL);   /* the zip entry it came from, kept for messages */
-		if (expect(L, ",", "after the entry") || parse_int(L, &n, "(the storage size)") ||
-		    expect(L, "bytes]", "after the storage size"))
+		const char *nat;
+		if (expect(L, ",", "after the entry"))
 			return DIAG_INPUT;
+		skip_ws(L);
+		nat = L->p;
+		if (parse_int(L, &n, "(the storage size)") || expect(L, "bytes]", "after the storage size"))
+			return DIAG_INPUT;
+		if (n < 1)
+			return err(L, nat, "a storage of %lld bytes (1 or more)", (long long)n);
 		bytes = (uint64_t)n;
 	}
 	if (accept(L, "=") && parse_fill(L, &f))
