@@ -37,6 +37,10 @@ void arena_init(Arena *a);
 void arena_free(Arena *a);
 /* Returns n zeroed bytes aligned to 16. */
 void *arena_alloc(Arena *a, size_t n);
+/* The same, or NULL when the memory cannot be had: for sizes an input
+ * gives (an entry to inflate, a storage of zeros), which must fail as a
+ * diagnostic, never reach die(). */
+void *arena_try_alloc(Arena *a, size_t n);
 /* Returns a copy of the n bytes at p; n may be 0. */
 void *arena_dup(Arena *a, const void *p, size_t n);
 /* Returns a NUL-terminated copy of s[0..n). */

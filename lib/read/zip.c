@@ -401,7 +401,9 @@ inflate_entry(Zip *z, ZipEntry *e, const uint8_t *src, Diag *d)
 	if (e->size / DEFLATE_MAX_RATIO > e->csize)
 		return diag_report(d, YE_ZIP_INFLATE, &(DiagAt){.file = z->label, .entry = e->name},
 			"entry '%s': %llu bytes cannot inflate to %llu", e->name, (unsigned long long)e->csize, (unsigned long long)e->size);
-	out = arena_alloc(z->arena, (size_t)e->size);
+	if (e->size > SIZE_MAX / 2 || !(out = arena_try_alloc(z->arena, (size_t)e->size)))
+		return diag_report(d, YE_ZIP_INFLATE, &(DiagAt){.file = z->label, .entry = e->name},
+			"entry '%s': no memory for its %llu bytes", e->name, (unsigned long long)e->size);
 	memset(&s, 0, sizeof s);
 	if (inflateInit2(&s, -MAX_WBITS) != Z_OK)
 		return diag_report(d, YE_ZIP_INFLATE, &(DiagAt){.file = z->label, .entry = e->name},
