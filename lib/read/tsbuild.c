@@ -1746,6 +1746,15 @@ builtin(Build *b, Frame *f, const TsExpr *e, const char *fn, int npos, TsVal **p
 	}
 	if (strcmp(fn, "torch.dim") == 0 && npos == 1 && pos[0]->k == V_TENSOR)
 		return mk_int(b, pos[0]->v->rank);
+	if (strcmp(fn, "torch.numel") == 0 && npos == 1 && pos[0]->k == V_TENSOR) {
+		/* the product of the sizes: a number, or SymInt arithmetic */
+		TsVal *n = mk_int(b, 1);
+		for (int i = 0; i < pos[0]->v->rank && n->k != V_ERR; i++) {
+			TsVal *s = size_of(b, f, e, pos[0]->v, i);
+			n = s->k == V_ERR ? s : int_binary(b, f, e, TB_MUL, n, s);
+		}
+		return n;
+	}
 	if (strcmp(fn, "torch.device") == 0 && npos == 1 && pos[0]->k == V_STR) {
 		TsVal *r = mk(b, V_DEVICE);
 		r->s = pos[0]->s;
