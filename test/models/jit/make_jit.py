@@ -321,6 +321,16 @@ def tiny_mobilenet():
     return _tvm("mobilenetv3").mobilenet_v3_small(width_mult=0.25, reduced_tail=True, num_classes=10)
 
 
+def tiny_swin_v2():
+    """torchvision's SwinTransformer V2 with 8 channels, one block per stage and
+    PatchMergingV2 between: traced code takes torch.numel of the qkv bias, floor-divides
+    it as a tensor and slices with int() of that (a SIGSEGV once: issue 21)."""
+    sw = _tvm("swin_transformer")
+    return sw.SwinTransformer(patch_size=[2, 2], embed_dim=8, depths=[1, 1], num_heads=[1, 2],
+                              window_size=[4, 4], num_classes=10, block=sw.SwinTransformerBlockV2,
+                              downsample_layer=sw.PatchMergingV2)
+
+
 def _transformers():
     try:
         import transformers
@@ -416,6 +426,8 @@ MODELS = [
           kinds=TRACE_FREEZE, deflate=True),
     Model("tv_mobilenet", tiny_mobilenet, [("x", "float32", [1, 3, 32, 32])], _image(1, 3, 32, 32),
           kinds=TRACE_FREEZE, deflate=True, coarse=True, full={"trace": (2, 14)}),   # 205 code files, 0.36 MB
+    Model("tv_swin_v2", tiny_swin_v2, [("x", "float32", [1, 3, 16, 16])], _image(1, 3, 16, 16),
+          kinds=TRACE_FREEZE, deflate=True, coarse=True),
     Model("bert", lambda: HF(hf_model("BertModel", "BertConfig", vocab_size=100, hidden_size=32,
                                       num_hidden_layers=1, num_attention_heads=2,
                                       intermediate_size=64, max_position_embeddings=16)),

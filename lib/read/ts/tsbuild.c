@@ -26,7 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "read/ts.h"
+#include "ts.h"
 
 typedef enum VKind {
 	V_ERR, V_NONE, V_BOOL, V_INT, V_FLOAT, V_STR, V_SYM, V_TENSOR,
