@@ -30,11 +30,12 @@
 
 /* ---- the program ---- */
 
-/* The graph outputs: forward's result flattened (tuples and lists). */
+/* The graph outputs: forward's result flattened as torch flattens it
+ * (tuples and lists in order, a dict's values in insertion order). */
 static int
 flatten_out(Build *b, const TsVal *v, Arg *out, int max, int *n)
 {
-	if (v->k == V_TUPLE || v->k == V_LIST) {
+	if (v->k == V_TUPLE || v->k == V_LIST || v->k == V_DICT) {
 		for (int i = 0; i < v->n; i++)
 			if (flatten_out(b, v->it[i], out, max, n))
 				return -1;
@@ -66,7 +67,7 @@ count_out(const TsVal *v)
 {
 	int n = 0;
 
-	if (v->k != V_TUPLE && v->k != V_LIST)
+	if (v->k != V_TUPLE && v->k != V_LIST && v->k != V_DICT)
 		return 1;
 	for (int i = 0; i < v->n; i++)
 		n += count_out(v->it[i]);

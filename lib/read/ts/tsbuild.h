@@ -29,6 +29,7 @@ typedef enum VKind {
 	V_ERR, V_NONE, V_BOOL, V_INT, V_FLOAT, V_STR, V_SYM, V_TENSOR,
 	V_LIST, V_TUPLE, V_OBJ, V_DEVICE, V_UNINIT,
 	V_FUNC,                 /* a scripted function: s is its qualified name (__torch__.m.f) */
+	V_DICT,                 /* it[0..n): the values, keys[0..n) their keys, in insertion order */
 } VKind;
 
 enum { NT_NONE, NT_SIZE, NT_DATA };
@@ -44,7 +45,8 @@ struct TsVal {
 	const char *s;          /* V_STR, V_DEVICE */
 	Value *v;               /* V_TENSOR; V_SYM: its VAL_SYM_INT value */
 	int n;
-	TsVal **it;             /* V_LIST, V_TUPLE */
+	TsVal **it;             /* V_LIST, V_TUPLE, V_DICT */
+	TsVal **keys;           /* V_DICT */
 	const PyObj *obj;       /* V_OBJ: the module object */
 	const char *path;       /* V_OBJ: its path from the root ("" for the root, "layers.0") */
 };
@@ -119,6 +121,8 @@ TsVal *tb_mk_int(Build *b, int64_t i);
 TsVal *tb_mk_bool(Build *b, int i);
 TsVal *tb_mk_float(Build *b, double x);
 TsVal *tb_mk_seq(Build *b, VKind k, int n);
+int tb_dict_find(const TsVal *d, const TsVal *key);
+void tb_dict_set(Build *b, TsVal *d, TsVal *key, TsVal *v);
 const char *tb_kind_name(const TsVal *v);
 double tb_num(const TsVal *v);
 const char *tb_fresh_name(Build *b, const char *base);

@@ -119,7 +119,7 @@ static TsVal *
 sizes(Build *b, Frame *f, const TsExpr *e, const char *fn, int npos, TsVal **pos)
 {
 	if ((strcmp(fn, "len") == 0 || strcmp(fn, "torch.len") == 0) && npos == 1) {
-		if (pos[0]->k == V_LIST || pos[0]->k == V_TUPLE)
+		if (pos[0]->k == V_LIST || pos[0]->k == V_TUPLE || pos[0]->k == V_DICT)
 			return tb_mk_int(b, pos[0]->n);
 		if (pos[0]->k == V_TENSOR) {
 			if (pos[0]->v->rank < 1)
@@ -229,6 +229,11 @@ builtin(Build *b, Frame *f, const TsExpr *e, const char *fn, int npos, TsVal **p
 		return range_list(b, f, e, npos, pos);
 	if (strcmp(fn, "getattr") == 0 && npos == 2 && pos[0]->k == V_OBJ && pos[1]->k == V_STR)
 		return tb_get_attr(b, f, e, pos[0], pos[1]->s);
+	if (strcmp(fn, "torch._set_item") == 0 && npos == 3 && pos[0]->k == V_DICT &&
+	    (pos[1]->k == V_STR || pos[1]->k == V_INT || pos[1]->k == V_BOOL)) {
+		tb_dict_set(b, pos[0], pos[1], pos[2]);       /* d[k] = v, as scripted code prints it */
+		return &tb_none;
+	}
 	if (strcmp(fn, "torch.append") == 0 && npos == 2 && pos[0]->k == V_LIST) {
 		TsVal *l = pos[0];
 		TsVal **it = ARENA_ARRAY(b->a, TsVal *, l->n + 2);

@@ -49,6 +49,10 @@ eval_index(Build *b, Frame *f, const TsExpr *e)
 	i = tb_eval(b, f, e->b);
 	if (i->k == V_ERR)
 		return i;
+	if (x->k == V_DICT) {
+		int k = tb_dict_find(x, i);
+		return k >= 0 ? x->it[k] : FAIL(b, f, e, "the dict has no such key");
+	}
 	if ((x->k == V_LIST || x->k == V_TUPLE) && i->k == V_INT) {
 		int64_t k = i->i < 0 ? i->i + x->n : i->i;
 		if (k < 0 || k >= x->n)
@@ -57,6 +61,36 @@ eval_index(Build *b, Frame *f, const TsExpr *e)
 		return x->it[k];
 	}
 	return FAIL(b, f, e, "indexing %s with %s", tb_kind_name(x), tb_kind_name(i));
+}
+
+/* A tuple, list or dict literal ({"out": x}: what torchvision's
+ * segmentation models return). */
+static TsVal *
+eval_display(Build *b, Frame *f, const TsExpr *e)
+{
+	TsVal *r;
+
+	if (e->kind != TE_DICT) {
+		r = tb_mk_seq(b, e->kind == TE_TUPLE ? V_TUPLE : V_LIST, e->nitem);
+		for (int i = 0; i < e->nitem; i++)
+			if ((r->it[i] = tb_eval(b, f, e->items[i]))->k == V_ERR)
+				return &tb_poison;
+		return r;
+	}
+	r = tb_mk_seq(b, V_DICT, 0);
+	r->keys = ARENA_ARRAY(b->a, TsVal *, e->nitem / 2 + 1);
+	for (int i = 0; i + 1 < e->nitem; i += 2) {
+		TsVal *k = tb_eval(b, f, e->items[i]), *v = tb_eval(b, f, e->items[i + 1]);
+		int at;
+		if (k->k == V_ERR || v->k == V_ERR)
+			return &tb_poison;
+		if (k->k != V_STR && k->k != V_INT && k->k != V_BOOL)
+			return FAIL(b, f, e->items[i], "a dict key of %s (str and int keys are read)", tb_kind_name(k));
+		if ((at = tb_dict_find(r, k)) < 0)
+			at = r->n++;
+		r->keys[at] = k, r->it[at] = v;
+	}
+	return r;
 }
 
 TsVal *
@@ -114,11 +148,8 @@ tb_eval(Build *b, Frame *f, const TsExpr *e)
 		return eval_index(b, f, e);
 	case TE_TUPLE:
 	case TE_LIST:
-		r = tb_mk_seq(b, e->kind == TE_TUPLE ? V_TUPLE : V_LIST, e->nitem);
-		for (int i = 0; i < e->nitem; i++)
-			if ((r->it[i] = tb_eval(b, f, e->items[i]))->k == V_ERR)
-				return &tb_poison;
-		return r;
+	case TE_DICT:
+		return eval_display(b, f, e);
 	case TE_UNARY:
 		x = tb_eval(b, f, e->a);
 		if (x->k == V_ERR)
@@ -195,6 +226,10 @@ tb_assign(Build *b, Frame *f, const TsExpr *t, TsVal *v)
 				l->it[k] = v;
 				return 0;
 			}
+		}
+		if (l->k == V_DICT && (i->k == V_STR || i->k == V_INT || i->k == V_BOOL)) {
+			tb_dict_set(b, l, i, v);
+			return 0;
 		}
 		if (l->k != V_ERR && i->k != V_ERR)
 			FAIL(b, f, t, "assignment into %s[%s]", tb_kind_name(l), tb_kind_name(i));

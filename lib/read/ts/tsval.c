@@ -106,12 +106,40 @@ tb_mk_seq(Build *b, VKind k, int n)
 	return v;
 }
 
+/* The slot of key in the dict d (a str, int or bool key), or -1. */
+int
+tb_dict_find(const TsVal *d, const TsVal *key)
+{
+	for (int i = 0; i < d->n; i++) {
+		const TsVal *k = d->keys[i];
+		if (k->k == V_STR && key->k == V_STR ? strcmp(k->s, key->s) == 0
+		    : (k->k == V_INT || k->k == V_BOOL) && (key->k == V_INT || key->k == V_BOOL) && k->i == key->i)
+			return i;
+	}
+	return -1;
+}
+
+/* d[key] = v: replaces the value, or appends the pair. */
+void
+tb_dict_set(Build *b, TsVal *d, TsVal *key, TsVal *v)
+{
+	int at = tb_dict_find(d, key);
+
+	if (at < 0) {
+		TsVal **it = ARENA_ARRAY(b->a, TsVal *, d->n + 2), **keys = ARENA_ARRAY(b->a, TsVal *, d->n + 2);
+		memcpy(it, d->it, sizeof *it * (size_t)d->n);
+		memcpy(keys, d->keys, sizeof *keys * (size_t)d->n);
+		d->it = it, d->keys = keys, at = d->n++;
+	}
+	d->keys[at] = key, d->it[at] = v;
+}
+
 const char *
 tb_kind_name(const TsVal *v)
 {
 	static const char *const names[] = {
 		"an earlier error", "None", "bool", "int", "float", "str", "int", "Tensor",
-		"list", "tuple", "module", "device", "uninitialized", "function",
+		"list", "tuple", "module", "device", "uninitialized", "function", "dict",
 	};
 	return names[v->k];
 }
