@@ -28,7 +28,7 @@ CFLAGS += -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all
 LDFLAGS += -fsanitize=fuzzer,address,undefined
 endif
 
-LIB_SRC  = $(sort $(wildcard lib/*/*.c lib/lower/ops/*.c))
+LIB_SRC  = $(sort $(wildcard lib/*/*.c lib/*/*/*.c))
 PROTO    = $(sort $(wildcard proto/*.proto))
 PROTO_C  = $(PROTO:proto/%.proto=$(B)/gen/%.pb-c.c)
 LIB_OBJ  = $(LIB_SRC:%.c=$(B)/%.o) $(PROTO_C:%.c=%.o)
@@ -95,7 +95,7 @@ test:
 
 # The fuzz targets exercise the readers only, so they link just those.
 FUZZ_LIB = core/die core/arena core/diag core/mapguard core/dtype core/strmap core/tensor read/zip read/json read/pickle \
-           sym/sym sym/symeval read/torchsave read/bundle read/tsarchive read/tslex read/tsparse
+           sym/sym sym/symeval read/torchsave read/bundle read/ts/tsarchive read/ts/tslex read/ts/tsparse
 $(B)/fuzz/%: test/fuzz/%.c $(FUZZ_LIB:%=$(B)/lib/%.o)
 	@mkdir -p $(B)/fuzz
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lz -lm
