@@ -16,7 +16,7 @@ SAN ?= 0
 OPT ?= -O2
 WARN = -Wall -Wextra -Werror
 CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(OPT) -g $(WARN) \
-         -Ilib -I$(B)/gen $(PKG_CFLAGS) -DXLSX_SONAME='"$(XLSX_SONAME)"' \
+         -Ilib -I$(B)/gen $(PKG_CFLAGS) \
          -DVERSION='"$(VERSION)"'
 LDLIBS = $(PKG_LIBS) -lm
 ifeq ($(SAN),1)

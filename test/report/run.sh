@@ -2,7 +2,7 @@
 # run.sh: writes the sample workbooks with the report unit test (its
 # "sample" case) into a private directory, checks that their bytes are the
 # ones libxlsxwriter 1.1.4 wrote for them with Debian 12's zlib 1.2.13
-# (libxlsxwriter.sha256, recorded before lib/report/xlsx.c replaced it),
+# (libxlsxwriter.sha256, the sample written by libxlsxwriter itself),
 # then reads them back with openpyxl (check_xlsx.py).
 #
 #   sh test/report/run.sh [BUILD_DIR]      BUILD_DIR defaults to build
