@@ -330,6 +330,31 @@ put_value(Report *r, const char *key, const char *text)
 		report_text(r, key, text);
 }
 
+/* The written model's IR version, its ai.onnx opset and the external data
+ * file its initializers went to ("none" when all are inside). */
+static void
+fill_model_facts(Report *r, const Onnx__ModelProto *m)
+{
+	const char *data = "none";
+	int64_t opset = 0;
+
+	report_num(r, "onnx_ir_version", (double)m->ir_version);
+	for (size_t i = 0; i < m->n_opset_import; i++)
+		if (!m->opset_import[i]->domain || !*m->opset_import[i]->domain ||
+		    strcmp(m->opset_import[i]->domain, "ai.onnx") == 0)
+			opset = m->opset_import[i]->version;
+	report_num(r, "onnx_opset", (double)opset);
+	for (size_t i = 0; m->graph && i < m->graph->n_initializer && !strcmp(data, "none"); i++) {
+		const Onnx__TensorProto *t = m->graph->initializer[i];
+		if (t->data_location != ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL)
+			continue;
+		for (size_t k = 0; k < t->n_external_data; k++)
+			if (strcmp(t->external_data[k]->key, "location") == 0)
+				data = t->external_data[k]->value;
+	}
+	report_text(r, "onnx_external_data", data);
+}
+
 static void
 fill_extra(Pipeline *pl, double report_start)
 {
@@ -401,6 +426,7 @@ fill_extra(Pipeline *pl, double report_start)
 		report_num(r, "onnx_initializer_bytes", (double)pl->initializer_bytes);
 		report_num(r, "onnx_inputs", (double)pl->inputs);
 		report_num(r, "onnx_outputs", (double)pl->outputs);
+		fill_model_facts(r, pl->model);
 		if (pl->flops >= 0)
 			report_num(r, "flops_total", pl->flops);
 		else

@@ -167,6 +167,11 @@ sheet_begin(Writer *w, Sheet *s, const char *name, const char *const *head, int 
 	if (w->nsheet < (int)(sizeof w->sheets / sizeof *w->sheets))
 		w->sheets[w->nsheet++] = name;
 	worksheet_freeze_panes(s->ws, 1, 0);
+	/* printed: landscape, one page wide, the header on every page */
+	worksheet_set_landscape(s->ws);
+	worksheet_set_paper(s->ws, 9);    /* A4 */
+	worksheet_fit_to_pages(s->ws, 1, 0);
+	note(w, worksheet_repeat_rows(s->ws, 0, 0));
 	for (int c = 0; c < ncol; c++)
 		widen(s, c, (double)strlen(head[c]) + 3);   /* room for the filter button */
 	return 0;

@@ -248,6 +248,8 @@ write_stats_agg(Writer *w, const Report *r)
 		put_num(w, &s, 5, (double)g[i].events, NUM_INT);
 	}
 	sheet_end(w, &s);
+	chart_bars(w, &s, "nodes removed and added per pattern", 1, s.row, 0,
+	           (const int[]){1, 2}, 2, 7);
 }
 
 typedef struct NodeRef {
@@ -287,6 +289,55 @@ write_node_stats(Writer *w, const Report *r)
 		put_flops(w, &s, 2, ref[i].p->flops);
 	}
 	sheet_end(w, &s);
+	chart_bars(w, &s, "nodes by op type", 1, s.row, 0, (const int[]){1}, 1, 4);
+}
+
+static int
+cmp_flops(const void *x, const void *y)
+{
+	const NodeRef *a = x, *b = y;
+	double fa = a->p->flops, fb = b->p->flops;
+	int c;
+
+	if (fa != fb)
+		return fa > fb ? -1 : 1;     /* unknown (-1) last */
+	if ((c = strcmp(nz(a->p->op_type), nz(b->p->op_type))))
+		return c;
+	return (a->i > b->i) - (a->i < b->i);
+}
+
+/* node_stats sorted by FLOPs, largest first (unknown last), with each op
+ * type's share of the known total, and the chart of the known ones. */
+static void
+write_flops_by_op(Writer *w, const Report *r)
+{
+	static const char *const head[] = {"op_type", "flops", "share", "count"};
+	NodeRef *ref = ARENA_ARRAY(r->a, NodeRef, r->nnode_stat ? r->nnode_stat : 1);
+	double total = 0;
+	uint32_t known = 0;
+	Sheet s;
+
+	for (int i = 0; i < r->nnode_stat; i++) {
+		ref[i] = (NodeRef){&r->node_stat[i], i};
+		if (r->node_stat[i].flops > 0)
+			total += r->node_stat[i].flops;
+	}
+	qsort(ref, (size_t)r->nnode_stat, sizeof *ref, cmp_flops);
+	if (sheet_begin(w, &s, "flops_by_op", head, 4) < 0)
+		return;
+	for (int i = 0; i < shown(r->nnode_stat); i++) {
+		double f = ref[i].p->flops;
+		s.row = (uint32_t)i + 1;
+		put_text(w, &s, 0, ref[i].p->op_type, XLSX_PLAIN);
+		put_flops(w, &s, 1, f);
+		if (f >= 0 && total > 0)
+			put_num_fmt(w, &s, 2, f / total, NUM_GENERAL, XLSX_PERCENT);
+		put_num(w, &s, 3, (double)ref[i].p->count, NUM_INT);
+		if (f > 0)
+			known = s.row;
+	}
+	sheet_end(w, &s);
+	chart_bars(w, &s, "FLOPs by op type", 1, known, 0, (const int[]){1}, 1, 5);
 }
 
 /* The expression column holds text; an expression that is just a number
@@ -428,19 +479,24 @@ static lxw_error
 workbook(const Report *r, const char *path)
 {
 	Writer w;
+	Sheet ov;
 	locale_t c = newlocale(LC_ALL_MASK, "C", (locale_t)0);
 	locale_t old = c ? uselocale(c) : (locale_t)0;
 	lxw_error err = book_open(&w, r->a, path);
 
 	if (err == LXW_NO_ERROR) {
+		int have_ov = overview_begin(&w, &ov) == 0;
 		write_extra(&w, r);
 		write_stats(&w, r);
 		write_stats_agg(&w, r);
 		write_node_stats(&w, r);
+		write_flops_by_op(&w, r);
 		write_symbolic_flops(&w, r);
 		write_functions(&w, r);
 		write_captures(&w, r);
 		write_unsupported(&w, r);
+		if (have_ov)
+			write_overview(&w, &ov, r);
 		err = book_close(&w);
 	}
 	if (c) {
