@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -492,6 +493,44 @@ commit(Pipeline *pl, Durable *out, Diag *d)
 	return diag_report(d, YE_WRITE_FAILED, &(DiagAt){.file = failed}, "cannot write: %s", strerror(err));
 }
 
+typedef struct ReportJob {
+	Pipeline *pl;
+	Durable rep;
+	Diag *d;
+	int rc;
+} ReportJob;
+
+static void *
+report_job(void *arg)
+{
+	ReportJob *j = arg;
+
+	j->rc = report_write_to(&j->pl->report, &j->rep, j->pl->report_path, j->d);
+	return NULL;
+}
+
+/* Writes the workbook on a second thread while this one waits for the
+ * disk to take the ONNX files (their fsync), so that the report's CPU
+ * time and the weights' write-back overlap instead of adding up.  The
+ * thread alone uses the arena, the Report and d until it is joined.  The
+ * workbook's file then joins out, to be committed after the ONNX files. */
+static int
+write_report(Pipeline *pl, Durable *out, Diag *d)
+{
+	ReportJob j = {.pl = pl, .d = d};
+	pthread_t th;
+
+	durable_init(&j.rep);
+	if (pthread_create(&th, NULL, report_job, &j) != 0)
+		report_job(&j);
+	else {
+		(void)durable_sync(out);   /* an error shows again in commit() */
+		pthread_join(th, NULL);
+	}
+	durable_join(out, &j.rep);
+	return j.rc;
+}
+
 int
 pipeline_run(Pipeline *pl, Diag *d)
 {
@@ -542,7 +581,7 @@ pipeline_run(Pipeline *pl, Diag *d)
 	fill_extra(pl, report_start);
 	t = pipeline_now();
 	pl->report_path = pipeline_report_path(pl->a, pl->out);
-	if ((rrc = report_write_to(&pl->report, &out, pl->report_path, d)))
+	if ((rrc = write_report(pl, &out, d)))
 		pl->report_path = NULL;
 	pl->seconds[PHASE_REPORT] += pipeline_now() - t;
 	crc = commit(pl, &out, d);

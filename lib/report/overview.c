@@ -68,7 +68,8 @@ put_fact(Writer *w, Sheet *s, const ReportKV *kv, int kind)
 }
 
 /* One row per phase, "time <phase> (ms)", then the total; returns the row
- * of the first phase (the chart's), or 0 when the Report has no times. */
+ * of the first phase (the chart's), or 0 when the Report has no times or
+ * they are all 0 (report_timings: false). */
 static uint32_t
 put_times(Writer *w, Sheet *s, const Report *r)
 {
@@ -76,6 +77,7 @@ put_times(Writer *w, Sheet *s, const Report *r)
 	const char *why = opt && (opt->text ? strcmp(opt->text, "true") != 0 : opt->num == 0)
 	                  ? "0: the option report_timings is false" : NULL;
 	uint32_t first = 0;
+	int any = 0;
 
 	for (int i = 0; i < r->nkv; i++) {
 		const ReportKV *kv = &r->kv[i];
@@ -90,8 +92,9 @@ put_times(Writer *w, Sheet *s, const Report *r)
 		         XLSX_PLAIN);
 		put_num(w, s, 1, kv->num * 1e3, NUM_MS);
 		put_text(w, s, 2, why, XLSX_PLAIN);
+		any |= kv->num != 0;
 	}
-	return first;
+	return any ? first : 0;   /* no chart of zeros */
 }
 
 int
