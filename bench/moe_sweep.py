@@ -203,10 +203,12 @@ def main(argv):
     outdir = argv[0] if argv else os.path.join(HERE, "out", "moe")
     want = set(argv[1:])
     os.makedirs(outdir, exist_ok=True)
-    for arch, cls, cc in arches():
-        if want and arch not in want:
-            continue
-        for step, mk in (("prefill", fx_prefill), ("decode", fx_decode)):
+    # every prefill first (the first form a user tries), then every decode step;
+    # MOE_SHARD=K/N makes only every N-th architecture from the K-th (parallel runs)
+    k, n = (int(x) for x in os.environ.get("MOE_SHARD", "0/1").split("/"))
+    todo = [a for i, a in enumerate(arches()) if i % n == k and (not want or a[0] in want)]
+    for step, mk in (("prefill", fx_prefill), ("decode", fx_decode)):
+        for arch, cls, cc in todo:
             for dec in (False, True):
                 name = "%s_%s%s" % (arch, step, "_decomp" if dec else "")
                 b = mk(arch, cls, cc)

@@ -490,6 +490,21 @@ lower_index_select(LowerCtx *c, const Node *n, const OpRow *row)
 	return 0;
 }
 
+/* fit() for an index of dynamic shape (ONNX name idx): src as it is when
+ * its dims are the index's, else its leading part Slice'd to Shape(idx). */
+static const char *
+fit_dyn(LowerCtx *c, const char *x, const Value *xv, const Value *iv, const char *idx)
+{
+	int64_t zeros[MAXR] = {0};
+	int same = xv->rank == iv->rank;
+
+	for (int i = 0; same && i < iv->rank; i++)
+		same = dim_same(xv->dims[i], iv->dims[i]);
+	if (same)
+		return x;
+	return lower_op(c, "Slice", NULL, 3, x, lower_i64s(c, iv->rank, zeros), lower_op(c, "Shape", NULL, 1, idx));
+}
+
 /* x cut to shape to (static): torch's scatters read only the part of src
  * the index covers, ScatterElements wants updates of the index's shape. */
 static const char *
@@ -585,11 +600,15 @@ lower_scatter(LowerCtx *c, const Node *n, const OpRow *row)
 	const char *reduce = lower_str(c, n, "reduce", NULL), *red = NULL, *x, *idx, *src, *r;
 	int include_self = (int)lower_int(c, n, "include_self", 1), mean = 0;
 
-	if (!sv || !iv || !static_dims(iv, idims))
-		return lower_fail(c, n, "needs self and an index of static shape");
+	if (!sv || !iv || iv->rank > MAXR)
+		return lower_fail(c, n, "needs self and an index");
 	idx = lower_value(c, iv);
 	x = lower_operand(c, n, "self", cdt);
-	if (srcv)
+	if (!static_dims(iv, idims))            /* a dynamic index: its shape at run time */
+		src = srcv ? fit_dyn(c, lower_operand(c, n, "src", cdt), srcv, iv, idx)
+		           : lower_op(c, "Expand", NULL, 2, lower_operand(c, n, "value", cdt),
+		                      lower_op(c, "Shape", NULL, 1, idx));
+	else if (srcv)
 		src = fit(c, lower_operand(c, n, "src", cdt), srcv, idims, iv->rank);
 	else
 		src = lower_op(c, "Expand", NULL, 2, lower_operand(c, n, "value", cdt), lower_i64s(c, iv->rank, idims));
@@ -601,8 +620,9 @@ lower_scatter(LowerCtx *c, const Node *n, const OpRow *row)
 		    : strcmp(reduce, "amax") == 0 ? "max" : strcmp(reduce, "amin") == 0 ? "min" : NULL;
 		if (!red)
 			return lower_fail(c, n, "reduce '%s' is not supported", reduce);
-		if ((strcmp(red, "max") == 0 || strcmp(red, "min") == 0) && c->opset < 18 && idims[dim] > 1024)
-			return lower_fail(c, n, "reduce '%s' before opset 18 needs an index of at most 1024 along dim",
+		if ((strcmp(red, "max") == 0 || strcmp(red, "min") == 0) && c->opset < 18 &&
+		    (!lower_static(iv) || idims[dim] > 1024))
+			return lower_fail(c, n, "reduce '%s' before opset 18 needs a static index of at most 1024 along dim",
 			                  reduce);
 	}
 	if (reduce && !include_self) {
