@@ -203,17 +203,21 @@ def main(argv):
     outdir = argv[0] if argv else os.path.join(HERE, "out", "moe")
     want = set(argv[1:])
     os.makedirs(outdir, exist_ok=True)
-    # every prefill first (the first form a user tries), then every decode step;
+    # the training IR first (every prefill, then every decode step), then core ATen;
     # MOE_SHARD=K/N makes only every N-th architecture from the K-th (parallel runs)
     k, n = (int(x) for x in os.environ.get("MOE_SHARD", "0/1").split("/"))
     todo = [a for i, a in enumerate(arches()) if i % n == k and (not want or a[0] in want)]
-    for step, mk in (("prefill", fx_prefill), ("decode", fx_decode)):
-        for arch, cls, cc in todo:
-            for dec in (False, True):
+    # MOE_KEEP=1 leaves alone what an earlier run made (NAME.pt2 or NAME.skip)
+    keep = os.environ.get("MOE_KEEP") == "1"
+    for dec in (False, True):
+        for step, mk in (("prefill", fx_prefill), ("decode", fx_decode)):
+            for arch, cls, cc in todo:
                 name = "%s_%s%s" % (arch, step, "_decomp" if dec else "")
+                skip = os.path.join(outdir, name + ".skip")
+                if keep and (os.path.exists(skip) or os.path.exists(os.path.join(outdir, name + ".pt2"))):
+                    continue
                 b = mk(arch, cls, cc)
                 ns["FIXTURES"][name] = ns["decomposed"](b) if dec else b
-                skip = os.path.join(outdir, name + ".skip")
                 if os.path.exists(skip):
                     os.remove(skip)
                 try:
