@@ -13,7 +13,8 @@ weights: test/models/make_fixtures.py's liven(), plus the constant buffers such 
 expert score bias), and written as the fixtures are (NAME.pt2, NAME.io with torch's
 outputs, test/models/README.md), under the names
 
-  ARCH_prefill   input_ids (2, 8), dynamic batch and sequence; logits
+  ARCH_prefill   input_ids (2, 8), dynamic batch and sequence; logits (static shapes,
+                 one case, when the dynamic export fails: the manifest's notes say so)
   ARCH_decode    one token after a KV cache of 8, dynamic batch and past length; logits
                  and the updated cache (built from the cache a prefill returns, so the
                  cache's tensor shapes are the model's own)
@@ -172,7 +173,11 @@ def fx_prefill(arch, cls, cc):
                                      ("batch 3, seq 13", (ids(3, 13),))])
         f.notes.append("%s, tiny config, experts implementation %s" % (
             cls, getattr(model.config, "_experts_implementation", None)))
+        f.fallback = ("static shapes (2, 8): the dynamic export failed", static)
         return f
+
+    def static():
+        return ns["SlimFixture"](Prefill(build(arch, cls, cc)), (ids(2, 8),))
     return make
 
 

@@ -40,6 +40,10 @@ for n; do
 			"export fails: $(cut -c1-110 "$dir/$n.skip")"
 		continue
 	fi
+	if [ ! -f "$dir/$n.io/manifest.json" ]; then
+		printf '%-22s %-5s %-8s %-8s %-9s %6s  %s\n' "$arch" $ir "$step" - - - "being made"
+		continue
+	fi
 	m=$out/$n.onnx
 	rm -f "$m" "$m.data"
 	if ! "$bin" "$dir/$n.pt2" -c "$out/opts.yaml" -o "$m" >"$out/$n.log" 2>&1; then
