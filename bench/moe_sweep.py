@@ -15,6 +15,9 @@ outputs, test/models/README.md), under the names
 
   ARCH_prefill   input_ids (2, 8), dynamic batch and sequence; logits (static shapes,
                  one case, when the dynamic export fails: the manifest's notes say so)
+  ARCH_static    input_ids (2, 8), static shapes (what a first try exports); logits
+  ARCH_bmm       ARCH_static with transformers' batched_mm experts (no custom op: what
+                 torch.onnx's dynamo exporter can convert, bench/dynamo_nodes.sh)
   ARCH_decode    one token after a KV cache of 8, dynamic batch and past length; logits
                  and the updated cache (built from the cache a prefill returns, so the
                  cache's tensor shapes are the model's own)
@@ -140,9 +143,11 @@ class Decode(nn.Module):
         return tuple(res)
 
 
-def build(arch, cls, cc):
+def build(arch, cls, cc, experts=None):
     import transformers
     cfg = tiny_config(cc)
+    if experts:
+        cfg._experts_implementation = experts
     return liven_all(getattr(transformers, cls)(cfg))
 
 
@@ -181,6 +186,27 @@ def fx_prefill(arch, cls, cc):
     return make
 
 
+def fx_static(arch, cls, cc):
+    def make():
+        model = build(arch, cls, cc)
+        f = ns["SlimFixture"](Prefill(model), (ids(2, 8),))
+        f.notes.append("%s, tiny config, static shapes" % cls)
+        return f
+    return make
+
+
+def fx_bmm(arch, cls, cc):
+    def make():
+        model = build(arch, cls, cc, "batched_mm")
+        got = getattr(model.config, "_experts_implementation", None)
+        if got != "batched_mm":
+            raise ns["Skip"]("experts implementation batched_mm was asked, the model uses %r" % got)
+        f = ns["SlimFixture"](Prefill(model), (ids(2, 8),))
+        f.notes.append("%s, tiny config, static shapes, batched_mm experts" % cls)
+        return f
+    return make
+
+
 def fx_decode(arch, cls, cc):
     def make():
         model = build(arch, cls, cc)
@@ -200,6 +226,9 @@ def fx_decode(arch, cls, cc):
     return make
 
 
+STEPS = (("prefill", fx_prefill), ("static", fx_static), ("decode", fx_decode), ("bmm", fx_bmm))
+
+
 def main(argv):
     if argv[:1] == ["--list"]:
         for a in arches():
@@ -209,13 +238,15 @@ def main(argv):
     want = set(argv[1:])
     os.makedirs(outdir, exist_ok=True)
     # the training IR first (every prefill, then every decode step), then core ATen;
-    # MOE_SHARD=K/N makes only every N-th architecture from the K-th (parallel runs)
+    # MOE_STEPS=static,decode makes only those steps; MOE_SHARD=K/N makes only every N-th architecture from the K-th (parallel runs)
     k, n = (int(x) for x in os.environ.get("MOE_SHARD", "0/1").split("/"))
     todo = [a for i, a in enumerate(arches()) if i % n == k and (not want or a[0] in want)]
     # MOE_KEEP=1 leaves alone what an earlier run made (NAME.pt2 or NAME.skip)
     keep = os.environ.get("MOE_KEEP") == "1"
     for dec in (False, True):
-        for step, mk in (("prefill", fx_prefill), ("decode", fx_decode)):
+        for step, mk in STEPS:
+            if os.environ.get("MOE_STEPS") and step not in os.environ["MOE_STEPS"].split(","):
+                continue
             for arch, cls, cc in todo:
                 name = "%s_%s%s" % (arch, step, "_decomp" if dec else "")
                 skip = os.path.join(outdir, name + ".skip")
