@@ -414,6 +414,13 @@ fill_extra(Pipeline *pl, double report_start)
 		report_text(r, "container", arena_printf(a, "ONNX model (IR version %lld)", (long long)m->ir_version));
 		report_text(r, "producer", arena_printf(a, "%s %s", m->producer_name ? m->producer_name : "",
 		                                        m->producer_version ? m->producer_version : ""));
+		if (pl->upgrade.from) {
+			report_num(r, "input_opset", pl->upgrade.from);
+			report_text(r, "opset_upgrade", pl->upgrade.from < pl->upgrade.to
+			            ? arena_printf(a, "%d to %d: %d nodes rewritten (%s)", pl->upgrade.from,
+			                           pl->upgrade.to, pl->upgrade.nodes, onnx_upgrade_summary(a, &pl->upgrade))
+			            : "none (already at the target opset)");
+		}
 	}
 	report_text(r, "capture_strategy", pl->strategy);
 	if (pl->winner) {
