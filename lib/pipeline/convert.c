@@ -156,6 +156,12 @@ pipeline_onnx_opset(Pipeline *pl, const char *label, Diag *d)
 	for (int i = 0; i < options_count(); i++)
 		if (strcmp(options_key(i), "opset") == 0 && pl->opt.given && pl->opt.given[i])
 			given = 1;
+	if (own == 0) {
+		/* only other domains (ai.onnx.ml): kept as they are; ai.onnx is
+		 * imported at the target for what the optimizer may add */
+		own = pl->opt.opset;
+		onnx_import(pl->a, &pl->model->opset_import, &pl->model->n_opset_import, "", own);
+	}
 	if (own < 1 || own > OPTIONS_OPSET_MAX)
 		return diag_report(d, YE_ONNX_INPUT, &(DiagAt){.file = label},
 		                   "the model is written for ai.onnx opset %d: this optimizer knows opsets up "
