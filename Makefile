@@ -80,6 +80,7 @@ check: $(B)/yobx-export $(UNIT_BIN) $(B)/fuzz/graph_driver
 	@$(B)/fuzz/graph_driver -seed=1 -runs=1000 -dir=$(B)
 	@sh test/models/size.sh
 	@sh test/layers/run.sh $(B)
+	@python3 test/facts/check.py
 	@sh test/run-ort.sh $(B)/yobx-export >$(B)/run-ort.log 2>&1 & ort=$$!; \
 	sh test/run-cli.sh $(B)/yobx-export && sh test/diag/run.sh $(B)/yobx-export && \
 		sh test/report/run.sh $(B) && sh test/report/e2e.sh $(B) && sh test/capture/check.sh $(B) && sh test/jit/run.sh $(B)/yobx-export && \

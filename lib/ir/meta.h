@@ -85,9 +85,6 @@ struct MetaCtx {
 #include "meta.def"
 #undef X
 
-/* The type promotion categories, in torch's order of priority. */
-typedef enum MetaCat { CAT_BOOL, CAT_INT, CAT_FLOAT, CAT_COMPLEX, CAT_OTHER } MetaCat;
-
 /* Rules fail through here: why[] gets the reason, the rule returns -1. */
 int meta_fail(MetaCtx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* The argument name, NULL when absent or None (the schema default then). */
@@ -161,9 +158,6 @@ int meta_out_tensor(MetaCtx *c, DType t, int rank, const Dim *d);
 int meta_out_like(MetaCtx *c, DType t, const Value *x);
 /* Appends an int result (a SymInt when symbolic). */
 int meta_out_int(MetaCtx *c, Dim d);
-/* The promotion category of t; meta_is_float: 1 for a real float dtype. */
-MetaCat meta_cat_of(DType t);
-int meta_is_float(DType t);
 /* torch's promoteTypes; DT_UNKNOWN where torch raises (the shell and
  * float8 types, unsigned 16-64 bit with anything else). */
 DType meta_promote(DType x, DType y);

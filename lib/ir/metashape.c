@@ -481,7 +481,7 @@ meta_rule_select(MetaCtx *c)
 			return meta_fail(c, "embedding takes a weight and indices");
 		if (wt->rank != 2)
 			return meta_fail(c, "'weight' must be 2-D");
-		if (meta_cat_of(ix->dtype) != CAT_INT || (ix->dtype != DT_INT64 && ix->dtype != DT_INT32))
+		if (dtype_kind(ix->dtype) != DK_INT || (ix->dtype != DT_INT64 && ix->dtype != DT_INT32))
 			return meta_fail(c, "expected indices to be of type Long or Int, got %s", dtype_name(ix->dtype));
 		if (ix->rank >= META_MAX_RANK)
 			return meta_fail(c, "indices of too many dims");
@@ -615,7 +615,7 @@ meta_rule_index(MetaCtx *c)
 			continue;
 		if (ix[i]->dtype == DT_BOOL || ix[i]->dtype == DT_UINT8)
 			return meta_fail(c, "a mask index selects a number of elements that depends on the data");
-		if (meta_cat_of(ix[i]->dtype) != CAT_INT)
+		if (dtype_kind(ix[i]->dtype) != DK_INT)
 			return meta_fail(c, "tensors used as indices must be long, int, byte or bool tensors");
 		if (meta_broadcast(c, &br, &bd, ix[i]->rank, ix[i]->dims))
 			return meta_fail(c, "shape mismatch: indexing tensors could not be broadcast together");

@@ -203,12 +203,6 @@ pat_add_neg(Opt *o, int r)
 	return OPT_NOMATCH;
 }
 
-static int
-is_float_elem(int e)
-{
-	return e == ONNX_FLOAT || e == ONNX_FLOAT16 || e == ONNX_DOUBLE || e == ONNX_BFLOAT16;
-}
-
 /* Pow(x, 2) of a float x -> Mul(x, x). */
 int
 pat_pow_two(Opt *o, int r)
@@ -216,7 +210,7 @@ pat_pow_two(Opt *o, int r)
 	int x = opt_in(o, r, 0), e = opt_in(o, r, 1), y;
 	double v;
 
-	if (!is_float_elem(opt_elem(o, x)) || !opt_const_scalar(o, e, &v) || v != 2 ||
+	if (!dtype_onnx_is_float(opt_elem(o, x)) || !opt_const_scalar(o, e, &v) || v != 2 ||
 	    !(opt_rank(o, e) == 0 || (opt_rank(o, x) >= opt_rank(o, e))))
 		return OPT_NOMATCH;
 	y = opt_add1(o, r, "Mul", 2, x, x);
@@ -233,7 +227,7 @@ pat_mul_mul_const(Opt *o, int r)
 		int b = opt_in(o, r, s), in = opt_prod(o, opt_in(o, r, 1 - s), "Mul"), elem = opt_elem(o, b), rank;
 		double vb, va;
 		if (in < 0 || !opt_only_use(o, opt_in(o, r, 1 - s), r) || !opt_const_scalar(o, b, &vb) ||
-		    !is_float_elem(elem))
+		    !dtype_onnx_is_float(elem))
 			continue;
 		for (int t = 1; t >= 0; t--) {
 			int a = opt_in(o, in, t), x = opt_in(o, in, 1 - t), c, y;

@@ -13,12 +13,6 @@
 
 #define TOL 1e-5
 
-static int
-is_float_elem(int e)
-{
-	return e == ONNX_FLOAT || e == ONNX_FLOAT16 || e == ONNX_DOUBLE || e == ONNX_BFLOAT16;
-}
-
 /* For a binary node n: the input produced by op (read only by n) as the
  * node, the other input in *other; -1 when neither is. */
 static int
@@ -130,7 +124,7 @@ pat_layernorm_fuse(Opt *o, int r)
 	m = opt_prod(o, opt_in(o, sub, 1), "ReduceMean");
 	rank = opt_rank(o, x);
 	if (m < 0 || opt_in(o, m, 0) != x || !opt_only_use(o, opt_in(o, sub, 1), sub) ||
-	    !is_float_elem(opt_elem(o, x)) || (k = trailing_axes(o, m, rank)) < 0)
+	    !dtype_onnx_is_float(opt_elem(o, x)) || (k = trailing_axes(o, m, rank)) < 0)
 		return OPT_NOMATCH;
 	mean = rms_denominator(o, opt_in(o, r, 1), r, rank, &k2, &eps);
 	if (mean < 0 || k2 != k || (sq = square_of(o, opt_in(o, mean, 0), mean, &d)) < 0 || d != dv ||
@@ -401,7 +395,7 @@ gelu_erf_match(Opt *o, int r)
 {
 	int x, arg;
 
-	if (gelu_shape(o, r, "Erf", &x, &arg) < 0 || !erf_arg(o, arg, x) || !is_float_elem(opt_elem(o, x)))
+	if (gelu_shape(o, r, "Erf", &x, &arg) < 0 || !erf_arg(o, arg, x) || !dtype_onnx_is_float(opt_elem(o, x)))
 		return -1;
 	return x;
 }
@@ -434,7 +428,7 @@ gelu_tanh_match(Opt *o, int r)
 {
 	int x, arg, m, c, inner, other, m2, c2;
 
-	if (gelu_shape(o, r, "Tanh", &x, &arg) < 0 || !is_float_elem(opt_elem(o, x)) ||
+	if (gelu_shape(o, r, "Tanh", &x, &arg) < 0 || !dtype_onnx_is_float(opt_elem(o, x)) ||
 	    (m = opt_prod(o, arg, "Mul")) < 0)
 		return -1;
 	if ((inner = operand(o, m, "Add", &c)) < 0 || !is_scalar(o, c, sqrt(2.0 / M_PI)))
