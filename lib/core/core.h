@@ -183,6 +183,7 @@ size_t strmap_count(const StrMap *m);
 typedef struct DurableFile {
 	char *path, *tmp;       /* malloc'ed */
 	int fd;                 /* the temporary file, open until committed */
+	int synced;             /* fsynced by durable_sync() */
 } DurableFile;
 
 typedef struct Durable {
@@ -203,6 +204,14 @@ void durable_drop(Durable *out, int fd);
  * with *failed (when not NULL) the path it concerns.  On an error the
  * temporary files not yet renamed are removed.  out is empty afterwards. */
 int durable_commit(Durable *out, const char **failed);
+/* fsyncs the files of out so far, which durable_commit() then does not
+ * fsync again: a caller with other work for another thread (the report)
+ * waits for the disk meanwhile.  Returns 0 or the first errno (a file not
+ * synced is fsynced, and its error reported, by durable_commit()). */
+int durable_sync(Durable *out);
+/* Moves the files of from to the end of to (committed after to's own);
+ * from is empty afterwards. */
+void durable_join(Durable *to, Durable *from);
 /* Removes every temporary file (a failed run); out is empty afterwards. */
 void durable_abort(Durable *out);
 /* Starts writing bytes [from, from + len) of fd to disk without waiting

@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -343,6 +344,31 @@ put_value(Report *r, const char *key, const char *text)
 		report_text(r, key, text);
 }
 
+/* The written model's IR version, its ai.onnx opset and the external data
+ * file its initializers went to ("none" when all are inside). */
+static void
+fill_model_facts(Report *r, const Onnx__ModelProto *m)
+{
+	const char *data = "none";
+	int64_t opset = 0;
+
+	report_num(r, "onnx_ir_version", (double)m->ir_version);
+	for (size_t i = 0; i < m->n_opset_import; i++)
+		if (!m->opset_import[i]->domain || !*m->opset_import[i]->domain ||
+		    strcmp(m->opset_import[i]->domain, "ai.onnx") == 0)
+			opset = m->opset_import[i]->version;
+	report_num(r, "onnx_opset", (double)opset);
+	for (size_t i = 0; m->graph && i < m->graph->n_initializer && !strcmp(data, "none"); i++) {
+		const Onnx__TensorProto *t = m->graph->initializer[i];
+		if (t->data_location != ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL)
+			continue;
+		for (size_t k = 0; k < t->n_external_data; k++)
+			if (strcmp(t->external_data[k]->key, "location") == 0)
+				data = t->external_data[k]->value;
+	}
+	report_text(r, "onnx_external_data", data);
+}
+
 static void
 fill_extra(Pipeline *pl, double report_start)
 {
@@ -388,6 +414,13 @@ fill_extra(Pipeline *pl, double report_start)
 		report_text(r, "container", arena_printf(a, "ONNX model (IR version %lld)", (long long)m->ir_version));
 		report_text(r, "producer", arena_printf(a, "%s %s", m->producer_name ? m->producer_name : "",
 		                                        m->producer_version ? m->producer_version : ""));
+		if (pl->upgrade.from) {
+			report_num(r, "input_opset", pl->upgrade.from);
+			report_text(r, "opset_upgrade", pl->upgrade.from < pl->upgrade.to
+			            ? arena_printf(a, "%d to %d: %d nodes rewritten (%s)", pl->upgrade.from,
+			                           pl->upgrade.to, pl->upgrade.nodes, onnx_upgrade_summary(a, &pl->upgrade))
+			            : "none (already at the target opset)");
+		}
 	}
 	report_text(r, "capture_strategy", pl->strategy);
 	if (pl->winner) {
@@ -414,6 +447,7 @@ fill_extra(Pipeline *pl, double report_start)
 		report_num(r, "onnx_initializer_bytes", (double)pl->initializer_bytes);
 		report_num(r, "onnx_inputs", (double)pl->inputs);
 		report_num(r, "onnx_outputs", (double)pl->outputs);
+		fill_model_facts(r, pl->model);
 		if (pl->flops >= 0)
 			report_num(r, "flops_total", pl->flops);
 		else
@@ -479,6 +513,44 @@ commit(Pipeline *pl, Durable *out, Diag *d)
 	return diag_report(d, YE_WRITE_FAILED, &(DiagAt){.file = failed}, "cannot write: %s", strerror(err));
 }
 
+typedef struct ReportJob {
+	Pipeline *pl;
+	Durable rep;
+	Diag *d;
+	int rc;
+} ReportJob;
+
+static void *
+report_job(void *arg)
+{
+	ReportJob *j = arg;
+
+	j->rc = report_write_to(&j->pl->report, &j->rep, j->pl->report_path, j->d);
+	return NULL;
+}
+
+/* Writes the workbook on a second thread while this one waits for the
+ * disk to take the ONNX files (their fsync), so that the report's CPU
+ * time and the weights' write-back overlap instead of adding up.  The
+ * thread alone uses the arena, the Report and d until it is joined.  The
+ * workbook's file then joins out, to be committed after the ONNX files. */
+static int
+write_report(Pipeline *pl, Durable *out, Diag *d)
+{
+	ReportJob j = {.pl = pl, .d = d};
+	pthread_t th;
+
+	durable_init(&j.rep);
+	if (pthread_create(&th, NULL, report_job, &j) != 0)
+		report_job(&j);
+	else {
+		(void)durable_sync(out);   /* an error shows again in commit() */
+		pthread_join(th, NULL);
+	}
+	durable_join(out, &j.rep);
+	return j.rc;
+}
+
 /* Every phase after reading, writing into pl->files. */
 static int
 run_phases(Pipeline *pl, Diag *d)
@@ -531,7 +603,7 @@ run_phases(Pipeline *pl, Diag *d)
 	fill_extra(pl, report_start);
 	t = pipeline_now();
 	pl->report_path = pipeline_report_path(pl->a, pl->out);
-	if ((rrc = report_write_to(&pl->report, out, pl->report_path, d)))
+	if ((rrc = write_report(pl, out, d)))
 		pl->report_path = NULL;
 	pl->seconds[PHASE_REPORT] += pipeline_now() - t;
 	if ((crc = mapguard_report(d, NULL))) {
