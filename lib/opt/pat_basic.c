@@ -2,13 +2,13 @@
  * computed: identities, double negations, neutral constants, casts.
  *
  * Each function is called with the root r (lib/opt/opt.h states the rules);
- * its first comment line is its contract, the same sentence as its row in
- * patterns.def. */
+ * its contract is written once, in its row of patterns.def (docs/patterns.md
+ * shows it); the comment above a function adds only what the row does not. */
 #include "opt/opt.h"
 
 #include <string.h>
 
-/* Identity(x) -> x. */
+/* IdentityRemove: its contract is its row of patterns.def. */
 int
 pat_identity_remove(Opt *o, int r)
 {
@@ -27,7 +27,7 @@ pat_dropout_remove(Opt *o, int r)
 	return opt_forward(o, opt_out(o, r, 0), opt_in(o, r, 0));
 }
 
-/* Cast(x, to) -> x when x already has type `to`. */
+/* CastSameType: its contract is its row of patterns.def. */
 int
 pat_cast_same_type(Opt *o, int r)
 {
@@ -67,8 +67,7 @@ lossless(int from, int to)
 	return (from == U8 && to == F64) || (from == BOOL && (to == F16 || to == U32 || to == U64 || to == BF16));
 }
 
-/* Cast(Cast(x, t1), t2) -> Cast(x, t2), or x when t2 is x's type, when t1
- * holds every value of x's type exactly. */
+/* CastCast: its contract is its row of patterns.def. */
 int
 pat_cast_cast(Opt *o, int r)
 {
@@ -92,7 +91,7 @@ pat_cast_cast(Opt *o, int r)
 	return OPT_REWROTE;
 }
 
-/* CastLike(x, y) -> Cast(x, to=type of y) when y's type is known. */
+/* CastLikeToCast: its contract is its row of patterns.def. */
 int
 pat_castlike_to_cast(Opt *o, int r)
 {
@@ -115,21 +114,21 @@ involution(Opt *o, int r, const char *op)
 	return in < 0 ? OPT_NOMATCH : opt_forward(o, opt_out(o, r, 0), opt_in(o, in, 0));
 }
 
-/* Neg(Neg(x)) -> x. */
+/* NegNeg: its contract is its row of patterns.def. */
 int
 pat_neg_neg(Opt *o, int r)
 {
 	return involution(o, r, "Neg");
 }
 
-/* Not(Not(x)) -> x. */
+/* NotNot: its contract is its row of patterns.def. */
 int
 pat_not_not(Opt *o, int r)
 {
 	return involution(o, r, "Not");
 }
 
-/* Relu(Relu(x)) -> Relu(x). */
+/* ReluRelu: its contract is its row of patterns.def. */
 int
 pat_relu_relu(Opt *o, int r)
 {
@@ -152,43 +151,42 @@ neutral(Opt *o, int r, double e, int sides)
 	return OPT_NOMATCH;
 }
 
-/* Add(x, 0) and Add(0, x) -> x when the zero constant changes neither x's
- * shape nor its type. */
+/* AddZero: its contract is its row of patterns.def. */
 int
 pat_add_zero(Opt *o, int r)
 {
 	return neutral(o, r, 0, 2);
 }
 
-/* Sub(x, 0) -> x under the same condition. */
+/* SubZero: its contract is its row of patterns.def. */
 int
 pat_sub_zero(Opt *o, int r)
 {
 	return neutral(o, r, 0, 1);
 }
 
-/* Mul(x, 1) and Mul(1, x) -> x under the same condition. */
+/* MulOne: its contract is its row of patterns.def. */
 int
 pat_mul_one(Opt *o, int r)
 {
 	return neutral(o, r, 1, 2);
 }
 
-/* Div(x, 1) -> x under the same condition. */
+/* DivOne: its contract is its row of patterns.def. */
 int
 pat_div_one(Opt *o, int r)
 {
 	return neutral(o, r, 1, 1);
 }
 
-/* And(x, true) and And(true, x) -> x when the constant does not change x's shape. */
+/* AndTrue: its contract is its row of patterns.def. */
 int
 pat_and_true(Opt *o, int r)
 {
 	return neutral(o, r, 1, 2);
 }
 
-/* Add(x, Neg(y)) and Add(Neg(y), x) -> Sub(x, y), the Neg read only there. */
+/* AddNeg: its contract is its row of patterns.def. */
 int
 pat_add_neg(Opt *o, int r)
 {
@@ -203,7 +201,7 @@ pat_add_neg(Opt *o, int r)
 	return OPT_NOMATCH;
 }
 
-/* Pow(x, 2) of a float x -> Mul(x, x). */
+/* PowTwo: its contract is its row of patterns.def. */
 int
 pat_pow_two(Opt *o, int r)
 {
@@ -218,8 +216,7 @@ pat_pow_two(Opt *o, int r)
 	return OPT_REWROTE;
 }
 
-/* Mul(Mul(x, a), b) with one-element float constants a and b -> Mul(x, a*b),
- * the inner product read only there. */
+/* MulMulConst: its contract is its row of patterns.def. */
 int
 pat_mul_mul_const(Opt *o, int r)
 {
@@ -247,8 +244,7 @@ pat_mul_mul_const(Opt *o, int r)
 	return OPT_NOMATCH;
 }
 
-/* Mul(x, Reciprocal(y)) and Mul(Reciprocal(y), x) -> Div(x, y), the
- * Reciprocal read only there. */
+/* MulReciprocal: its contract is its row of patterns.def. */
 int
 pat_mul_reciprocal(Opt *o, int r)
 {
@@ -263,7 +259,7 @@ pat_mul_reciprocal(Opt *o, int r)
 	return OPT_NOMATCH;
 }
 
-/* Where(Not(c), x, y) -> Where(c, y, x). */
+/* WhereNot: its contract is its row of patterns.def. */
 int
 pat_where_not(Opt *o, int r)
 {

@@ -109,8 +109,7 @@ rms_denominator(Opt *o, int v, int user, int rank, int *k, double *eps)
 	return mean;
 }
 
-/* Div(Sub(x, ReduceMean(x)), Sqrt(Add(ReduceMean(Pow(Sub, 2)), eps))) over
- * trailing axes -> LayerNormalization(x, ones). */
+/* LayerNormalizationFuse: its contract is its row of patterns.def. */
 int
 pat_layernorm_fuse(Opt *o, int r)
 {
@@ -250,24 +249,21 @@ norm_affine(Opt *o, int r, const char *norm, int mul)
 	return OPT_NOMATCH;
 }
 
-/* Mul(LayerNormalization(x, s, b), g) with constant s, b and g over the
- * normalized axes -> LayerNormalization(x, s*g, b*g). */
+/* LayerNormalizationScale: its contract is its row of patterns.def. */
 int
 pat_layernorm_scale(Opt *o, int r)
 {
 	return norm_affine(o, r, "LayerNormalization", 1);
 }
 
-/* Add(LayerNormalization(x, s, b), c) with constant b and c over the
- * normalized axes -> LayerNormalization(x, s, b+c). */
+/* LayerNormalizationBias: its contract is its row of patterns.def. */
 int
 pat_layernorm_bias(Opt *o, int r)
 {
 	return norm_affine(o, r, "LayerNormalization", 0);
 }
 
-/* Mul(RMSNormalization(x, s), g) with constant s and g over the normalized
- * axes -> RMSNormalization(x, s*g). */
+/* RMSNormalizationScale: its contract is its row of patterns.def. */
 int
 pat_rmsnorm_scale(Opt *o, int r)
 {
@@ -292,8 +288,7 @@ rms_fuse(Opt *o, int r, int user, int x, int den, const char *op)
 	return OPT_REWROTE;
 }
 
-/* Mul(x, Reciprocal(Sqrt(Add(ReduceMean(Pow(x, 2)), eps)))) (or Div(x,
- * Sqrt(..))) over trailing axes -> RMSNormalization(x, ones). */
+/* RMSNormalizationFuse: its contract is its row of patterns.def. */
 int
 pat_rmsnorm_fuse(Opt *o, int r)
 {
@@ -307,23 +302,21 @@ pat_rmsnorm_fuse(Opt *o, int r)
 	return OPT_NOMATCH;
 }
 
-/* The Div form of RMSNormalizationFuse. */
+/* RMSNormalizationDiv: its contract is its row of patterns.def. */
 int
 pat_rmsnorm_div(Opt *o, int r)
 {
 	return rms_fuse(o, r, r, opt_in(o, r, 0), opt_in(o, r, 1), "RMSNormalization");
 }
 
-/* The RMSNormalizationDiv form before opset 23 -> SimplifiedLayerNormalization(x,
- * ones), onnxruntime's RMS norm (registered in the ai.onnx domain). */
+/* SimplifiedLayerNormOrt: its contract is its row of patterns.def. */
 int
 pat_simplified_layernorm_ort(Opt *o, int r)
 {
 	return rms_fuse(o, r, r, opt_in(o, r, 0), opt_in(o, r, 1), "SimplifiedLayerNormalization");
 }
 
-/* Mul(SimplifiedLayerNormalization(x, s), g) with constant s and g over the
- * normalized axes -> SimplifiedLayerNormalization(x, s*g). */
+/* SimplifiedLayerNormScaleOrt: its contract is its row of patterns.def. */
 int
 pat_simplified_layernorm_scale_ort(Opt *o, int r)
 {
@@ -460,7 +453,7 @@ gelu_emit(Opt *o, int r, const char *op, int x, const char *approx)
 	return OPT_REWROTE;
 }
 
-/* 0.5 * x * (1 + Erf(x / sqrt(2))), in any association -> Gelu(x). */
+/* GeluErf: its contract is its row of patterns.def. */
 int
 pat_gelu_erf(Opt *o, int r)
 {
@@ -469,8 +462,7 @@ pat_gelu_erf(Opt *o, int r)
 	return x < 0 ? OPT_NOMATCH : gelu_emit(o, r, "Gelu", x, NULL);
 }
 
-/* 0.5 * x * (1 + Tanh(sqrt(2/pi) * (x + 0.044715 * x^3))) -> Gelu(x,
- * approximate='tanh'). */
+/* GeluTanh: its contract is its row of patterns.def. */
 int
 pat_gelu_tanh(Opt *o, int r)
 {
@@ -479,7 +471,7 @@ pat_gelu_tanh(Opt *o, int r)
 	return x < 0 ? OPT_NOMATCH : gelu_emit(o, r, "Gelu", x, "tanh");
 }
 
-/* The GeluErf form before opset 20 -> com.microsoft Gelu. */
+/* GeluOrt: its contract is its row of patterns.def. */
 int
 pat_gelu_ort(Opt *o, int r)
 {
@@ -488,7 +480,7 @@ pat_gelu_ort(Opt *o, int r)
 	return x < 0 || opt_elem(o, x) != ONNX_FLOAT ? OPT_NOMATCH : gelu_emit(o, r, "com.microsoft:Gelu", x, NULL);
 }
 
-/* The GeluTanh form before opset 20 -> com.microsoft FastGelu. */
+/* FastGeluOrt: its contract is its row of patterns.def. */
 int
 pat_fast_gelu_ort(Opt *o, int r)
 {

@@ -65,8 +65,7 @@ pat_matmul_transpose_to_gemm(Opt *o, int r)
 	return OPT_REWROTE;
 }
 
-/* Add(MatMul(a, b), c) of 2-D a and b, c broadcasting to the result without
- * growing it -> Gemm(a, b, c), the MatMul read only there. */
+/* MatMulAddToGemm: its contract is its row of patterns.def. */
 int
 pat_matmul_add_to_gemm(Opt *o, int r)
 {
@@ -86,8 +85,7 @@ pat_matmul_add_to_gemm(Opt *o, int r)
 	return OPT_NOMATCH;
 }
 
-/* Gemm(Transpose(a), b, c) or Gemm(a, Transpose(b), c) -> the transA/transB
- * flag flipped, the Transpose read only there. */
+/* GemmTranspose: its contract is its row of patterns.def. */
 int
 pat_gemm_transpose(Opt *o, int r)
 {
@@ -104,8 +102,7 @@ pat_gemm_transpose(Opt *o, int r)
 	return OPT_NOMATCH;
 }
 
-/* Reshape(Gemm(Reshape(x, [-1, K]), w, b), [.., N]) that only flattens the
- * leading dims of x -> Add(MatMul(x, w), b). */
+/* GemmReshapeToMatMul: its contract is its row of patterns.def. */
 int
 pat_gemm_reshape_to_matmul(Opt *o, int r)
 {
@@ -289,8 +286,7 @@ pat_batchnorm_into_conv(Opt *o, int r)
 	return OPT_REWROTE;
 }
 
-/* BatchNormalization(Gemm(a, B, c)) in inference over the Gemm's columns,
- * B, c and the statistics constant -> Gemm(a, B', c'). */
+/* BatchNormIntoGemm: its contract is its row of patterns.def. */
 int
 pat_batchnorm_into_gemm(Opt *o, int r)
 {

@@ -39,7 +39,65 @@ def missing_test_paths(path, text):
     return out
 
 
-CHECKS = [is_float_again, missing_test_paths]
+def norm(t):
+    return re.sub(r"\s+", " ", t).strip()
+
+
+def pattern_contracts():
+    """{function: contract} from the rows of lib/opt/patterns.def."""
+    text = open("lib/opt/patterns.def").read()
+    rows = {}
+    for m in re.finditer(r"^(?:PATTERN|PATTERN_FROM|PATTERN_OPSETS|PASS)\((\w+),(.*?)\)\n", text, re.M | re.S):
+        fn = re.search(r"\b((?:pat|opt_pass)_\w+)\b", m.group(2))
+        doc = norm("".join(re.findall(r'"((?:[^"\\]|\\.)*)"', m.group(2))))
+        if fn and len(doc) > 40:
+            rows[fn.group(1)] = doc
+    return rows
+
+
+CONTRACTS = None
+
+
+def contract_copied(path, text):
+    """A pattern's contract lives in its patterns.def row, not again above its function."""
+    global CONTRACTS
+    if not re.search(r"lib/opt/(pat|pass)_\w+\.c$", path):
+        return []
+    if CONTRACTS is None:
+        CONTRACTS = pattern_contracts()
+    out = []
+    for m in re.finditer(r"(/\*(?:[^*]|\*(?!/))*\*/)\n(?:int|static int)\n(\w+)\(", text):
+        doc = CONTRACTS.get(m.group(2))
+        comment = norm(m.group(1)[2:-2].replace("\n *", " "))
+        if doc and (doc in comment or (len(comment) > 40 and comment in doc)):
+            out.append((text[:m.start()].count("\n") + 1, "repeats the contract of %s from patterns.def" % m.group(2)))
+    return out
+
+
+def opset_sentinel(path, text):
+    """'any opset' is patterns.def's PATTERN form, not bounds written out."""
+    if not path.endswith("patterns.def"):
+        return []
+    return [(n, "writes the any-opset bounds: use PATTERN or PATTERN_FROM")
+            for n, line in enumerate(text.split("\n"), 1)
+            if re.match(r"^(PATTERN\w*)\(.*, \d+, 99,\s*$", line)]
+
+
+def rank_limit_again(path, text):
+    """The rank limit is core.h's MAX_RANK, never a number of its own."""
+    if path.endswith("core/core.h"):
+        return []
+    out = []
+    for n, line in enumerate(text.split("\n"), 1):
+        if re.search(r"#define \w*(RANK|DIMS)\w* \d+|\b\w*(RANK|DIMS)\w* = \d{2,}", line):
+            out.append((n, "defines a rank limit of its own: use MAX_RANK"))
+        m = re.search(r"\b(rank|ndim|n_dims) >=? (\d+)\b", line)
+        if m and int(m.group(2)) >= 8:
+            out.append((n, "compares a rank with %s: use MAX_RANK" % m.group(2)))
+    return out
+
+
+CHECKS = [is_float_again, missing_test_paths, contract_copied, opset_sentinel, rank_limit_again]
 
 SELFTEST = [
     (is_float_again, "lib/x/y.c", "static int\nis_float(DType t)\n{\n"),
@@ -47,11 +105,18 @@ SELFTEST = [
     (is_float_again, "lib/x/y.c", "\treturn e == ONNX_FLOAT || e == ONNX_DOUBLE || e == ONNX_FLOAT16;\n"),
     (is_float_again, "lib/x/y.c", "\tcase DT_FLOAT16: case DT_BFLOAT16: case DT_FLOAT32:\n"),
     (missing_test_paths, "lib/x/y.h", " * (test/layers/rawcodes.sh). */\n"),
+    (opset_sentinel, "lib/opt/patterns.def", 'PATTERN_OPSETS(X, "Mul", pat_x, DEFAULT, 1, 99,\n'),
+    (opset_sentinel, "lib/opt/patterns.def", 'PATTERN_OPSETS(X, "Mul", pat_x, DEFAULT, 17, 99,\n'),
+    (rank_limit_again, "lib/x/y.h", "#define FOLD_MAX_RANK 8\n"),
+    (rank_limit_again, "lib/x/y.h", "enum { META_MAX_RANK = 64 };\n"),
+    (rank_limit_again, "lib/x/y.c", "\tif (!sv || sv->rank < 2 || sv->rank > 16)\n"),
 ]
 
 
 def main():
     bad = 0
+    some = sorted(pattern_contracts().items())[0]
+    SELFTEST.append((contract_copied, "lib/opt/pat_x.c", "/* %s */\nint\n%s(Opt *o, int r)\n" % (some[1], some[0])))
     for check, path, text in SELFTEST:
         if not check(path, text):
             print("facts: %s does not catch its made-up case: %r" % (check.__name__, text))
