@@ -10,6 +10,13 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/* ==== limits ==== */
+
+/* The largest rank a tensor may have anywhere here (torch allows 64 dims):
+ * the IR's shape rules, the options' `inputs`, ONNX type inference, the
+ * evaluator and the optimizer all stop at it, and size their buffers by it. */
+enum { MAX_RANK = 64 };
+
 /* ==== die ==== */
 
 /* Broken invariants of our own code, never bad input (a malformed graph is

@@ -67,8 +67,6 @@ typedef struct MetaRow {
 	int p, q;               /* the rule's parameters (meta.def says per rule) */
 } MetaRow;
 
-enum { META_MAX_RANK = 64 };
-
 struct MetaCtx {
 	Arena *a;
 	const Node *n;
@@ -113,8 +111,8 @@ int meta_get_ints(MetaCtx *c, const char *name, int width, int64_t **out);
 /* The tensors of a Tensor[] (or Tensor?[]) argument; items may be NULL
  * for None in a Tensor?[].  Returns the count, -1 when absent. */
 int meta_get_tensors(MetaCtx *c, const char *name, Value ***out);
-/* The first tensor (at most META_MAX_RANK dims) with its dims copied
- * into d (META_MAX_RANK entries) and the int argument name (def when
+/* The first tensor (at most MAX_RANK dims) with its dims copied
+ * into d (MAX_RANK entries) and the int argument name (def when
  * absent) wrapped into [0, rank) in *w; NULL with why[] otherwise. */
 Value *meta_self_at(MetaCtx *c, const char *name, int64_t def, Dim *d, int *w);
 /* A static dim. */

@@ -204,8 +204,8 @@ meta_get_tensors(MetaCtx *c, const char *name, Value ***out)
 	return x->n;
 }
 
-/* The first tensor (at most META_MAX_RANK dims) with its dims copied
- * into d (META_MAX_RANK entries) and the int argument name (def when
+/* The first tensor (at most MAX_RANK dims) with its dims copied
+ * into d (MAX_RANK entries) and the int argument name (def when
  * absent) wrapped into [0, rank) in *w; NULL with why[] otherwise. */
 Value *
 meta_self_at(MetaCtx *c, const char *name, int64_t def, Dim *d, int *w)
@@ -213,8 +213,8 @@ meta_self_at(MetaCtx *c, const char *name, int64_t def, Dim *d, int *w)
 	Value *x = meta_first_tensor(c);
 	int64_t dim;
 
-	if (!x || x->rank > META_MAX_RANK) {
-		meta_fail(c, "no tensor argument of at most %d dims", META_MAX_RANK);
+	if (!x || x->rank > MAX_RANK) {
+		meta_fail(c, "no tensor argument of at most %d dims", MAX_RANK);
 		return NULL;
 	}
 	if (meta_need_int(c, name, def, &dim) || meta_wrap(c, dim, x->rank, w))
@@ -432,9 +432,9 @@ meta_reduced(MetaCtx *c, const Value *x, const char *name, unsigned char *mask)
 	int64_t *v;
 	int k, w;
 
-	memset(mask, 0, META_MAX_RANK);
+	memset(mask, 0, MAX_RANK);
 	if (!a || ((a->kind == ARG_INTS || a->kind == ARG_SYM_INTS) && a->n == 0)) {
-		memset(mask, 1, META_MAX_RANK);
+		memset(mask, 1, MAX_RANK);
 		return a ? 1 : 0;
 	}
 	if ((k = meta_get_ints(c, name, 0, &v)) < 0)

@@ -74,8 +74,8 @@ meta_rule_same(MetaCtx *c)
 		return -1;
 	if (meta_arg(c, "dim") && meta_get_int(c, "dim", 0, &d) && meta_wrap(c, d, x->rank, &w))
 		return -1;
-	if (meta_arg(c, "dims") && x->rank <= META_MAX_RANK) {
-		unsigned char mask[META_MAX_RANK];
+	if (meta_arg(c, "dims") && x->rank <= MAX_RANK) {
+		unsigned char mask[MAX_RANK];
 		if (meta_reduced(c, x, "dims", mask))
 			return -1;
 	}
@@ -102,13 +102,13 @@ int
 meta_rule_reduce(MetaCtx *c)
 {
 	Value *x = meta_first_tensor(c);
-	unsigned char mask[META_MAX_RANK];
-	Dim d[META_MAX_RANK];
+	unsigned char mask[MAX_RANK];
+	Dim d[MAX_RANK];
 	DType t;
 	int k = 0, keep = meta_get_bool(c, "keepdim", 0), empty;
 
-	if (!x || x->rank > META_MAX_RANK)
-		return meta_fail(c, "no tensor argument of at most %d dims", META_MAX_RANK);
+	if (!x || x->rank > MAX_RANK)
+		return meta_fail(c, "no tensor argument of at most %d dims", MAX_RANK);
 	if ((empty = meta_reduced(c, x, "dim", mask)) < 0 || meta_dtype_of(c, &t))
 		return -1;
 	if (empty && (c->row->q & RQ_EMPTY_NONE))
@@ -144,12 +144,12 @@ int
 meta_rule_argreduce(MetaCtx *c)
 {
 	Value *x = meta_first_tensor(c);
-	Dim d[META_MAX_RANK];
+	Dim d[MAX_RANK];
 	int64_t dim;
 	int k = 0, w = -1, keep = meta_get_bool(c, "keepdim", 0);
 
-	if (!x || x->rank > META_MAX_RANK)
-		return meta_fail(c, "no tensor argument of at most %d dims", META_MAX_RANK);
+	if (!x || x->rank > MAX_RANK)
+		return meta_fail(c, "no tensor argument of at most %d dims", MAX_RANK);
 	if (meta_arg(c, "dim")) {
 		if (meta_need_int(c, "dim", 0, &dim) || meta_wrap(c, dim, x->rank, &w))
 			return -1;
@@ -175,12 +175,12 @@ int
 meta_rule_topk(MetaCtx *c)
 {
 	Value *x = meta_first_tensor(c);
-	Dim d[META_MAX_RANK];
+	Dim d[MAX_RANK];
 	int64_t dim, k;
 	int w, r;
 
-	if (!x || x->rank > META_MAX_RANK)
-		return meta_fail(c, "no tensor argument of at most %d dims", META_MAX_RANK);
+	if (!x || x->rank > MAX_RANK)
+		return meta_fail(c, "no tensor argument of at most %d dims", MAX_RANK);
 	if (meta_need_int(c, "dim", -1, &dim) || meta_need_int(c, "k", 1, &k) || meta_wrap(c, dim, x->rank, &w))
 		return -1;
 	memcpy(d, x->dims, sizeof *d * (size_t)x->rank);

@@ -156,7 +156,7 @@ alloc_out(Ctx *c, FoldTensor *t, int elem, int rank, const int64_t *dims)
 {
 	int64_t n = 1;
 
-	if (rank < 0 || rank > FOLD_MAX_RANK || !fold_elem_size(elem))
+	if (rank < 0 || rank > MAX_RANK || !fold_elem_size(elem))
 		return -1;
 	for (int i = 0; i < rank; i++) {
 		if (dims[i] < 0 || (dims[i] && n > INT64_MAX / dims[i]))
@@ -179,7 +179,7 @@ view_out(FoldTensor *t, const FoldTensor *x, int rank, const int64_t *dims)
 {
 	int64_t n = 1;
 
-	if (rank < 0 || rank > FOLD_MAX_RANK)
+	if (rank < 0 || rank > MAX_RANK)
 		return -1;
 	for (int i = 0; i < rank; i++) {
 		n *= dims[i];
@@ -251,7 +251,7 @@ bcast(int ra, const int64_t *a, int rb, const int64_t *b, int64_t *out)
 {
 	int r = ra > rb ? ra : rb;
 
-	if (r > FOLD_MAX_RANK)
+	if (r > MAX_RANK)
 		return -1;
 	for (int i = 0; i < r; i++) {
 		int64_t x = i - (r - ra) >= 0 ? a[i - (r - ra)] : 1;
@@ -267,7 +267,7 @@ bcast(int ra, const int64_t *a, int rb, const int64_t *b, int64_t *out)
 static void
 bstrides(const FoldTensor *t, int r, int64_t *st)
 {
-	int64_t own[FOLD_MAX_RANK];
+	int64_t own[MAX_RANK];
 
 	strides_of(t->rank, t->dims, own);
 	for (int i = 0; i < r; i++) {
@@ -279,8 +279,8 @@ bstrides(const FoldTensor *t, int r, int64_t *st)
 /* Iterates a multi-index over dims, keeping k offsets in step. */
 typedef struct Iter {
 	int r, k;
-	int64_t dims[FOLD_MAX_RANK], idx[FOLD_MAX_RANK];
-	int64_t st[3][FOLD_MAX_RANK], off[3];
+	int64_t dims[MAX_RANK], idx[MAX_RANK];
+	int64_t st[3][MAX_RANK], off[3];
 } Iter;
 
 static void
@@ -309,8 +309,8 @@ static int
 f_reshape(Ctx *c)
 {
 	const FoldTensor *x = c->in[0];
-	int64_t s[FOLD_MAX_RANK], known = 1;
-	int k = ints_arg(c, 1, NULL, s, FOLD_MAX_RANK), neg = -1;
+	int64_t s[MAX_RANK], known = 1;
+	int k = ints_arg(c, 1, NULL, s, MAX_RANK), neg = -1;
 
 	if (k < 0)
 		return -1;
@@ -356,11 +356,11 @@ static int
 f_unsqueeze(Ctx *c)
 {
 	const FoldTensor *x = c->in[0];
-	int64_t ax[FOLD_MAX_RANK], d[FOLD_MAX_RANK];
-	int k = ints_arg(c, 1, "axes", ax, FOLD_MAX_RANK), r, j = 0;
+	int64_t ax[MAX_RANK], d[MAX_RANK];
+	int k = ints_arg(c, 1, "axes", ax, MAX_RANK), r, j = 0;
 	unsigned mark = 0;
 
-	if (k < 0 || (r = x->rank + k) > FOLD_MAX_RANK)
+	if (k < 0 || (r = x->rank + k) > MAX_RANK)
 		return -1;
 	for (int i = 0; i < k; i++) {
 		int64_t a = ax[i] < 0 ? ax[i] + r : ax[i];
@@ -377,8 +377,8 @@ static int
 f_squeeze(Ctx *c)
 {
 	const FoldTensor *x = c->in[0];
-	int64_t ax[FOLD_MAX_RANK], d[FOLD_MAX_RANK];
-	int k = ints_arg(c, 1, "axes", ax, FOLD_MAX_RANK), j = 0;
+	int64_t ax[MAX_RANK], d[MAX_RANK];
+	int k = ints_arg(c, 1, "axes", ax, MAX_RANK), j = 0;
 	unsigned mark = 0;
 
 	if (k < 0)
@@ -401,8 +401,8 @@ static int
 f_transpose(Ctx *c)
 {
 	const FoldTensor *x = c->in[0];
-	int64_t p[FOLD_MAX_RANK], d[FOLD_MAX_RANK] = {0}, st[FOLD_MAX_RANK];
-	int k = ints_arg(c, -1, "perm", p, FOLD_MAX_RANK), es = fold_elem_size(x->elem);
+	int64_t p[MAX_RANK], d[MAX_RANK] = {0}, st[MAX_RANK];
+	int k = ints_arg(c, -1, "perm", p, MAX_RANK), es = fold_elem_size(x->elem);
 	Iter it = {0};
 
 	if (k < 0) {
@@ -450,7 +450,7 @@ static int
 f_concat(Ctx *c)
 {
 	const FoldTensor *x = c->in[0];
-	int64_t axis = attr_i(c, "axis", 0), d[FOLD_MAX_RANK], outer = 1, pos = 0;
+	int64_t axis = attr_i(c, "axis", 0), d[MAX_RANK], outer = 1, pos = 0;
 	int es = fold_elem_size(x->elem);
 
 	axis = axis < 0 ? axis + x->rank : axis;
@@ -512,11 +512,11 @@ static int
 f_gather(Ctx *c)
 {
 	const FoldTensor *x = c->in[0], *idx = c->in[1];
-	int64_t axis = attr_i(c, "axis", 0), d[FOLD_MAX_RANK] = {0}, outer = 1, inner = 1;
+	int64_t axis = attr_i(c, "axis", 0), d[MAX_RANK] = {0}, outer = 1, inner = 1;
 	int r = 0, es = fold_elem_size(x->elem);
 
 	axis = axis < 0 ? axis + x->rank : axis;
-	if (axis < 0 || axis >= x->rank || dtype_onnx_is_float(idx->elem) || x->rank - 1 + idx->rank > FOLD_MAX_RANK)
+	if (axis < 0 || axis >= x->rank || dtype_onnx_is_float(idx->elem) || x->rank - 1 + idx->rank > MAX_RANK)
 		return -1;
 	for (int i = 0; i < x->rank; i++) {
 		if (i == axis)
@@ -547,11 +547,11 @@ static int
 f_slice(Ctx *c)
 {
 	const FoldTensor *x = c->in[0];
-	int64_t st[FOLD_MAX_RANK], en[FOLD_MAX_RANK], ax[FOLD_MAX_RANK], sp[FOLD_MAX_RANK];
-	int64_t start[FOLD_MAX_RANK], step[FOLD_MAX_RANK], d[FOLD_MAX_RANK], xs[FOLD_MAX_RANK];
-	int k = ints_arg(c, 1, NULL, st, FOLD_MAX_RANK), es = fold_elem_size(x->elem);
-	int ke = ints_arg(c, 2, NULL, en, FOLD_MAX_RANK), ka = ints_arg(c, 3, NULL, ax, FOLD_MAX_RANK);
-	int ks = ints_arg(c, 4, NULL, sp, FOLD_MAX_RANK);
+	int64_t st[MAX_RANK], en[MAX_RANK], ax[MAX_RANK], sp[MAX_RANK];
+	int64_t start[MAX_RANK], step[MAX_RANK], d[MAX_RANK], xs[MAX_RANK];
+	int k = ints_arg(c, 1, NULL, st, MAX_RANK), es = fold_elem_size(x->elem);
+	int ke = ints_arg(c, 2, NULL, en, MAX_RANK), ka = ints_arg(c, 3, NULL, ax, MAX_RANK);
+	int ks = ints_arg(c, 4, NULL, sp, MAX_RANK);
 	Iter it = {0};
 	int64_t base = 0;
 
@@ -602,8 +602,8 @@ static int
 f_expand(Ctx *c)
 {
 	const FoldTensor *x = c->in[0];
-	int64_t s[FOLD_MAX_RANK], d[FOLD_MAX_RANK];
-	int k = ints_arg(c, 1, NULL, s, FOLD_MAX_RANK), r, es = fold_elem_size(x->elem);
+	int64_t s[MAX_RANK], d[MAX_RANK];
+	int k = ints_arg(c, 1, NULL, s, MAX_RANK), r, es = fold_elem_size(x->elem);
 	Iter it = {0};
 
 	if (k < 0 || (r = bcast(x->rank, x->dims, k, s, d)) < 0 || alloc_out(c, &c->out[0], x->elem, r, d))
@@ -673,7 +673,7 @@ f_binary(Ctx *c)
 {
 	const FoldTensor *a = c->in[0], *b = c->in[1];
 	int op = 0, r, fl = dtype_onnx_is_float(a->elem), cmp, out;
-	int64_t d[FOLD_MAX_RANK] = {0}, inner, sa, sb;
+	int64_t d[MAX_RANK] = {0}, inner, sa, sb;
 	int i64 = a->elem == ONNX_INT64 && b->elem == ONNX_INT64;
 	Iter it = {0};
 	FoldTensor *y = &c->out[0];
@@ -891,7 +891,7 @@ static int
 f_matmul(Ctx *c)
 {
 	const FoldTensor *a = c->in[0], *b = c->in[1];
-	int64_t d[FOLD_MAX_RANK], m, k, n, batch = 1;
+	int64_t d[MAX_RANK], m, k, n, batch = 1;
 	int r;
 	Iter it = {0};
 
@@ -901,7 +901,7 @@ f_matmul(Ctx *c)
 	m = a->dims[a->rank - 2];
 	k = a->dims[a->rank - 1];
 	n = b->dims[b->rank - 1];
-	if ((r = bcast(a->rank - 2, a->dims, b->rank - 2, b->dims, d)) < 0 || r + 2 > FOLD_MAX_RANK)
+	if ((r = bcast(a->rank - 2, a->dims, b->rank - 2, b->dims, d)) < 0 || r + 2 > MAX_RANK)
 		return -1;
 	for (int i = 0; i < r; i++)
 		batch *= d[i];
@@ -947,7 +947,7 @@ static int
 f_where(Ctx *c)
 {
 	const FoldTensor *cd = c->in[0], *a = c->in[1], *b = c->in[2];
-	int64_t t[FOLD_MAX_RANK], d[FOLD_MAX_RANK];
+	int64_t t[MAX_RANK], d[MAX_RANK];
 	int r, es = fold_elem_size(a->elem);
 	Iter it = {0};
 
@@ -1005,8 +1005,8 @@ static int
 f_constant_of_shape(Ctx *c)
 {
 	const Onnx__AttributeProto *v = attr(c, "value");
-	int64_t s[FOLD_MAX_RANK];
-	int k = ints_arg(c, 0, NULL, s, FOLD_MAX_RANK), es;
+	int64_t s[MAX_RANK];
+	int k = ints_arg(c, 0, NULL, s, MAX_RANK), es;
 	FoldTensor val = {0};
 
 	if (k < 0)
@@ -1053,8 +1053,8 @@ f_reduce(Ctx *c)
 {
 	const FoldTensor *x = c->in[0];
 	const char *op = c->n->op_type + 6;    /* after "Reduce" */
-	int64_t ax[FOLD_MAX_RANK], d[FOLD_MAX_RANK], kd[FOLD_MAX_RANK], st[FOLD_MAX_RANK];
-	int k = ints_arg(c, 1, "axes", ax, FOLD_MAX_RANK), keep = (int)attr_i(c, "keepdims", 1), r = 0;
+	int64_t ax[MAX_RANK], d[MAX_RANK], kd[MAX_RANK], st[MAX_RANK];
+	int k = ints_arg(c, 1, "axes", ax, MAX_RANK), keep = (int)attr_i(c, "keepdims", 1), r = 0;
 	unsigned mark = 0;
 	int64_t cnt = 1;
 	double *acc;
@@ -1187,7 +1187,7 @@ fold_from_tensor(const OnnxTensor *t, FoldTensor *out)
 {
 	int64_t n = 1;
 
-	if (!t->has_raw_data || (t->has_data_location && t->data_location) || t->n_dims > FOLD_MAX_RANK ||
+	if (!t->has_raw_data || (t->has_data_location && t->data_location) || t->n_dims > MAX_RANK ||
 	    !fold_elem_size(t->data_type))
 		return -1;
 	memset(out, 0, sizeof *out);

@@ -51,7 +51,6 @@ enum { OPT_NOMATCH = 0, OPT_REWROTE = 1, OPT_RETRY = 2 };
 /* The sets a row belongs to (the `patterns` option names them). */
 enum { OPT_SET_DEFAULT = 1, OPT_SET_ORT = 2 };
 
-#define OPT_MAX_RANK ONNX_MAX_RANK
 
 /* One dimension: v >= 0 is static; otherwise sym names it (a dim_param
  * such as "s77", equal dims have equal names) or, when NULL, it is unknown.

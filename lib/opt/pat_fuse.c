@@ -42,8 +42,8 @@ is_scalar(Opt *o, int v, double x)
 static int
 trailing_axes(Opt *o, int red, int rank)
 {
-	int64_t ax[OPT_MAX_RANK];
-	int k = opt_axes(o, red, ax, OPT_MAX_RANK);
+	int64_t ax[MAX_RANK];
+	int k = opt_axes(o, red, ax, MAX_RANK);
 
 	if (k <= 0 || rank < 0 || !opt_attr_i(o, red, "keepdims", 1) || opt_norm_axes(k, ax, rank) < 0)
 		return -1;
@@ -58,7 +58,7 @@ static int
 ones_over(Opt *o, int x, int k)
 {
 	int r = opt_rank(o, x);
-	int64_t dims[OPT_MAX_RANK], n = 1;
+	int64_t dims[MAX_RANK], n = 1;
 	float *p;
 
 	for (int i = 0; i < k; i++) {
@@ -153,7 +153,7 @@ over_axes(Opt *o, int c, int x, int axis, int64_t n)
 {
 	const OnnxTensor *t = opt_const_tensor(o, c);
 	int rc = opt_rank(o, c), rx = opt_rank(o, x), k = rx - axis;
-	int64_t cst[OPT_MAX_RANK], s = 1;
+	int64_t cst[MAX_RANK], s = 1;
 	float *p;
 
 	if (!t || t->data_type != ONNX_FLOAT || rx < 0 || rc < 0 || rc > rx)
@@ -212,7 +212,7 @@ static int
 norm_affine(Opt *o, int r, const char *norm, int mul)
 {
 	int nv, ln, c, axis, x, s, b, in[3], y, n, nin = strcmp(norm, "LayerNormalization") == 0 ? 3 : 2;
-	int64_t size, dims[OPT_MAX_RANK];
+	int64_t size, dims[MAX_RANK];
 	float *cv, *sv, *bv, *ns, *nb;
 
 	for (int side = 0; side < 2; side++) {

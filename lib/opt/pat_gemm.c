@@ -22,7 +22,7 @@ gemm_type(int elem)
 static int
 transpose2(Opt *o, int n)
 {
-	int64_t p[OPT_MAX_RANK];
+	int64_t p[MAX_RANK];
 
 	return n >= 0 && opt_perm(o, n, p) == 2 && p[0] == 1 && p[1] == 0 && opt_rank(o, opt_in(o, n, 0)) == 2;
 }
@@ -153,10 +153,10 @@ pat_gemm_reshape_to_matmul(Opt *o, int r)
 static int
 reshape_numel_only(Opt *o, int n)
 {
-	int64_t s[OPT_MAX_RANK];
+	int64_t s[MAX_RANK];
 	int k;
 
-	if (!opt_is(o, n, "Reshape") || (k = opt_const_ints(o, opt_in(o, n, 1), s, OPT_MAX_RANK)) < 0)
+	if (!opt_is(o, n, "Reshape") || (k = opt_const_ints(o, opt_in(o, n, 1), s, MAX_RANK)) < 0)
 		return 0;
 	if (!opt_attr_i(o, n, "allowzero", 0))
 		for (int i = 0; i < k; i++)

@@ -18,7 +18,7 @@ pat_fused_matmul_transpose(Opt *o, int r)
 		return OPT_NOMATCH;
 	for (int s = 0; s < 2; s++) {
 		int tr = opt_prod(o, in[s], "Transpose"), k;
-		int64_t p[OPT_MAX_RANK];
+		int64_t p[MAX_RANK];
 		if (tr < 0 || !opt_only_use(o, in[s], r) || (k = opt_perm(o, tr, p)) < 2)
 			continue;
 		t[s] = p[k - 1] == k - 2 && p[k - 2] == k - 1;

@@ -8,7 +8,7 @@
 
 #include <string.h>
 
-#define R OPT_MAX_RANK
+#define R MAX_RANK
 
 /* A Squeeze/Unsqueeze of x with the given axes, in the form the opset wants. */
 static int

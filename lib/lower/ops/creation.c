@@ -213,10 +213,10 @@ lower_fill_diagonal_(LowerCtx *c, const Node *n, const OpRow *row)
 {
 	const Value *sv = lower_arg_value(n, "self");
 	int wrap = (int)lower_int(c, n, "wrap", 0);
-	int64_t dims[16], numel = 1, step = 1, end, mn;
+	int64_t dims[MAX_RANK], numel = 1, step = 1, end, mn;
 	uint8_t *mask;
 
-	if (!sv || sv->rank < 2 || sv->rank > 16 || !lower_static(sv))
+	if (!sv || sv->rank < 2 || sv->rank > MAX_RANK || !lower_static(sv))
 		return lower_fail(c, n, "needs a static self of rank 2 or more");
 	for (int i = 0; i < sv->rank; i++) {
 		dims[i] = sv->dims[i].v;
