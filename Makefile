@@ -65,27 +65,38 @@ $(B)/test/%: test/unit/%.c $(B)/libyobx.a test/unit/testutil.h test/unit/minigra
 	@mkdir -p $(B)/test
 	$(CC) $(CFLAGS) $(CHECK_CFLAGS) $(LDFLAGS) -o $@ $< $(B)/libyobx.a $(CHECK_LIBS) $(LDLIBS)
 
-# Two at a time: the unit tests (each writes T.log and T.rc, printed in order
-# once all have run; any failure fails the rule), then run-ort.sh, in the
-# background with its output kept for the end, beside the other suites, which
-# stop at the first that fails as before. Check's default timeout of 4 s is
-# raised to the 60 s most test cases set themselves: test_arena's first case
-# takes 2-3 s of CPU under ASan, and a loaded machine made it time out.
+# The suites are independent: test/suites.sh runs them two at a time (J),
+# the longest first, and prints each one's log and wall time at the end.
+# The onnxruntime runs (run-ort.sh, two node processes of their own) start
+# first; the unit tests are one suite each.  A new suite is one line here.
+# Check's default timeout of 4 s is raised to the 60 s most test cases set
+# themselves: test_arena's first case takes 2-3 s of CPU under ASan, and a
+# loaded machine made it time out.
+J ?= 2
+UNIT_SLOW = $(B)/test/test_onnxops
+SUITES = \
+	'ort sh test/run-ort.sh $(B)/yobx-export' \
+	'test_onnxops_0 env ONNXOPS_SHARD=0/2 $(B)/test/test_onnxops' \
+	'test_onnxops_1 env ONNXOPS_SHARD=1/2 $(B)/test/test_onnxops' \
+	'layers sh test/layers/run.sh $(B)' \
+	'cli sh test/run-cli.sh $(B)/yobx-export' \
+	'onnxproto $(B)/test/test_onnxproto && sh test/ort/selftest.sh build/test/tiny_add.onnx' \
+	$(foreach t,$(filter-out $(UNIT_SLOW) $(B)/test/test_onnxproto,$(UNIT_BIN)),'$(notdir $(t)) $(t)') \
+	'golden node test/ort/golden.mjs $(B)/test/irtext test/lower/*.txt' \
+	'graph_driver $(B)/fuzz/graph_driver -seed=1 -runs=1000 -dir=$(B)' \
+	'diag sh test/diag/run.sh $(B)/yobx-export' \
+	'report sh test/report/run.sh $(B)' \
+	'report_e2e sh test/report/e2e.sh $(B)' \
+	$(if $(filter 1,$(SAN)),,'report_lo sh test/report/lo.sh $(B)') \
+	'capture sh test/capture/check.sh $(B)' \
+	'jit sh test/jit/run.sh $(B)/yobx-export' \
+	'shrink sh test/shrink/run.sh $(B)/yobx-export 10 64 128' \
+	$(if $(filter 1,$(SAN)),,'onnx_node sh test/onnx-node/run.sh $(B)/yobx-export') \
+	'install sh test/install/run.sh $(B) $(MAKE)' \
+	'size sh test/models/size.sh' \
+	'facts python3 test/facts/check.py'
 check: $(B)/yobx-export $(UNIT_BIN) $(B)/fuzz/graph_driver
-	@rm -f $(UNIT_BIN:=.rc)
-	@printf '%s\n' $(UNIT_BIN) | CK_DEFAULT_TIMEOUT=$${CK_DEFAULT_TIMEOUT:-60} \
-		xargs -n 1 -P 2 sh -c '"$$0" >"$$0.log" 2>&1; echo $$? >"$$0.rc"'
-	@ok=1; for t in $(UNIT_BIN); do echo "== $$t"; cat $$t.log; read rc <$$t.rc && [ "$$rc" = 0 ] || { echo "FAIL: $$t"; ok=0; }; done; [ $$ok = 1 ]
-	@node test/ort/golden.mjs $(B)/test/irtext test/lower/*.txt
-	@$(B)/fuzz/graph_driver -seed=1 -runs=1000 -dir=$(B)
-	@sh test/models/size.sh
-	@sh test/layers/run.sh $(B)
-	@sh test/run-ort.sh $(B)/yobx-export >$(B)/run-ort.log 2>&1 & ort=$$!; \
-	sh test/run-cli.sh $(B)/yobx-export && sh test/diag/run.sh $(B)/yobx-export && \
-		sh test/report/run.sh $(B) && sh test/report/e2e.sh $(B) && $(if $(filter 1,$(SAN)),,sh test/report/lo.sh $(B) &&) sh test/capture/check.sh $(B) && sh test/jit/run.sh $(B)/yobx-export && \
-		sh test/shrink/run.sh $(B)/yobx-export 10 64 128 && $(if $(filter 1,$(SAN)),,sh test/onnx-node/run.sh $(B)/yobx-export &&) \
-		sh test/ort/selftest.sh build/test/tiny_add.onnx && sh test/install/run.sh $(B) $(MAKE); rc=$$?; \
-	wait $$ort; ort_rc=$$?; cat $(B)/run-ort.log; [ $$rc = 0 ] && [ $$ort_rc = 0 ]
+	@printf '%s\n' $(SUITES) | CK_DEFAULT_TIMEOUT=$${CK_DEFAULT_TIMEOUT:-60} sh test/suites.sh $(B) $(J)
 
 # The sanitized tests run several times slower: Check's per-test timeout
 # (4 s by default) scales with them.

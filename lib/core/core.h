@@ -10,6 +10,13 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/* ==== limits ==== */
+
+/* The largest rank a tensor may have anywhere here (torch allows 64 dims):
+ * the IR's shape rules, the options' `inputs`, ONNX type inference, the
+ * evaluator and the optimizer all stop at it, and size their buffers by it. */
+enum { MAX_RANK = 64 };
+
 /* ==== die ==== */
 
 /* Broken invariants of our own code, never bad input (a malformed graph is
@@ -258,7 +265,7 @@ int mapguard_report(Diag *d, const char *path);
 
 typedef enum DType {
 	DT_UNKNOWN = 0,
-#define X(e, code, c10, name, size, onnx, oname) e,
+#define X(e, code, c10, name, size, onnx, oname, kind) e,
 #include "dtype.def"
 #undef X
 	DT_COUNT
@@ -266,12 +273,22 @@ typedef enum DType {
 
 /* ONNX TensorProto.DataType codes by their onnx.proto names (ONNX_FLOAT,
  * ONNX_INT64, ...), from the same rows: code that reads or writes an ONNX
- * element type names it, never a bare number (test/layers/rawcodes.sh). */
+ * element type names it, never a bare number (test_no_raw_elem_codes in
+ * test/unit/test_opt.c). */
 typedef enum OnnxElem {
-#define X(e, code, c10, name, size, onnx, oname) ONNX_##oname = onnx,
+#define X(e, code, c10, name, size, onnx, oname, kind) ONNX_##oname = onnx,
 #include "dtype.def"
 #undef X
 } OnnxElem;
+
+/* torch's category of an element type for promotion (dtype.def's last
+ * column): the one answer to "is this a float" (float16, bfloat16, float32,
+ * float64; not float8, not complex), for a DType or an ONNX element type. */
+/* in torch's order of priority */
+typedef enum DTypeKind { DK_BOOL, DK_INT, DK_FLOAT, DK_COMPLEX, DK_OTHER } DTypeKind;
+DTypeKind dtype_kind(DType t);
+int dtype_is_float(DType t);
+int dtype_onnx_is_float(int elem);
 
 /* Returns the DType for torch's ScalarType code, DT_UNKNOWN if none. */
 DType dtype_from_torch(long code);

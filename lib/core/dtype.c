@@ -10,12 +10,31 @@ static const struct {
 	const char *name;
 	int size;
 	int onnx;
+	DTypeKind kind;
 } rows[DT_COUNT] = {
-	[DT_UNKNOWN] = {0, -1, "unknown", 0, 0},
-#define X(e, code, c10, name, size, onnx, oname) [e] = {code, c10, name, size, onnx},
+	[DT_UNKNOWN] = {0, -1, "unknown", 0, 0, DK_OTHER},
+#define X(e, code, c10, name, size, onnx, oname, kind) [e] = {code, c10, name, size, onnx, DK_##kind},
 #include "dtype.def"
 #undef X
 };
+
+DTypeKind
+dtype_kind(DType t)
+{
+	return t > DT_UNKNOWN && t < DT_COUNT ? rows[t].kind : DK_OTHER;
+}
+
+int
+dtype_is_float(DType t)
+{
+	return dtype_kind(t) == DK_FLOAT;
+}
+
+int
+dtype_onnx_is_float(int elem)
+{
+	return dtype_is_float(dtype_from_onnx(elem));
+}
 
 DType
 dtype_from_torch(long code)
@@ -163,7 +182,7 @@ int
 dtype_torch(DType t)
 {
 	switch (t) {
-#define X(e, code, c10, name, size, onnx, oname) case e: return code;
+#define X(e, code, c10, name, size, onnx, oname, kind) case e: return code;
 #include "dtype.def"
 #undef X
 	default: return -1;

@@ -39,13 +39,13 @@ enum { META_NROW = sizeof meta_rows / sizeof meta_rows[0] };
 static int
 can_cast(DType from, DType to)
 {
-	MetaCat f = meta_cat_of(from), t = meta_cat_of(to);
+	DTypeKind f = dtype_kind(from), t = dtype_kind(to);
 
-	if (f == CAT_COMPLEX && t != CAT_COMPLEX)
+	if (f == DK_COMPLEX && t != DK_COMPLEX)
 		return 0;
-	if (f == CAT_FLOAT && (t == CAT_INT || t == CAT_BOOL))
+	if (f == DK_FLOAT && (t == DK_INT || t == DK_BOOL))
 		return 0;
-	if (f != CAT_BOOL && t == CAT_BOOL)
+	if (f != DK_BOOL && t == DK_BOOL)
 		return 0;
 	return 1;
 }

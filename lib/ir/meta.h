@@ -67,8 +67,6 @@ typedef struct MetaRow {
 	int p, q;               /* the rule's parameters (meta.def says per rule) */
 } MetaRow;
 
-enum { META_MAX_RANK = 64 };
-
 struct MetaCtx {
 	Arena *a;
 	const Node *n;
@@ -84,9 +82,6 @@ struct MetaCtx {
 #define X(op, rule, dt, takes, p, q) int meta_rule_##rule(MetaCtx *c);
 #include "meta.def"
 #undef X
-
-/* The type promotion categories, in torch's order of priority. */
-typedef enum MetaCat { CAT_BOOL, CAT_INT, CAT_FLOAT, CAT_COMPLEX, CAT_OTHER } MetaCat;
 
 /* Rules fail through here: why[] gets the reason, the rule returns -1. */
 int meta_fail(MetaCtx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -116,8 +111,8 @@ int meta_get_ints(MetaCtx *c, const char *name, int width, int64_t **out);
 /* The tensors of a Tensor[] (or Tensor?[]) argument; items may be NULL
  * for None in a Tensor?[].  Returns the count, -1 when absent. */
 int meta_get_tensors(MetaCtx *c, const char *name, Value ***out);
-/* The first tensor (at most META_MAX_RANK dims) with its dims copied
- * into d (META_MAX_RANK entries) and the int argument name (def when
+/* The first tensor (at most MAX_RANK dims) with its dims copied
+ * into d (MAX_RANK entries) and the int argument name (def when
  * absent) wrapped into [0, rank) in *w; NULL with why[] otherwise. */
 Value *meta_self_at(MetaCtx *c, const char *name, int64_t def, Dim *d, int *w);
 /* A static dim. */
@@ -161,9 +156,6 @@ int meta_out_tensor(MetaCtx *c, DType t, int rank, const Dim *d);
 int meta_out_like(MetaCtx *c, DType t, const Value *x);
 /* Appends an int result (a SymInt when symbolic). */
 int meta_out_int(MetaCtx *c, Dim d);
-/* The promotion category of t; meta_is_float: 1 for a real float dtype. */
-MetaCat meta_cat_of(DType t);
-int meta_is_float(DType t);
 /* torch's promoteTypes; DT_UNKNOWN where torch raises (the shell and
  * float8 types, unsigned 16-64 bit with anything else). */
 DType meta_promote(DType x, DType y);

@@ -204,8 +204,8 @@ meta_get_tensors(MetaCtx *c, const char *name, Value ***out)
 	return x->n;
 }
 
-/* The first tensor (at most META_MAX_RANK dims) with its dims copied
- * into d (META_MAX_RANK entries) and the int argument name (def when
+/* The first tensor (at most MAX_RANK dims) with its dims copied
+ * into d (MAX_RANK entries) and the int argument name (def when
  * absent) wrapped into [0, rank) in *w; NULL with why[] otherwise. */
 Value *
 meta_self_at(MetaCtx *c, const char *name, int64_t def, Dim *d, int *w)
@@ -213,8 +213,8 @@ meta_self_at(MetaCtx *c, const char *name, int64_t def, Dim *d, int *w)
 	Value *x = meta_first_tensor(c);
 	int64_t dim;
 
-	if (!x || x->rank > META_MAX_RANK) {
-		meta_fail(c, "no tensor argument of at most %d dims", META_MAX_RANK);
+	if (!x || x->rank > MAX_RANK) {
+		meta_fail(c, "no tensor argument of at most %d dims", MAX_RANK);
 		return NULL;
 	}
 	if (meta_need_int(c, name, def, &dim) || meta_wrap(c, dim, x->rank, w))
@@ -432,9 +432,9 @@ meta_reduced(MetaCtx *c, const Value *x, const char *name, unsigned char *mask)
 	int64_t *v;
 	int k, w;
 
-	memset(mask, 0, META_MAX_RANK);
+	memset(mask, 0, MAX_RANK);
 	if (!a || ((a->kind == ARG_INTS || a->kind == ARG_SYM_INTS) && a->n == 0)) {
-		memset(mask, 1, META_MAX_RANK);
+		memset(mask, 1, MAX_RANK);
 		return a ? 1 : 0;
 	}
 	if ((k = meta_get_ints(c, name, 0, &v)) < 0)
@@ -504,29 +504,6 @@ meta_out_int(MetaCtx *c, Dim d)
 
 /* ==== type promotion ==== */
 
-MetaCat
-meta_cat_of(DType t)
-{
-	switch (t) {
-	case DT_BOOL: return CAT_BOOL;
-	case DT_UINT8: case DT_INT8: case DT_INT16: case DT_INT32: case DT_INT64:
-	case DT_UINT16: case DT_UINT32: case DT_UINT64:
-		return CAT_INT;
-	case DT_FLOAT16: case DT_BFLOAT16: case DT_FLOAT32: case DT_FLOAT64:
-		return CAT_FLOAT;
-	case DT_COMPLEX32: case DT_COMPLEX64: case DT_COMPLEX128:
-		return CAT_COMPLEX;
-	default:
-		return CAT_OTHER;
-	}
-}
-
-int
-meta_is_float(DType t)
-{
-	return meta_cat_of(t) == CAT_FLOAT;
-}
-
 static DType
 complex_of(DType f)
 {
@@ -538,21 +515,21 @@ complex_of(DType f)
 DType
 meta_promote(DType x, DType y)
 {
-	MetaCat cx = meta_cat_of(x), cy = meta_cat_of(y);
+	DTypeKind cx = dtype_kind(x), cy = dtype_kind(y);
 
 	if (x == DT_UNKNOWN)
 		return y;
 	if (y == DT_UNKNOWN || x == y)
 		return x;
-	if (cx == CAT_OTHER || cy == CAT_OTHER)
+	if (cx == DK_OTHER || cy == DK_OTHER)
 		return DT_UNKNOWN;
-	if (cx == CAT_BOOL)
+	if (cx == DK_BOOL)
 		return y;
-	if (cy == CAT_BOOL)
+	if (cy == DK_BOOL)
 		return x;
 	if (cx < cy)
 		return meta_promote(y, x);
-	if (cx == CAT_INT) {        /* both integers */
+	if (cx == DK_INT) {        /* both integers */
 		static const DType rank[] = { DT_INT8, DT_INT16, DT_INT32, DT_INT64 };
 		int rx = -1, ry = -1;
 		if (x == DT_UINT8 || y == DT_UINT8) {
@@ -567,8 +544,8 @@ meta_promote(DType x, DType y)
 		}
 		return rx < 0 || ry < 0 ? DT_UNKNOWN : rank[rx > ry ? rx : ry];
 	}
-	if (cx == CAT_FLOAT) {
-		if (cy == CAT_INT)
+	if (cx == DK_FLOAT) {
+		if (cy == DK_INT)
 			return x;
 		if ((x == DT_FLOAT16 && y == DT_BFLOAT16) || (x == DT_BFLOAT16 && y == DT_FLOAT16))
 			return DT_FLOAT32;
@@ -577,9 +554,9 @@ meta_promote(DType x, DType y)
 		return DT_FLOAT32;        /* f32 with f16 or bf16 */
 	}
 	/* x complex */
-	if (cy == CAT_INT)
+	if (cy == DK_INT)
 		return x;
-	if (cy == CAT_FLOAT) {
+	if (cy == DK_FLOAT) {
 		DType part = dtype_complex_part(x);
 		if (y == DT_BFLOAT16)
 			return x == DT_COMPLEX32 ? DT_COMPLEX64 : x;
@@ -628,13 +605,13 @@ combine(DType higher, DType lower)
 		return lower;
 	if (lower == DT_UNKNOWN)
 		return higher;
-	if (meta_cat_of(higher) == CAT_COMPLEX)
+	if (dtype_kind(higher) == DK_COMPLEX)
 		return higher;
-	if (meta_cat_of(lower) == CAT_COMPLEX)
-		return meta_is_float(higher) ? complex_of(higher) : lower;
-	if (meta_is_float(higher))
+	if (dtype_kind(lower) == DK_COMPLEX)
+		return dtype_is_float(higher) ? complex_of(higher) : lower;
+	if (dtype_is_float(higher))
 		return higher;
-	if (higher == DT_BOOL || meta_is_float(lower))
+	if (higher == DT_BOOL || dtype_is_float(lower))
 		return meta_promote(higher, lower);
 	return higher;
 }
@@ -692,7 +669,7 @@ row_dtype(MetaCtx *c)
 			return d;
 		if (!self)
 			break;
-		return meta_cat_of(self->dtype) <= CAT_INT ? DT_INT64 : self->dtype;
+		return dtype_kind(self->dtype) <= DK_INT ? DT_INT64 : self->dtype;
 	case MD_SAME:
 		t = DT_UNKNOWN;
 		for (int i = 0; i < c->n->nin; i++) {
@@ -715,9 +692,9 @@ row_dtype(MetaCtx *c)
 			meta_fail(c, "the argument dtypes do not promote");
 			return DT_UNKNOWN;
 		}
-		if ((c->row->dt == MD_FLOAT || c->row->dt == MD_REAL_FLOAT) && meta_cat_of(t) <= CAT_INT)
+		if ((c->row->dt == MD_FLOAT || c->row->dt == MD_REAL_FLOAT) && dtype_kind(t) <= DK_INT)
 			return DT_FLOAT32;
-		if ((c->row->dt == MD_REAL || c->row->dt == MD_REAL_FLOAT) && meta_cat_of(t) == CAT_COMPLEX)
+		if ((c->row->dt == MD_REAL || c->row->dt == MD_REAL_FLOAT) && dtype_kind(t) == DK_COMPLEX)
 			return dtype_complex_part(t);
 		return t;
 	}
@@ -749,13 +726,13 @@ int
 meta_dtype_of(MetaCtx *c, DType *t)
 {
 	DType k = compute_dtype(c);
-	static const int kind[] = { [CAT_BOOL] = TK_B, [CAT_INT] = TK_I, [CAT_FLOAT] = TK_F, [CAT_COMPLEX] = TK_C,
-	                            [CAT_OTHER] = 0 };
+	static const int kind[] = { [DK_BOOL] = TK_B, [DK_INT] = TK_I, [DK_FLOAT] = TK_F, [DK_COMPLEX] = TK_C,
+	                            [DK_OTHER] = 0 };
 
 	*t = row_dtype(c);
 	if (*t == DT_UNKNOWN)
 		return -1;
-	if (k != DT_UNKNOWN && !(kind[meta_cat_of(k)] & c->row->takes))
+	if (k != DT_UNKNOWN && !(kind[dtype_kind(k)] & c->row->takes))
 		return meta_fail(c, "%s is not implemented for %s", c->n->op, dtype_name(k));
 	return 0;
 }

@@ -38,16 +38,16 @@ meta_rule_pointwise(MetaCtx *c)
 		const Arg *e = meta_arg(c, "exponent");
 		if (t == DT_BOOL)
 			t = DT_INT64;
-		if (e && e->kind == ARG_INT && e->u.i < 0 && meta_cat_of(t) == CAT_INT)
+		if (e && e->kind == ARG_INT && e->u.i < 0 && dtype_kind(t) == DK_INT)
 			return meta_fail(c, "integers to negative integer powers are not allowed");
 	}
 	if ((c->row->p & PW_CLAMP) && !meta_arg(c, "min") && !meta_arg(c, "max"))
 		return meta_fail(c, "clamp: at least one of 'min' or 'max' must not be None");
 	{
 		const Arg *alpha = meta_arg(c, "alpha"), *v = meta_arg(c, "value");
-		if (alpha && (alpha->kind == ARG_FLOAT || alpha->kind == ARG_SYM_FLOAT) && meta_cat_of(t) <= CAT_INT)
+		if (alpha && (alpha->kind == ARG_FLOAT || alpha->kind == ARG_SYM_FLOAT) && dtype_kind(t) <= DK_INT)
 			return meta_fail(c, "for integral input tensors, argument alpha must not be a floating point number");
-		if (c->row->dt == MD_SELF && v && v->kind == ARG_FLOAT && meta_cat_of(t) <= CAT_INT &&
+		if (c->row->dt == MD_SELF && v && v->kind == ARG_FLOAT && dtype_kind(t) <= DK_INT &&
 		    (v->u.f != v->u.f || v->u.f > 9.2e18 || v->u.f < -9.2e18))
 			return meta_fail(c, "value %g cannot be converted to type %s without overflow", v->u.f, dtype_name(t));
 	}
@@ -74,8 +74,8 @@ meta_rule_same(MetaCtx *c)
 		return -1;
 	if (meta_arg(c, "dim") && meta_get_int(c, "dim", 0, &d) && meta_wrap(c, d, x->rank, &w))
 		return -1;
-	if (meta_arg(c, "dims") && x->rank <= META_MAX_RANK) {
-		unsigned char mask[META_MAX_RANK];
+	if (meta_arg(c, "dims") && x->rank <= MAX_RANK) {
+		unsigned char mask[MAX_RANK];
 		if (meta_reduced(c, x, "dims", mask))
 			return -1;
 	}
@@ -102,20 +102,20 @@ int
 meta_rule_reduce(MetaCtx *c)
 {
 	Value *x = meta_first_tensor(c);
-	unsigned char mask[META_MAX_RANK];
-	Dim d[META_MAX_RANK];
+	unsigned char mask[MAX_RANK];
+	Dim d[MAX_RANK];
 	DType t;
 	int k = 0, keep = meta_get_bool(c, "keepdim", 0), empty;
 
-	if (!x || x->rank > META_MAX_RANK)
-		return meta_fail(c, "no tensor argument of at most %d dims", META_MAX_RANK);
+	if (!x || x->rank > MAX_RANK)
+		return meta_fail(c, "no tensor argument of at most %d dims", MAX_RANK);
 	if ((empty = meta_reduced(c, x, "dim", mask)) < 0 || meta_dtype_of(c, &t))
 		return -1;
 	if (empty && (c->row->q & RQ_EMPTY_NONE))
 		memset(mask, 0, sizeof mask);
 	if (empty && (c->row->q & RQ_EMPTY_ERR) && x->rank && !keep)
 		return meta_fail(c, "%s over an empty list of dims", c->n->op);
-	if ((c->row->q & RQ_FLOAT) && meta_get_dtype(c, "dtype") == DT_UNKNOWN && meta_cat_of(x->dtype) <= CAT_INT)
+	if ((c->row->q & RQ_FLOAT) && meta_get_dtype(c, "dtype") == DT_UNKNOWN && dtype_kind(x->dtype) <= DK_INT)
 		return meta_fail(c, "could not infer output dtype: input dtype must be either a floating point or complex dtype, got %s",
 		            dtype_name(x->dtype));
 	if ((c->row->q & RQ_FLOAT) && meta_get_dtype(c, "dtype") != DT_UNKNOWN)
@@ -144,12 +144,12 @@ int
 meta_rule_argreduce(MetaCtx *c)
 {
 	Value *x = meta_first_tensor(c);
-	Dim d[META_MAX_RANK];
+	Dim d[MAX_RANK];
 	int64_t dim;
 	int k = 0, w = -1, keep = meta_get_bool(c, "keepdim", 0);
 
-	if (!x || x->rank > META_MAX_RANK)
-		return meta_fail(c, "no tensor argument of at most %d dims", META_MAX_RANK);
+	if (!x || x->rank > MAX_RANK)
+		return meta_fail(c, "no tensor argument of at most %d dims", MAX_RANK);
 	if (meta_arg(c, "dim")) {
 		if (meta_need_int(c, "dim", 0, &dim) || meta_wrap(c, dim, x->rank, &w))
 			return -1;
@@ -175,12 +175,12 @@ int
 meta_rule_topk(MetaCtx *c)
 {
 	Value *x = meta_first_tensor(c);
-	Dim d[META_MAX_RANK];
+	Dim d[MAX_RANK];
 	int64_t dim, k;
 	int w, r;
 
-	if (!x || x->rank > META_MAX_RANK)
-		return meta_fail(c, "no tensor argument of at most %d dims", META_MAX_RANK);
+	if (!x || x->rank > MAX_RANK)
+		return meta_fail(c, "no tensor argument of at most %d dims", MAX_RANK);
 	if (meta_need_int(c, "dim", -1, &dim) || meta_need_int(c, "k", 1, &k) || meta_wrap(c, dim, x->rank, &w))
 		return -1;
 	memcpy(d, x->dims, sizeof *d * (size_t)x->rank);
@@ -220,7 +220,7 @@ meta_rule_softmax(MetaCtx *c)
 		return -1;
 	if (t == DT_UNKNOWN)
 		t = meta_get_bool(c, "half_to_float", 0) ? DT_FLOAT32 : x->dtype;
-	if (!meta_is_float(t) && !meta_is_float(x->dtype))
+	if (!dtype_is_float(t) && !dtype_is_float(x->dtype))
 		return meta_fail(c, "%s is not implemented for %s", c->n->op, dtype_name(t));
 	return meta_out_like(c, t, x);
 }
@@ -374,7 +374,7 @@ meta_rule_create(MetaCtx *c)
 		return meta_fail(c, "unknown factory form");
 	}
 	t = t != DT_UNKNOWN ? t : def;
-	if (c->row->q && meta_cat_of(t) != CAT_FLOAT && meta_cat_of(t) != CAT_COMPLEX)
+	if (c->row->q && dtype_kind(t) != DK_FLOAT && dtype_kind(t) != DK_COMPLEX)
 		return meta_fail(c, "%s expects a floating-point or complex dtype, got %s", c->n->op, dtype_name(t));
 	return meta_out_tensor(c, t, k, d);
 }
@@ -424,7 +424,7 @@ value_of(MetaCtx *c, const Value *x, int depth, Dim *d)
 	const Node *def = x->def;
 	Dim a, b;
 
-	if (depth > 32 || x->kind != VAL_TENSOR || x->rank != 0 || meta_cat_of(x->dtype) != CAT_INT)
+	if (depth > 32 || x->kind != VAL_TENSOR || x->rank != 0 || dtype_kind(x->dtype) != DK_INT)
 		return 0;
 	if (x->data && x->data->dtype == DT_INT64 && x->data->storage &&
 	    (uint64_t)(x->data->offset + 1) * 8 <= x->data->storage_bytes) {

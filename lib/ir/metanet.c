@@ -21,13 +21,13 @@ size_mismatch(MetaCtx *c, const char *what, int ra, const Dim *a, int rb, const 
 static int
 matmul_shape(MetaCtx *c, const Value *x, const Value *y, int *r, Dim **d)
 {
-	Dim xa[META_MAX_RANK + 1], ya[META_MAX_RANK + 1], *bd = NULL, *o;
+	Dim xa[MAX_RANK + 1], ya[MAX_RANK + 1], *bd = NULL, *o;
 	int xr = x->rank, yr = y->rank, br = 0, n;
 
 	if (!xr || !yr)
 		return meta_fail(c, "both arguments to matmul need to be at least 1D, but they are %dD and %dD", xr, yr);
-	if (xr > META_MAX_RANK || yr > META_MAX_RANK)
-		return meta_fail(c, "more than %d dims", META_MAX_RANK);
+	if (xr > MAX_RANK || yr > MAX_RANK)
+		return meta_fail(c, "more than %d dims", MAX_RANK);
 	if (xr == 1) {
 		xa[0] = meta_dim_n(1);
 		xa[1] = x->dims[0];
@@ -79,7 +79,7 @@ int
 meta_rule_matmul(MetaCtx *c)
 {
 	Value *x, *y, *self = NULL, *bias;
-	Dim o[META_MAX_RANK + 2], *d = o;
+	Dim o[MAX_RANK + 2], *d = o;
 	int r = 0;
 	DType t;
 
@@ -151,7 +151,7 @@ meta_rule_matmul(MetaCtx *c)
 			return meta_fail(c, "linear takes an input and a weight");
 		if (y->rank != 1 && y->rank != 2)
 			return meta_fail(c, "linear: weight must be 1D or 2D, got %dD", y->rank);
-		if (!x->rank || x->rank > META_MAX_RANK)
+		if (!x->rank || x->rank > MAX_RANK)
 			return meta_fail(c, "linear: input must be at least 1D");
 		if (!meta_same_size(x->dims[x->rank - 1], y->dims[y->rank - 1]))
 			return size_mismatch(c, "linear", x->rank, x->dims, y->rank, y->dims);
@@ -411,12 +411,12 @@ int
 meta_rule_norm(MetaCtx *c)
 {
 	Value *x = meta_first_tensor(c), *wt = meta_tensor(c, "weight");
-	Dim d[META_MAX_RANK], *ns;
+	Dim d[MAX_RANK], *ns;
 	int k, axis;
 	int64_t g;
 
-	if (!x || x->rank > META_MAX_RANK)
-		return meta_fail(c, "no tensor argument of at most %d dims", META_MAX_RANK);
+	if (!x || x->rank > MAX_RANK)
+		return meta_fail(c, "no tensor argument of at most %d dims", MAX_RANK);
 	switch (c->row->p) {
 	case NORM_LAYER: case NORM_NATIVE_LAYER: case NORM_RMS:
 		if ((k = meta_get_dims(c, "normalized_shape", 0, &ns)) < 0)
@@ -491,11 +491,11 @@ int
 meta_rule_sdpa(MetaCtx *c)
 {
 	Value *q = meta_tensor(c, "query"), *k = meta_tensor(c, "key"), *v = meta_tensor(c, "value"), *m = meta_tensor(c, "attn_mask");
-	Dim d[META_MAX_RANK];
+	Dim d[MAX_RANK];
 
 	if (!q || !k || !v)
 		return meta_fail(c, "attention takes query, key and value tensors");
-	if (q->rank < 2 || k->rank < 2 || v->rank < 2 || q->rank > META_MAX_RANK)
+	if (q->rank < 2 || k->rank < 2 || v->rank < 2 || q->rank > MAX_RANK)
 		return meta_fail(c, "query, key and value must be at least 2D");
 	if (q->dtype != k->dtype || q->dtype != v->dtype)
 		return meta_fail(c, "expected query, key and value to have the same dtype, got %s, %s and %s",
@@ -619,7 +619,7 @@ meta_rule_einsum(MetaCtx *c)
 	const Arg *eq = meta_arg(c, "equation");
 	Value **ts;
 	int k = meta_get_tensors(c, "tensors", &ts), count[128] = { 0 }, seen[128] = { 0 }, op = 0, er = 0, r = 0;
-	Dim size[128], *ell = NULL, d[META_MAX_RANK];
+	Dim size[128], *ell = NULL, d[MAX_RANK];
 	const char *s, *arrow;
 	DType t;
 
@@ -687,22 +687,22 @@ meta_rule_einsum(MetaCtx *c)
 			if (*s == ' ')
 				continue;
 			if (*s == '.' && s[1] == '.' && s[2] == '.' && !ell_out) {
-				for (int i = 0; i < er && r < META_MAX_RANK; i++)
+				for (int i = 0; i < er && r < MAX_RANK; i++)
 					d[r++] = ell[i];
 				ell_out = 1;
 				s += 2;
 				continue;
 			}
-			if (*s < 0 || !seen[(int)*s] || seen[(int)*s] == 2 || r >= META_MAX_RANK)
+			if (*s < 0 || !seen[(int)*s] || seen[(int)*s] == 2 || r >= MAX_RANK)
 				return meta_fail(c, "einsum(): output subscript '%c' appears more than once or in no operand", *s);
 			seen[(int)*s] = 2;
 			d[r++] = size[(int)*s];
 		}
 	} else {
-		for (int i = 0; i < er && r < META_MAX_RANK; i++)
+		for (int i = 0; i < er && r < MAX_RANK; i++)
 			d[r++] = ell[i];
 		for (int ch = 'A'; ch <= 'z'; ch++)
-			if (count[ch] == 1 && r < META_MAX_RANK)
+			if (count[ch] == 1 && r < MAX_RANK)
 				d[r++] = size[ch];
 	}
 	return meta_out_tensor(c, t, r, d);

@@ -118,12 +118,12 @@ int
 meta_rule_flatten(MetaCtx *c)
 {
 	Value *x = meta_first_tensor(c);
-	Dim d[META_MAX_RANK * 2 + 1], *s;
+	Dim d[MAX_RANK * 2 + 1], *s;
 	int64_t a, b;
 	int wa, wb, k = 0, ns;
 
-	if (!x || x->rank > META_MAX_RANK)
-		return meta_fail(c, "no tensor argument of at most %d dims", META_MAX_RANK);
+	if (!x || x->rank > MAX_RANK)
+		return meta_fail(c, "no tensor argument of at most %d dims", MAX_RANK);
 	if (c->row->p == 0) {
 		if (meta_need_int(c, "start_dim", 0, &a) || meta_need_int(c, "end_dim", -1, &b) ||
 		    meta_wrap(c, a, x->rank, &wa) || meta_wrap(c, b, x->rank, &wb))
@@ -145,7 +145,7 @@ meta_rule_flatten(MetaCtx *c)
 		return -1;
 	if ((ns = meta_get_dims(c, "sizes", 0, &s)) < 1)
 		return meta_fail(c, "unflatten: sizes must be non-empty");
-	if (ns > META_MAX_RANK)
+	if (ns > MAX_RANK)
 		return meta_fail(c, "unflatten: too many sizes");
 	{
 		Value part = *x;
@@ -169,13 +169,13 @@ int
 meta_rule_squeeze(MetaCtx *c)
 {
 	Value *x = meta_first_tensor(c);
-	unsigned char mask[META_MAX_RANK];
-	Dim d[META_MAX_RANK + 1];
+	unsigned char mask[MAX_RANK];
+	Dim d[MAX_RANK + 1];
 	int64_t v;
 	int k = 0, w;
 
-	if (!x || x->rank >= META_MAX_RANK)
-		return meta_fail(c, "no tensor argument of fewer than %d dims", META_MAX_RANK);
+	if (!x || x->rank >= MAX_RANK)
+		return meta_fail(c, "no tensor argument of fewer than %d dims", MAX_RANK);
 	if (c->row->p == 1) {
 		if (meta_need_int(c, "dim", 0, &v) || meta_wrap(c, v, x->rank + 1, &w))
 			return -1;
@@ -199,14 +199,14 @@ int
 meta_rule_permute(MetaCtx *c)
 {
 	Value *x = meta_first_tensor(c);
-	int perm[META_MAX_RANK], w0, w1;
-	unsigned char seen[META_MAX_RANK] = { 0 };
-	Dim d[META_MAX_RANK];
+	int perm[MAX_RANK], w0, w1;
+	unsigned char seen[MAX_RANK] = { 0 };
+	Dim d[MAX_RANK];
 	int64_t a, b, *v, *u;
 	int k, r;
 
-	if (!x || x->rank > META_MAX_RANK)
-		return meta_fail(c, "no tensor argument of at most %d dims", META_MAX_RANK);
+	if (!x || x->rank > MAX_RANK)
+		return meta_fail(c, "no tensor argument of at most %d dims", MAX_RANK);
 	r = x->rank;
 	for (int i = 0; i < r; i++)
 		perm[i] = i;
@@ -243,7 +243,7 @@ meta_rule_permute(MetaCtx *c)
 		}
 		break;
 	case PERM_MOVEDIM: {
-		int src[META_MAX_RANK], dst[META_MAX_RANK], used[META_MAX_RANK] = { 0 }, taken[META_MAX_RANK] = { 0 };
+		int src[MAX_RANK], dst[MAX_RANK], used[MAX_RANK] = { 0 }, taken[MAX_RANK] = { 0 };
 		int ks = meta_get_ints(c, "source", 0, &v), kd = meta_get_ints(c, "destination", 0, &u), next = 0;
 		if (ks < 0 || kd < 0)
 			return meta_fail(c, "movedim: source and destination must be ints");
@@ -282,10 +282,10 @@ int
 meta_rule_repeat(MetaCtx *c)
 {
 	Value *x = meta_first_tensor(c);
-	Dim *rp, d[META_MAX_RANK];
+	Dim *rp, d[MAX_RANK];
 	int k = meta_get_dims(c, c->row->p ? "dims" : "repeats", 0, &rp), r;
 
-	if (!x || k < 0 || k > META_MAX_RANK || x->rank > META_MAX_RANK)
+	if (!x || k < 0 || k > MAX_RANK || x->rank > MAX_RANK)
 		return meta_fail(c, "expected a tensor and a list of repeats");
 	if (!c->row->p && k < x->rank)
 		return meta_fail(c, "number of dimensions of repeat dims can not be smaller than number of dimensions of tensor");
@@ -308,7 +308,7 @@ int
 meta_rule_cat(MetaCtx *c)
 {
 	Value **ts, *ref = NULL;
-	Dim d[META_MAX_RANK + 1];
+	Dim d[MAX_RANK + 1];
 	int64_t dim;
 	DType t = DT_UNKNOWN;
 	int k = meta_get_tensors(c, "tensors", &ts), w, r, stack = c->row->p == 1;
@@ -332,8 +332,8 @@ meta_rule_cat(MetaCtx *c)
 		d[0] = meta_dim_n(0);
 		return meta_out_tensor(c, t, 1, d);
 	}
-	if (ref->rank > META_MAX_RANK)
-		return meta_fail(c, "more than %d dims", META_MAX_RANK);
+	if (ref->rank > MAX_RANK)
+		return meta_fail(c, "more than %d dims", MAX_RANK);
 	if (!stack && !ref->rank)
 		return meta_fail(c, "zero-dimensional tensor (at position %d) cannot be concatenated", (int)(ref - ts[0]));
 	r = ref->rank + stack;
@@ -365,7 +365,7 @@ meta_rule_cat(MetaCtx *c)
 static int
 pieces(MetaCtx *c, const Value *x, int w, int k, const Dim *sizes)
 {
-	Dim d[META_MAX_RANK];
+	Dim d[MAX_RANK];
 
 	memcpy(d, x->dims, sizeof *d * (size_t)x->rank);
 	for (int i = 0; i < k; i++) {
@@ -386,8 +386,8 @@ meta_rule_split(MetaCtx *c)
 	int64_t dim, s, n;
 	int w, k;
 
-	if (!x || x->rank > META_MAX_RANK)
-		return meta_fail(c, "no tensor argument of at most %d dims", META_MAX_RANK);
+	if (!x || x->rank > MAX_RANK)
+		return meta_fail(c, "no tensor argument of at most %d dims", MAX_RANK);
 	if (meta_need_int(c, "dim", 0, &dim))
 		return -1;
 	if (!x->rank)
@@ -415,7 +415,7 @@ meta_rule_split(MetaCtx *c)
 	if (L.e)
 		return meta_fail(c, "the number of pieces of a symbolic size %s is not known", sym_print(c->a, L.e));
 	if (c->row->p == SPLIT_UNBIND) {
-		Dim d[META_MAX_RANK];
+		Dim d[MAX_RANK];
 		int r = 0;
 		for (int i = 0; i < x->rank; i++)
 			if (i != w)
@@ -469,21 +469,21 @@ int
 meta_rule_select(MetaCtx *c)
 {
 	Value *x = meta_first_tensor(c), *idx;
-	Dim d[META_MAX_RANK + 1], L;
+	Dim d[MAX_RANK + 1], L;
 	int64_t dim, i0, i1, step, len;
 	int w, r;
 
-	if (!x || x->rank > META_MAX_RANK)
-		return meta_fail(c, "no tensor argument of at most %d dims", META_MAX_RANK);
+	if (!x || x->rank > MAX_RANK)
+		return meta_fail(c, "no tensor argument of at most %d dims", MAX_RANK);
 	if (c->row->p == SEL_EMBEDDING) {
 		Value *wt = meta_tensor(c, "weight"), *ix = meta_tensor(c, "indices");
 		if (!wt || !ix)
 			return meta_fail(c, "embedding takes a weight and indices");
 		if (wt->rank != 2)
 			return meta_fail(c, "'weight' must be 2-D");
-		if (meta_cat_of(ix->dtype) != CAT_INT || (ix->dtype != DT_INT64 && ix->dtype != DT_INT32))
+		if (dtype_kind(ix->dtype) != DK_INT || (ix->dtype != DT_INT64 && ix->dtype != DT_INT32))
 			return meta_fail(c, "expected indices to be of type Long or Int, got %s", dtype_name(ix->dtype));
-		if (ix->rank >= META_MAX_RANK)
+		if (ix->rank >= MAX_RANK)
 			return meta_fail(c, "indices of too many dims");
 		memcpy(d, ix->dims, sizeof *d * (size_t)ix->rank);
 		d[ix->rank] = wt->dims[1];
@@ -603,10 +603,10 @@ int
 meta_rule_index(MetaCtx *c)
 {
 	Value *x = meta_first_tensor(c), **ix;
-	Dim d[META_MAX_RANK * 2], *bd = NULL;
+	Dim d[MAX_RANK * 2], *bd = NULL;
 	int k = meta_get_tensors(c, "indices", &ix), br = 0, first = -1, last = -1, gap = 0, r = 0;
 
-	if (!x || x->rank > META_MAX_RANK || k < 0)
+	if (!x || x->rank > MAX_RANK || k < 0)
 		return meta_fail(c, "index takes a tensor and a list of index tensors");
 	if (k > x->rank)
 		return meta_fail(c, "too many indices for tensor of dimension %d (got %d)", x->rank, k);
@@ -615,7 +615,7 @@ meta_rule_index(MetaCtx *c)
 			continue;
 		if (ix[i]->dtype == DT_BOOL || ix[i]->dtype == DT_UINT8)
 			return meta_fail(c, "a mask index selects a number of elements that depends on the data");
-		if (meta_cat_of(ix[i]->dtype) != CAT_INT)
+		if (dtype_kind(ix[i]->dtype) != DK_INT)
 			return meta_fail(c, "tensors used as indices must be long, int, byte or bool tensors");
 		if (meta_broadcast(c, &br, &bd, ix[i]->rank, ix[i]->dims))
 			return meta_fail(c, "shape mismatch: indexing tensors could not be broadcast together");
@@ -660,13 +660,13 @@ int
 meta_rule_pad(MetaCtx *c)
 {
 	Value *x = meta_first_tensor(c);
-	Dim d[META_MAX_RANK];
+	Dim d[MAX_RANK];
 	int64_t *p;
 	int k = meta_get_ints(c, "pad", 0, &p);
 
 	if (k == -1)
 		k = meta_get_ints(c, "padding", 0, &p);
-	if (!x || x->rank > META_MAX_RANK || k < 0)
+	if (!x || x->rank > MAX_RANK || k < 0)
 		return meta_fail(c, "pad takes a tensor and a list of known pads");
 	if (k % 2)
 		return meta_fail(c, "padding length must be divisible by 2");
@@ -689,10 +689,10 @@ int
 meta_rule_onehot(MetaCtx *c)
 {
 	Value *x = meta_first_tensor(c);
-	Dim d[META_MAX_RANK + 1];
+	Dim d[MAX_RANK + 1];
 	int64_t n;
 
-	if (!x || x->rank >= META_MAX_RANK)
+	if (!x || x->rank >= MAX_RANK)
 		return meta_fail(c, "no tensor argument");
 	if (x->dtype != DT_INT64)
 		return meta_fail(c, "one_hot is only applicable to index tensor of type LongTensor");
@@ -749,7 +749,7 @@ int
 meta_rule_diff(MetaCtx *c)
 {
 	Value *x, *pre = meta_tensor(c, "prepend"), *app = meta_tensor(c, "append");
-	Dim d[META_MAX_RANK];
+	Dim d[MAX_RANK];
 	int64_t n;
 	int w;
 
@@ -776,7 +776,7 @@ int
 meta_rule_glu(MetaCtx *c)
 {
 	Value *x;
-	Dim d[META_MAX_RANK];
+	Dim d[MAX_RANK];
 	int w;
 
 	if (!(x = meta_self_at(c, "dim", -1, d, &w)))
@@ -796,10 +796,10 @@ int
 meta_rule_repeat_interleave(MetaCtx *c)
 {
 	Value *x = meta_first_tensor(c);
-	Dim d[META_MAX_RANK], rep, total;
+	Dim d[MAX_RANK], rep, total;
 	int w, has_dim = meta_arg(c, "dim") != NULL;
 
-	if (!x || x->rank > META_MAX_RANK)
+	if (!x || x->rank > MAX_RANK)
 		return meta_fail(c, "no tensor argument");
 	if (!meta_tensor(c, "self"))
 		return meta_fail(c, "repeat_interleave(repeats): the output size depends on the data");
@@ -830,13 +830,13 @@ int
 meta_rule_pixel_shuffle(MetaCtx *c)
 {
 	Value *x = meta_first_tensor(c);
-	Dim d[META_MAX_RANK];
+	Dim d[MAX_RANK];
 	int64_t r;
 	int n;
 
 	if (meta_need_int(c, c->row->p ? "downscale_factor" : "upscale_factor", 1, &r))
 		return -1;
-	if (!x || x->rank < 3 || x->rank > META_MAX_RANK)
+	if (!x || x->rank < 3 || x->rank > MAX_RANK)
 		return meta_fail(c, "pixel_shuffle expects input to have at least 3 dimensions");
 	if (r <= 0)
 		return meta_fail(c, "pixel_shuffle expects a positive factor, got %lld", (long long)r);
@@ -866,14 +866,14 @@ int
 meta_rule_unfold(MetaCtx *c)
 {
 	Value *x;
-	Dim d[META_MAX_RANK + 1], L;
+	Dim d[MAX_RANK + 1], L;
 	int64_t size, step;
 	int w;
 
 	if (!(x = meta_self_at(c, "dimension", 0, d, &w)) || meta_need_int(c, "size", 1, &size) ||
 	    meta_need_int(c, "step", 1, &step))
 		return -1;
-	if (x->rank >= META_MAX_RANK)
+	if (x->rank >= MAX_RANK)
 		return meta_fail(c, "too many dims");
 	if (step <= 0 || size < 0)
 		return meta_fail(c, "step is %lld but must be > 0, size %lld must be >= 0", (long long)step, (long long)size);
@@ -896,9 +896,9 @@ meta_rule_meshgrid(MetaCtx *c)
 	int k = meta_get_tensors(c, "tensors", &ts);
 	const Arg *ix = meta_arg(c, "indexing");
 	int xy = ix && ix->kind == ARG_STRING && strcmp(ix->u.s, "xy") == 0;
-	Dim d[META_MAX_RANK];
+	Dim d[MAX_RANK];
 
-	if (k < 1 || k > META_MAX_RANK)
+	if (k < 1 || k > MAX_RANK)
 		return meta_fail(c, "meshgrid expects a non-empty list of tensors");
 	if (ix && ix->kind == ARG_STRING && !xy && strcmp(ix->u.s, "ij") != 0)
 		return meta_fail(c, "torch.meshgrid: indexing must be one of \"xy\" or \"ij\", but received: %s", ix->u.s);

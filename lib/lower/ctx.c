@@ -326,12 +326,6 @@ lower_scalar(LowerCtx *c, DType t, double v)
 
 /* ---- dtypes ---- */
 
-int
-lower_is_float(DType t)
-{
-	return t == DT_FLOAT16 || t == DT_FLOAT32 || t == DT_FLOAT64 || t == DT_BFLOAT16;
-}
-
 const char *
 lower_cast(LowerCtx *c, const char *x, DType from, DType to)
 {
@@ -364,7 +358,7 @@ lower_arg_dtype(const Node *n, const char *name, int *is_scalar)
 static int
 category(DType t)
 {
-	return t == DT_BOOL ? 0 : lower_is_float(t) ? 2 : 1;
+	return t == DT_BOOL ? 0 : dtype_is_float(t) ? 2 : 1;
 }
 
 DType

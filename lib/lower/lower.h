@@ -236,7 +236,6 @@ const char *lower_operand(LowerCtx *c, const Node *n, const char *name, DType t)
 DType lower_arg_dtype(const Node *n, const char *name, int *is_scalar);
 /* torch's result type for two operands (bool < integer < floating). */
 DType lower_promote(DType a, int a_scalar, DType b, int b_scalar);
-int lower_is_float(DType t);
 
 /* The dtype an op computes in for output dtype t: float16 and bfloat16
  * compute in float32 (torch's CPU "opmath"), others in t. */

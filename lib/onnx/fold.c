@@ -28,12 +28,6 @@ fold_elem_size(int elem)
 	}
 }
 
-static int
-is_float(int elem)
-{
-	return elem == ONNX_FLOAT || elem == ONNX_FLOAT16 || elem == ONNX_DOUBLE || elem == ONNX_BFLOAT16;
-}
-
 static double
 getd(const FoldTensor *t, int64_t i)
 {
@@ -65,7 +59,7 @@ geti(const FoldTensor *t, int64_t i)
 	union { int64_t l; int32_t i; uint64_t ul; uint32_t u; int16_t s; uint16_t us; int8_t c;
 	        uint8_t uc; } u;
 
-	if (is_float(t->elem))
+	if (dtype_onnx_is_float(t->elem))
 		return (int64_t)getd(t, i);
 	memcpy(&u, p, (size_t)fold_elem_size(t->elem));
 	switch (t->elem) {
@@ -103,7 +97,7 @@ seti(FoldTensor *t, int64_t i, int64_t x)
 {
 	uint8_t *p = (uint8_t *)t->data + i * fold_elem_size(t->elem);
 
-	if (is_float(t->elem))
+	if (dtype_onnx_is_float(t->elem))
 		setd(t, i, (double)x);
 	else if (t->elem == ONNX_BOOL)
 		*p = x != 0;
@@ -162,7 +156,7 @@ alloc_out(Ctx *c, FoldTensor *t, int elem, int rank, const int64_t *dims)
 {
 	int64_t n = 1;
 
-	if (rank < 0 || rank > FOLD_MAX_RANK || !fold_elem_size(elem))
+	if (rank < 0 || rank > MAX_RANK || !fold_elem_size(elem))
 		return -1;
 	for (int i = 0; i < rank; i++) {
 		if (dims[i] < 0 || (dims[i] && n > INT64_MAX / dims[i]))
@@ -185,7 +179,7 @@ view_out(FoldTensor *t, const FoldTensor *x, int rank, const int64_t *dims)
 {
 	int64_t n = 1;
 
-	if (rank < 0 || rank > FOLD_MAX_RANK)
+	if (rank < 0 || rank > MAX_RANK)
 		return -1;
 	for (int i = 0; i < rank; i++) {
 		n *= dims[i];
@@ -226,7 +220,7 @@ ints_arg(const Ctx *c, int k, const char *name, int64_t *buf, int max)
 	const Onnx__AttributeProto *a;
 
 	if (t) {
-		if (t->rank > 1 || is_float(t->elem) || t->numel > max)
+		if (t->rank > 1 || dtype_onnx_is_float(t->elem) || t->numel > max)
 			return -1;
 		for (int64_t i = 0; i < t->numel; i++)
 			buf[i] = geti(t, i);
@@ -257,7 +251,7 @@ bcast(int ra, const int64_t *a, int rb, const int64_t *b, int64_t *out)
 {
 	int r = ra > rb ? ra : rb;
 
-	if (r > FOLD_MAX_RANK)
+	if (r > MAX_RANK)
 		return -1;
 	for (int i = 0; i < r; i++) {
 		int64_t x = i - (r - ra) >= 0 ? a[i - (r - ra)] : 1;
@@ -273,7 +267,7 @@ bcast(int ra, const int64_t *a, int rb, const int64_t *b, int64_t *out)
 static void
 bstrides(const FoldTensor *t, int r, int64_t *st)
 {
-	int64_t own[FOLD_MAX_RANK];
+	int64_t own[MAX_RANK];
 
 	strides_of(t->rank, t->dims, own);
 	for (int i = 0; i < r; i++) {
@@ -285,8 +279,8 @@ bstrides(const FoldTensor *t, int r, int64_t *st)
 /* Iterates a multi-index over dims, keeping k offsets in step. */
 typedef struct Iter {
 	int r, k;
-	int64_t dims[FOLD_MAX_RANK], idx[FOLD_MAX_RANK];
-	int64_t st[3][FOLD_MAX_RANK], off[3];
+	int64_t dims[MAX_RANK], idx[MAX_RANK];
+	int64_t st[3][MAX_RANK], off[3];
 } Iter;
 
 static void
@@ -315,8 +309,8 @@ static int
 f_reshape(Ctx *c)
 {
 	const FoldTensor *x = c->in[0];
-	int64_t s[FOLD_MAX_RANK], known = 1;
-	int k = ints_arg(c, 1, NULL, s, FOLD_MAX_RANK), neg = -1;
+	int64_t s[MAX_RANK], known = 1;
+	int k = ints_arg(c, 1, NULL, s, MAX_RANK), neg = -1;
 
 	if (k < 0)
 		return -1;
@@ -362,11 +356,11 @@ static int
 f_unsqueeze(Ctx *c)
 {
 	const FoldTensor *x = c->in[0];
-	int64_t ax[FOLD_MAX_RANK], d[FOLD_MAX_RANK];
-	int k = ints_arg(c, 1, "axes", ax, FOLD_MAX_RANK), r, j = 0;
+	int64_t ax[MAX_RANK], d[MAX_RANK];
+	int k = ints_arg(c, 1, "axes", ax, MAX_RANK), r, j = 0;
 	unsigned mark = 0;
 
-	if (k < 0 || (r = x->rank + k) > FOLD_MAX_RANK)
+	if (k < 0 || (r = x->rank + k) > MAX_RANK)
 		return -1;
 	for (int i = 0; i < k; i++) {
 		int64_t a = ax[i] < 0 ? ax[i] + r : ax[i];
@@ -383,8 +377,8 @@ static int
 f_squeeze(Ctx *c)
 {
 	const FoldTensor *x = c->in[0];
-	int64_t ax[FOLD_MAX_RANK], d[FOLD_MAX_RANK];
-	int k = ints_arg(c, 1, "axes", ax, FOLD_MAX_RANK), j = 0;
+	int64_t ax[MAX_RANK], d[MAX_RANK];
+	int k = ints_arg(c, 1, "axes", ax, MAX_RANK), j = 0;
 	unsigned mark = 0;
 
 	if (k < 0)
@@ -407,8 +401,8 @@ static int
 f_transpose(Ctx *c)
 {
 	const FoldTensor *x = c->in[0];
-	int64_t p[FOLD_MAX_RANK], d[FOLD_MAX_RANK] = {0}, st[FOLD_MAX_RANK];
-	int k = ints_arg(c, -1, "perm", p, FOLD_MAX_RANK), es = fold_elem_size(x->elem);
+	int64_t p[MAX_RANK], d[MAX_RANK] = {0}, st[MAX_RANK];
+	int k = ints_arg(c, -1, "perm", p, MAX_RANK), es = fold_elem_size(x->elem);
 	Iter it = {0};
 
 	if (k < 0) {
@@ -456,7 +450,7 @@ static int
 f_concat(Ctx *c)
 {
 	const FoldTensor *x = c->in[0];
-	int64_t axis = attr_i(c, "axis", 0), d[FOLD_MAX_RANK], outer = 1, pos = 0;
+	int64_t axis = attr_i(c, "axis", 0), d[MAX_RANK], outer = 1, pos = 0;
 	int es = fold_elem_size(x->elem);
 
 	axis = axis < 0 ? axis + x->rank : axis;
@@ -518,11 +512,11 @@ static int
 f_gather(Ctx *c)
 {
 	const FoldTensor *x = c->in[0], *idx = c->in[1];
-	int64_t axis = attr_i(c, "axis", 0), d[FOLD_MAX_RANK], outer = 1, inner = 1;
+	int64_t axis = attr_i(c, "axis", 0), d[MAX_RANK] = {0}, outer = 1, inner = 1;
 	int r = 0, es = fold_elem_size(x->elem);
 
 	axis = axis < 0 ? axis + x->rank : axis;
-	if (axis < 0 || axis >= x->rank || is_float(idx->elem) || x->rank - 1 + idx->rank > FOLD_MAX_RANK)
+	if (axis < 0 || axis >= x->rank || dtype_onnx_is_float(idx->elem) || x->rank - 1 + idx->rank > MAX_RANK)
 		return -1;
 	for (int i = 0; i < x->rank; i++) {
 		if (i == axis)
@@ -553,11 +547,11 @@ static int
 f_slice(Ctx *c)
 {
 	const FoldTensor *x = c->in[0];
-	int64_t st[FOLD_MAX_RANK], en[FOLD_MAX_RANK], ax[FOLD_MAX_RANK], sp[FOLD_MAX_RANK];
-	int64_t start[FOLD_MAX_RANK], step[FOLD_MAX_RANK], d[FOLD_MAX_RANK], xs[FOLD_MAX_RANK];
-	int k = ints_arg(c, 1, NULL, st, FOLD_MAX_RANK), es = fold_elem_size(x->elem);
-	int ke = ints_arg(c, 2, NULL, en, FOLD_MAX_RANK), ka = ints_arg(c, 3, NULL, ax, FOLD_MAX_RANK);
-	int ks = ints_arg(c, 4, NULL, sp, FOLD_MAX_RANK);
+	int64_t st[MAX_RANK], en[MAX_RANK], ax[MAX_RANK], sp[MAX_RANK];
+	int64_t start[MAX_RANK], step[MAX_RANK], d[MAX_RANK], xs[MAX_RANK];
+	int k = ints_arg(c, 1, NULL, st, MAX_RANK), es = fold_elem_size(x->elem);
+	int ke = ints_arg(c, 2, NULL, en, MAX_RANK), ka = ints_arg(c, 3, NULL, ax, MAX_RANK);
+	int ks = ints_arg(c, 4, NULL, sp, MAX_RANK);
 	Iter it = {0};
 	int64_t base = 0;
 
@@ -608,8 +602,8 @@ static int
 f_expand(Ctx *c)
 {
 	const FoldTensor *x = c->in[0];
-	int64_t s[FOLD_MAX_RANK], d[FOLD_MAX_RANK];
-	int k = ints_arg(c, 1, NULL, s, FOLD_MAX_RANK), r, es = fold_elem_size(x->elem);
+	int64_t s[MAX_RANK], d[MAX_RANK];
+	int k = ints_arg(c, 1, NULL, s, MAX_RANK), r, es = fold_elem_size(x->elem);
 	Iter it = {0};
 
 	if (k < 0 || (r = bcast(x->rank, x->dims, k, s, d)) < 0 || alloc_out(c, &c->out[0], x->elem, r, d))
@@ -633,7 +627,7 @@ f_cast(Ctx *c)
 	if (alloc_out(c, y, to, x->rank, x->dims))
 		return -1;
 	for (int64_t i = 0; i < x->numel; i++) {
-		if (is_float(x->elem) && !is_float(to)) {
+		if (dtype_onnx_is_float(x->elem) && !dtype_onnx_is_float(to)) {
 			double v = getd(x, i);
 			if (to == ONNX_BOOL) {
 				seti(y, i, v != 0);
@@ -650,7 +644,7 @@ f_cast(Ctx *c)
 				continue;
 			}
 			seti(y, i, (int64_t)v);
-		} else if (!is_float(x->elem) && is_float(to)) {
+		} else if (!dtype_onnx_is_float(x->elem) && dtype_onnx_is_float(to)) {
 			int64_t v = geti(x, i);
 			if (to == ONNX_FLOAT) {
 				float f = x->elem == ONNX_UINT64 ? (float)(uint64_t)v : (float)v;
@@ -658,7 +652,7 @@ f_cast(Ctx *c)
 			} else {
 				setd(y, i, x->elem == ONNX_UINT64 ? (double)(uint64_t)v : (double)v);
 			}
-		} else if (is_float(to)) {
+		} else if (dtype_onnx_is_float(to)) {
 			double v = getd(x, i);
 			setd(y, i, to == ONNX_FLOAT16 || to == ONNX_BFLOAT16 ? (double)(float)v : v);
 		} else {
@@ -678,8 +672,8 @@ static int
 f_binary(Ctx *c)
 {
 	const FoldTensor *a = c->in[0], *b = c->in[1];
-	int op = 0, r, fl = is_float(a->elem), cmp, out;
-	int64_t d[FOLD_MAX_RANK] = {0}, inner, sa, sb;
+	int op = 0, r, fl = dtype_onnx_is_float(a->elem), cmp, out;
+	int64_t d[MAX_RANK] = {0}, inner, sa, sb;
 	int i64 = a->elem == ONNX_INT64 && b->elem == ONNX_INT64;
 	Iter it = {0};
 	FoldTensor *y = &c->out[0];
@@ -689,7 +683,7 @@ f_binary(Ctx *c)
 	cmp = op >= B_EQ;
 	if (c->nin != 2 || (a->elem != b->elem && op != B_POW))
 		return -1;
-	if (op == B_POW && !(fl && is_float(b->elem)))
+	if (op == B_POW && !(fl && dtype_onnx_is_float(b->elem)))
 		return -1;
 	if (op >= B_AND && a->elem != ONNX_BOOL)
 		return -1;
@@ -840,12 +834,12 @@ f_unary(Ctx *c)
 			fn = unary_fns[i].fn;
 	if (strcmp(op, "Not") == 0 ? x->elem != ONNX_BOOL : x->elem == ONNX_BOOL)
 		return -1;
-	if (!is_float(x->elem) && strcmp(op, "Neg") != 0 && strcmp(op, "Abs") != 0 && strcmp(op, "Not") != 0 &&
+	if (!dtype_onnx_is_float(x->elem) && strcmp(op, "Neg") != 0 && strcmp(op, "Abs") != 0 && strcmp(op, "Not") != 0 &&
 	    strcmp(op, "Sign") != 0)
 		return -1;
 	if (alloc_out(c, y, x->elem, x->rank, x->dims))
 		return -1;
-	if (is_float(x->elem)) {
+	if (dtype_onnx_is_float(x->elem)) {
 		double *v = as_doubles(c->a, x);
 		for (int64_t i = 0; i < x->numel; i++)
 			v[i] = fn(v[i]);
@@ -868,7 +862,7 @@ f_clip(Ctx *c)
 {
 	const FoldTensor *x = c->in[0], *lo = c->nin > 1 ? c->in[1] : NULL, *hi = c->nin > 2 ? c->in[2] : NULL;
 	FoldTensor *y = &c->out[0];
-	int fl = is_float(x->elem);
+	int fl = dtype_onnx_is_float(x->elem);
 
 	if (c->n->n_attribute || x->elem == ONNX_BOOL || (lo && (lo->numel != 1 || lo->elem != x->elem)) ||
 	    (hi && (hi->numel != 1 || hi->elem != x->elem)) || alloc_out(c, y, x->elem, x->rank, x->dims))
@@ -897,17 +891,17 @@ static int
 f_matmul(Ctx *c)
 {
 	const FoldTensor *a = c->in[0], *b = c->in[1];
-	int64_t d[FOLD_MAX_RANK], m, k, n, batch = 1;
+	int64_t d[MAX_RANK], m, k, n, batch = 1;
 	int r;
 	Iter it = {0};
 
-	if (!is_float(a->elem) || a->elem != b->elem || a->rank < 2 || b->rank < 2 ||
+	if (!dtype_onnx_is_float(a->elem) || a->elem != b->elem || a->rank < 2 || b->rank < 2 ||
 	    a->dims[a->rank - 1] != b->dims[b->rank - 2])
 		return -1;
 	m = a->dims[a->rank - 2];
 	k = a->dims[a->rank - 1];
 	n = b->dims[b->rank - 1];
-	if ((r = bcast(a->rank - 2, a->dims, b->rank - 2, b->dims, d)) < 0 || r + 2 > FOLD_MAX_RANK)
+	if ((r = bcast(a->rank - 2, a->dims, b->rank - 2, b->dims, d)) < 0 || r + 2 > MAX_RANK)
 		return -1;
 	for (int i = 0; i < r; i++)
 		batch *= d[i];
@@ -953,7 +947,7 @@ static int
 f_where(Ctx *c)
 {
 	const FoldTensor *cd = c->in[0], *a = c->in[1], *b = c->in[2];
-	int64_t t[FOLD_MAX_RANK], d[FOLD_MAX_RANK];
+	int64_t t[MAX_RANK], d[MAX_RANK];
 	int r, es = fold_elem_size(a->elem);
 	Iter it = {0};
 
@@ -984,7 +978,7 @@ f_range(Ctx *c)
 
 	if (s->numel != 1 || l->numel != 1 || dl->numel != 1 || s->elem != l->elem || s->elem != dl->elem)
 		return -1;
-	if (is_float(s->elem)) {
+	if (dtype_onnx_is_float(s->elem)) {
 		double a = getd(s, 0), b = getd(l, 0), d = getd(dl, 0);
 		double q = ceil((b - a) / d);
 		if (d == 0 || !(q < 1e9))
@@ -1011,8 +1005,8 @@ static int
 f_constant_of_shape(Ctx *c)
 {
 	const Onnx__AttributeProto *v = attr(c, "value");
-	int64_t s[FOLD_MAX_RANK];
-	int k = ints_arg(c, 0, NULL, s, FOLD_MAX_RANK), es;
+	int64_t s[MAX_RANK];
+	int k = ints_arg(c, 0, NULL, s, MAX_RANK), es;
 	FoldTensor val = {0};
 
 	if (k < 0)
@@ -1059,8 +1053,8 @@ f_reduce(Ctx *c)
 {
 	const FoldTensor *x = c->in[0];
 	const char *op = c->n->op_type + 6;    /* after "Reduce" */
-	int64_t ax[FOLD_MAX_RANK], d[FOLD_MAX_RANK], kd[FOLD_MAX_RANK], st[FOLD_MAX_RANK];
-	int k = ints_arg(c, 1, "axes", ax, FOLD_MAX_RANK), keep = (int)attr_i(c, "keepdims", 1), r = 0;
+	int64_t ax[MAX_RANK], d[MAX_RANK], kd[MAX_RANK], st[MAX_RANK];
+	int k = ints_arg(c, 1, "axes", ax, MAX_RANK), keep = (int)attr_i(c, "keepdims", 1), r = 0;
 	unsigned mark = 0;
 	int64_t cnt = 1;
 	double *acc;
@@ -1069,7 +1063,7 @@ f_reduce(Ctx *c)
 	int sq = strcmp(op, "L2") == 0 || strcmp(op, "SumSquare") == 0;   /* sums v * v */
 
 	if (x->elem == ONNX_BOOL || (k <= 0 && attr_i(c, "noop_with_empty_axes", 0)) ||
-	    (op[0] == 'L' && !is_float(x->elem)))
+	    (op[0] == 'L' && !dtype_onnx_is_float(x->elem)))
 		return -1;
 	if (k <= 0)
 		mark = (1u << x->rank) - 1;
@@ -1113,7 +1107,7 @@ f_reduce(Ctx *c)
 	}
 	for (int64_t i = 0; i < y->numel; i++) {
 		double v = strcmp(op, "Mean") == 0 ? acc[i] / (double)cnt : op[0] == 'L' ? sqrt(acc[i]) : acc[i];
-		if (is_float(x->elem))
+		if (dtype_onnx_is_float(x->elem))
 			setd(y, i, v);
 		else
 			seti(y, i, (int64_t)v);
@@ -1193,7 +1187,7 @@ fold_from_tensor(const OnnxTensor *t, FoldTensor *out)
 {
 	int64_t n = 1;
 
-	if (!t->has_raw_data || (t->has_data_location && t->data_location) || t->n_dims > FOLD_MAX_RANK ||
+	if (!t->has_raw_data || (t->has_data_location && t->data_location) || t->n_dims > MAX_RANK ||
 	    !fold_elem_size(t->data_type))
 		return -1;
 	memset(out, 0, sizeof *out);

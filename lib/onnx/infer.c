@@ -19,10 +19,6 @@
 
 #include "sym/sym.h"
 
-/* The rules' buffers: the ranks and contents the expressions model follows
- * (the names model stops at ONNX_MAX_RANK, as it always has). */
-#define RULE_DIMS 64
-
 typedef void (*InferFn)(const OnnxInfer *f);
 
 /* ---- reading the node ---- */
@@ -78,7 +74,7 @@ static const OnnxSize *dims_of(const OnnxInfer *f, int k) { return in(f, k) ? in
 static const OnnxVals *vals_in(const OnnxInfer *f, int k) { return in(f, k) ? in(f, k)->vals : NULL; }
 
 static int exprs(const OnnxInfer *f) { return f->a != NULL; }
-static int max_rank(const OnnxInfer *f) { return exprs(f) ? RULE_DIMS : ONNX_MAX_RANK; }
+static int max_rank(const OnnxInfer *f) { (void)f; return MAX_RANK; }
 
 static void
 put(const OnnxInfer *f, int k, int elem, int rank, const OnnxSize *dims)
@@ -275,7 +271,7 @@ onnx_broadcast(int ra, const OnnxDim *a, int rb, const OnnxDim *b, OnnxDim *out)
 {
 	int r = ra > rb ? ra : rb;
 
-	if (ra < 0 || rb < 0 || r > ONNX_MAX_RANK)
+	if (ra < 0 || rb < 0 || r > MAX_RANK)
 		return -1;
 	for (int i = 0; i < r; i++) {
 		int ia = i - (r - ra), ib = i - (r - rb);
@@ -304,7 +300,7 @@ bcast(const OnnxInfer *f, int ra, const OnnxSize *a, int rb, const OnnxSize *b, 
 static int
 bcast_all(const OnnxInfer *f, int n, OnnxSize *d)
 {
-	OnnxSize t[RULE_DIMS];
+	OnnxSize t[MAX_RANK];
 	int r = -2;             /* no input yet */
 
 	for (int i = 0; i < n; i++) {
@@ -313,7 +309,7 @@ bcast_all(const OnnxInfer *f, int n, OnnxSize *d)
 		if (rank_of(f, i) < 0)
 			return -1;
 		if (r == -2) {
-			if ((r = rank_of(f, i)) > RULE_DIMS)
+			if ((r = rank_of(f, i)) > MAX_RANK)
 				return -1;
 			memcpy(d, dims_of(f, i), sizeof *d * (size_t)r);
 			continue;
@@ -349,9 +345,9 @@ vals_of(const OnnxInfer *f, int k, OnnxSize *buf, int max, int *scalar)
 	if (!in(f, k))
 		return -1;
 	if (!exprs(f)) {
-		int64_t s[ONNX_MAX_RANK];
-		int n = f->const_ints(f->ctx, k, s, ONNX_MAX_RANK);
-		if (n < 0 || n > ONNX_MAX_RANK || n > max)
+		int64_t s[MAX_RANK];
+		int n = f->const_ints(f->ctx, k, s, MAX_RANK);
+		if (n < 0 || n > MAX_RANK || n > max)
 			return -1;
 		for (int i = 0; i < n; i++)
 			buf[i] = (OnnxSize){s[i], NULL, NULL};
@@ -369,14 +365,14 @@ vals_of(const OnnxInfer *f, int k, OnnxSize *buf, int max, int *scalar)
 static int
 int_list(const OnnxInfer *f, const char *name, int k, int64_t *buf, int max)
 {
-	OnnxSize d[RULE_DIMS];
+	OnnxSize d[MAX_RANK];
 	int n = attr_ints(f, name, buf, max), scalar;
 
 	if (n >= 0)
 		return n <= max ? n : -2;
 	if (!in(f, k))
 		return -1;
-	if ((n = vals_of(f, k, d, max < RULE_DIMS ? max : RULE_DIMS, &scalar)) < 0)
+	if ((n = vals_of(f, k, d, max < MAX_RANK ? max : MAX_RANK, &scalar)) < 0)
 		return -2;
 	for (int i = 0; i < n; i++)
 		if (!val_num(f, d[i], &buf[i]))
@@ -527,7 +523,7 @@ infer_nonzero(const OnnxInfer *f)
 static void
 binary(const OnnxInfer *f, int elem)
 {
-	OnnxSize d[RULE_DIMS];
+	OnnxSize d[MAX_RANK];
 
 	put(f, 0, elem, bcast_all(f, exprs(f) ? f->nin : 2, d), d);
 }
@@ -540,13 +536,13 @@ static void
 infer_arith(const OnnxInfer *f)
 {
 	const OnnxVals *x = vals_in(f, 0), *y = vals_in(f, 1);
-	OnnxSize r[RULE_DIMS];
+	OnnxSize r[MAX_RANK];
 	int n;
 
 	binary(f, elem_of(f, 0));
 	if (!wants_vals(f) || !x || !y || (x->n != y->n && x->n != 1 && y->n != 1))
 		return;
-	if ((n = x->n > y->n ? x->n : y->n) > RULE_DIMS)
+	if ((n = x->n > y->n ? x->n : y->n) > MAX_RANK)
 		return;
 	for (int i = 0; i < n; i++) {
 		OnnxSize a = x->v[x->n == 1 ? 0 : i], b = y->v[y->n == 1 ? 0 : i];
@@ -576,7 +572,7 @@ infer_arith(const OnnxInfer *f)
 static void
 infer_where(const OnnxInfer *f)
 {
-	OnnxSize d[RULE_DIMS];
+	OnnxSize d[MAX_RANK];
 
 	if (!in(f, 1) || !in(f, 2))
 		return;
@@ -612,9 +608,9 @@ infer_size(const OnnxInfer *f)
 static void
 infer_transpose(const OnnxInfer *f)
 {
-	int64_t p[RULE_DIMS];
-	int k = attr_ints(f, "perm", p, RULE_DIMS), rx = rank_of(f, 0);
-	OnnxSize d[RULE_DIMS];
+	int64_t p[MAX_RANK];
+	int k = attr_ints(f, "perm", p, MAX_RANK), rx = rank_of(f, 0);
+	OnnxSize d[MAX_RANK];
 
 	if (rx < 0 || rx > max_rank(f) || (k >= 0 && k != rx)) {
 		put_elem(f, 0, elem_of(f, 0));
@@ -637,7 +633,7 @@ infer_matmul(const OnnxInfer *f)
 	int rx = rank_of(f, 0), ry = rank_of(f, 1), r;
 	int ta = (int)attr_i(f, "transA", 0), tb = (int)attr_i(f, "transB", 0);
 	const OnnxSize *a = dims_of(f, 0), *b = dims_of(f, 1);
-	OnnxSize d[RULE_DIMS];
+	OnnxSize d[MAX_RANK];
 
 	if (rx < 1 || ry < 1 || (!exprs(f) && (rx < 2 || ry < 2))) {
 		put_elem(f, 0, elem_of(f, 0));
@@ -672,8 +668,8 @@ infer_gemm(const OnnxInfer *f)
 static void
 infer_reshape(const OnnxInfer *f)
 {
-	OnnxSize t[RULE_DIMS], d[RULE_DIMS], rest[RULE_DIMS];
-	int scalar, k = vals_of(f, 1, t, RULE_DIMS, &scalar), neg = -1, nrest = 0, rx = rank_of(f, 0);
+	OnnxSize t[MAX_RANK], d[MAX_RANK], rest[MAX_RANK];
+	int scalar, k = vals_of(f, 1, t, MAX_RANK, &scalar), neg = -1, nrest = 0, rx = rank_of(f, 0);
 	int allowzero = (int)attr_i(f, "allowzero", 0);
 	const OnnxVals *xv = vals_in(f, 0);
 
@@ -705,11 +701,11 @@ infer_reshape(const OnnxInfer *f)
 static void
 infer_unsqueeze(const OnnxInfer *f)
 {
-	int64_t ax[RULE_DIMS];
-	int k = int_list(f, "axes", 1, ax, RULE_DIMS), rx = rank_of(f, 0), out, j = 0;
+	int64_t ax[MAX_RANK];
+	int k = int_list(f, "axes", 1, ax, MAX_RANK), rx = rank_of(f, 0), out, j = 0;
 	const OnnxVals *xv = vals_in(f, 0);
-	char mark[RULE_DIMS] = {0};
-	OnnxSize d[RULE_DIMS];
+	char mark[MAX_RANK] = {0};
+	OnnxSize d[MAX_RANK];
 
 	if (k < 0 || rx < 0 || (out = rx + k) > max_rank(f)) {
 		put_elem(f, 0, elem_of(f, 0));
@@ -732,14 +728,14 @@ infer_unsqueeze(const OnnxInfer *f)
 static void
 infer_squeeze(const OnnxInfer *f)
 {
-	int64_t ax[RULE_DIMS], one;
-	int k = int_list(f, "axes", 1, ax, RULE_DIMS), rx = rank_of(f, 0), j = 0;
+	int64_t ax[MAX_RANK], one;
+	int k = int_list(f, "axes", 1, ax, MAX_RANK), rx = rank_of(f, 0), j = 0;
 	const OnnxSize *dx = dims_of(f, 0);
 	const OnnxVals *xv = vals_in(f, 0);
-	char drop[RULE_DIMS] = {0};
-	OnnxSize d[RULE_DIMS];
+	char drop[MAX_RANK] = {0};
+	OnnxSize d[MAX_RANK];
 
-	if (rx < 0 || rx > RULE_DIMS) {
+	if (rx < 0 || rx > MAX_RANK) {
 		put_elem(f, 0, elem_of(f, 0));
 		return;
 	}
@@ -768,9 +764,9 @@ static void
 infer_concat(const OnnxInfer *f)
 {
 	int rx = rank_of(f, 0), ax = norm_axis(attr_i(f, "axis", 0), rx), total = 0, ok = 1;
-	OnnxSize d[RULE_DIMS], v[RULE_DIMS];
+	OnnxSize d[MAX_RANK], v[MAX_RANK];
 
-	if (rx < 0 || ax < 0 || rx > RULE_DIMS) {
+	if (rx < 0 || ax < 0 || rx > MAX_RANK) {
 		put_elem(f, 0, elem_of(f, 0));
 		return;
 	}
@@ -787,7 +783,7 @@ infer_concat(const OnnxInfer *f)
 		return;
 	for (int i = 0; i < f->nin && ok; i++) {
 		const OnnxVals *w = vals_in(f, i);
-		ok = w && !w->scalar && total + w->n <= RULE_DIMS;
+		ok = w && !w->scalar && total + w->n <= MAX_RANK;
 		if (ok)
 			memcpy(v + total, w->v, sizeof *v * (size_t)w->n);
 		total += ok ? w->n : 0;
@@ -801,7 +797,7 @@ infer_gather(const OnnxInfer *f)
 {
 	int rx = rank_of(f, 0), ry = rank_of(f, 1), j = 0, ax = norm_axis(attr_i(f, "axis", 0), rx);
 	const OnnxVals *xv = vals_in(f, 0), *iv = vals_in(f, 1);
-	OnnxSize d[RULE_DIMS], v[RULE_DIMS];
+	OnnxSize d[MAX_RANK], v[MAX_RANK];
 
 	if (rx < 0 || ry < 0 || ax < 0 || rx - 1 + ry > max_rank(f)) {
 		put_elem(f, 0, elem_of(f, 0));
@@ -815,7 +811,7 @@ infer_gather(const OnnxInfer *f)
 			d[j++] = dims_of(f, 0)[i];
 	}
 	put(f, 0, elem_of(f, 0), j, d);
-	if (!wants_vals(f) || !xv || !iv || xv->scalar || rx != 1 || iv->n > RULE_DIMS)
+	if (!wants_vals(f) || !xv || !iv || xv->scalar || rx != 1 || iv->n > MAX_RANK)
 		return;
 	for (int i = 0; i < iv->n; i++) {
 		int64_t k;
@@ -829,8 +825,8 @@ infer_gather(const OnnxInfer *f)
 static void
 infer_expand(const OnnxInfer *f)
 {
-	OnnxSize s[RULE_DIMS], d[RULE_DIMS];
-	int scalar, k = vals_of(f, 1, s, RULE_DIMS, &scalar);
+	OnnxSize s[MAX_RANK], d[MAX_RANK];
+	int scalar, k = vals_of(f, 1, s, MAX_RANK, &scalar);
 
 	if (k < 0 || scalar || rank_of(f, 0) < 0) {
 		put_elem(f, 0, elem_of(f, 0));
@@ -842,10 +838,10 @@ infer_expand(const OnnxInfer *f)
 static void
 infer_constant_of_shape(const OnnxInfer *f)
 {
-	OnnxSize s[RULE_DIMS];
+	OnnxSize s[MAX_RANK];
 	const Onnx__AttributeProto *at = attr(f, "value");
 	int e = at && at->t ? at->t->data_type : ONNX_FLOAT;
-	int scalar, k = vals_of(f, 0, s, RULE_DIMS, &scalar);
+	int scalar, k = vals_of(f, 0, s, MAX_RANK, &scalar);
 
 	put(f, 0, e, scalar ? -1 : k, s);
 }
@@ -892,18 +888,18 @@ infer_range(const OnnxInfer *f)
 static void
 infer_reduce(const OnnxInfer *f)
 {
-	int64_t ax[RULE_DIMS];
+	int64_t ax[MAX_RANK];
 	int keep = (int)attr_i(f, "keepdims", 1), j = 0, k, rx = rank_of(f, 0);
-	char mark[RULE_DIMS] = {0};
-	OnnxSize d[RULE_DIMS];
+	char mark[MAX_RANK] = {0};
+	OnnxSize d[MAX_RANK];
 
 	if (f->op == ONNXOP_ARG_MAX || f->op == ONNXOP_ARG_MIN) {
 		ax[0] = attr_i(f, "axis", 0);
 		k = 1;
 	} else {
-		k = int_list(f, "axes", 1, ax, RULE_DIMS);
+		k = int_list(f, "axes", 1, ax, MAX_RANK);
 	}
-	if (rx < 0 || rx > RULE_DIMS || k == -2) {
+	if (rx < 0 || rx > MAX_RANK || k == -2) {
 		put_elem(f, 0, elem_of(f, 0));
 		return;
 	}
@@ -943,14 +939,14 @@ slice_len(int64_t d, int64_t s, int64_t e, int64_t step)
 static void
 infer_slice(const OnnxInfer *f)
 {
-	int64_t st[RULE_DIMS], en[RULE_DIMS], ax[RULE_DIMS], step[RULE_DIMS];
-	int ns = int_list(f, "starts", 1, st, RULE_DIMS), ne = int_list(f, "ends", 2, en, RULE_DIMS);
-	int na = int_list(f, "axes", 3, ax, RULE_DIMS), nst = int_list(f, "steps", 4, step, RULE_DIMS);
+	int64_t st[MAX_RANK], en[MAX_RANK], ax[MAX_RANK], step[MAX_RANK];
+	int ns = int_list(f, "starts", 1, st, MAX_RANK), ne = int_list(f, "ends", 2, en, MAX_RANK);
+	int na = int_list(f, "axes", 3, ax, MAX_RANK), nst = int_list(f, "steps", 4, step, MAX_RANK);
 	int rx = rank_of(f, 0);
 	const OnnxVals *xv = vals_in(f, 0);
-	OnnxSize d[RULE_DIMS];
+	OnnxSize d[MAX_RANK];
 
-	if (rx < 0 || rx > RULE_DIMS || ns < 0 || ne != ns || na == -2 || nst == -2 ||
+	if (rx < 0 || rx > MAX_RANK || ns < 0 || ne != ns || na == -2 || nst == -2 ||
 	    (na >= 0 && na != ns) || (nst >= 0 && nst != ns)) {
 		put(f, 0, elem_of(f, 0), rx, NULL);
 		return;
@@ -968,8 +964,8 @@ infer_slice(const OnnxInfer *f)
 		else if (!(st[i] == 0 && en[i] >= INT32_MAX && k == 1))
 			d[a] = unknown();
 		if (wants_vals(f) && a == 0 && xv && !xv->scalar && rx == 1 && is_num(f, d[0], &len) &&
-		    len <= RULE_DIMS) {
-			OnnxSize v[RULE_DIMS];
+		    len <= MAX_RANK) {
+			OnnxSize v[MAX_RANK];
 			int64_t from = st[i] < 0 ? st[i] + xv->n : st[i] > xv->n ? xv->n : st[i];
 			for (int j = 0; j < len; j++) {
 				int64_t at = from + j * k;
@@ -1038,18 +1034,18 @@ window_out(const OnnxInfer *f, OnnxSize x, int64_t k, int64_t stride, int64_t di
 static void
 infer_window(const OnnxInfer *f)
 {
-	int64_t kern[RULE_DIMS], st[RULE_DIMS], dil[RULE_DIMS], pads[2 * RULE_DIMS];
+	int64_t kern[MAX_RANK], st[MAX_RANK], dil[MAX_RANK], pads[2 * MAX_RANK];
 	int conv = f->op == ONNXOP_CONV, rx = rank_of(f, 0), sp = rx - 2;
-	int nk = attr_ints(f, "kernel_shape", kern, RULE_DIMS), ns = attr_ints(f, "strides", st, RULE_DIMS);
-	int nd = attr_ints(f, "dilations", dil, RULE_DIMS), np = attr_ints(f, "pads", pads, 2 * RULE_DIMS);
+	int nk = attr_ints(f, "kernel_shape", kern, MAX_RANK), ns = attr_ints(f, "strides", st, MAX_RANK);
+	int nd = attr_ints(f, "dilations", dil, MAX_RANK), np = attr_ints(f, "pads", pads, 2 * MAX_RANK);
 	int same = attr_is(f, "auto_pad", "SAME_UPPER") || attr_is(f, "auto_pad", "SAME_LOWER");
 	int ceil_mode = (int)attr_i(f, "ceil_mode", 0);
 	const OnnxSize *x = dims_of(f, 0), *w = dims_of(f, 1);
-	OnnxSize d[RULE_DIMS];
+	OnnxSize d[MAX_RANK];
 
 	if (f->op == ONNXOP_MAX_POOL)
 		put_elem(f, 1, ONNX_INT64);
-	if (rx < 3 || rx > RULE_DIMS || (conv && rank_of(f, 1) != rx) || (nk >= 0 && nk != sp) ||
+	if (rx < 3 || rx > MAX_RANK || (conv && rank_of(f, 1) != rx) || (nk >= 0 && nk != sp) ||
 	    (ns >= 0 && ns != sp) || (nd >= 0 && nd != sp) || (np >= 0 && np != 2 * sp) ||
 	    (nk < 0 && !conv)) {
 		put_elem(f, 0, elem_of(f, 0));
@@ -1076,9 +1072,9 @@ static void
 infer_global(const OnnxInfer *f)
 {
 	int rx = rank_of(f, 0);
-	OnnxSize d[RULE_DIMS];
+	OnnxSize d[MAX_RANK];
 
-	if (rx < 2 || rx > RULE_DIMS) {
+	if (rx < 2 || rx > MAX_RANK) {
 		put_elem(f, 0, elem_of(f, 0));
 		return;
 	}

@@ -264,8 +264,6 @@ int onnx_op_of(const OnnxNode *n);
  * gathers its values' types into an OnnxInfer, calls onnx_infer(), and
  * receives every inferred output through put(). */
 
-#define ONNX_MAX_RANK 8
-
 /* One dimension of the names model (the optimizer's OptDim): v >= 0 is
  * static; otherwise sym names it (a dim_param such as "s77", equal dims
  * have equal names) or, when NULL, it is unknown. */
@@ -348,12 +346,10 @@ OnnxType onnx_tensor_type(Arena *a, const OnnxTensor *t);
  * alignment); outputs are new arena buffers, or share the input's bytes
  * for ops that only reshape. */
 
-#define FOLD_MAX_RANK 8
-
 typedef struct FoldTensor {
 	int elem;               /* ONNX element type */
 	int rank;
-	int64_t dims[FOLD_MAX_RANK];
+	int64_t dims[MAX_RANK];
 	int64_t numel;
 	const void *data;       /* numel elements, packed, little-endian, maybe unaligned */
 } FoldTensor;

@@ -584,9 +584,9 @@ opt_norm_axes(int k, int64_t *axes, int rank)
 int
 opt_perm(Opt *o, int n, int64_t *perm)
 {
-	int k = opt_attr_ints(o, n, "perm", perm, OPT_MAX_RANK), r = opt_rank(o, opt_in(o, n, 0));
+	int k = opt_attr_ints(o, n, "perm", perm, MAX_RANK), r = opt_rank(o, opt_in(o, n, 0));
 
-	if (k > OPT_MAX_RANK)
+	if (k > MAX_RANK)
 		return -1;
 	if (k < 0) {
 		if (r < 0)

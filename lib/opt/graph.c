@@ -389,7 +389,7 @@ opt_set_type(Opt *o, int v, int elem, int rank, const OptDim *dims)
 	OptValue *x = &o->val[v];
 
 	x->elem = elem;
-	x->rank = rank > OPT_MAX_RANK ? -1 : rank;
+	x->rank = rank > MAX_RANK ? -1 : rank;
 	x->dims = NULL;
 	if (x->rank > 0) {
 		x->dims = ARENA_ARRAY(o->a, OptDim, x->rank);
@@ -409,12 +409,12 @@ opt_type_from_vi(Opt *o, int v, const Onnx__ValueInfoProto *vi)
 {
 	const Onnx__TypeProto *tp = vi ? vi->type : NULL;
 	const Onnx__TypeProto__Tensor *tt;
-	OptDim dims[OPT_MAX_RANK];
+	OptDim dims[MAX_RANK];
 	int rank = -1;
 
 	if (!tp || tp->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE || !(tt = tp->tensor_type))
 		return;
-	if (tt->shape && tt->shape->n_dim <= OPT_MAX_RANK) {
+	if (tt->shape && tt->shape->n_dim <= MAX_RANK) {
 		rank = (int)tt->shape->n_dim;
 		for (int i = 0; i < rank; i++) {
 			const Onnx__TensorShapeProto__Dimension *d = tt->shape->dim[i];
@@ -431,8 +431,8 @@ opt_type_from_vi(Opt *o, int v, const Onnx__ValueInfoProto *vi)
 void
 opt_type_from_tensor(Opt *o, int v, const OnnxTensor *t)
 {
-	OptDim dims[OPT_MAX_RANK];
-	int rank = t->n_dims <= OPT_MAX_RANK ? (int)t->n_dims : -1;
+	OptDim dims[MAX_RANK];
+	int rank = t->n_dims <= MAX_RANK ? (int)t->n_dims : -1;
 
 	for (int i = 0; i < rank; i++)
 		dims[i] = (OptDim){t->dims[i], NULL};

@@ -51,7 +51,6 @@ enum { OPT_NOMATCH = 0, OPT_REWROTE = 1, OPT_RETRY = 2 };
 /* The sets a row belongs to (the `patterns` option names them). */
 enum { OPT_SET_DEFAULT = 1, OPT_SET_ORT = 2 };
 
-#define OPT_MAX_RANK ONNX_MAX_RANK
 
 /* One dimension: v >= 0 is static; otherwise sym names it (a dim_param
  * such as "s77", equal dims have equal names) or, when NULL, it is unknown.
@@ -192,12 +191,16 @@ typedef struct OptRow {
 	const char *doc;        /* the contract, one sentence or two */
 } OptRow;
 
+/* The opset bounds of a row that runs at any opset (patterns.def's PASS
+ * and PATTERN rows). */
+enum { OPT_OPSET_ANY_MIN = 1, OPT_OPSET_ANY_MAX = 99 };
+
 enum {
 #define PASS(name, fn, sets, doc) OPT_##name,
-#define PATTERN(name, root, fn, sets, lo, hi, doc) OPT_##name,
+#define PATTERN_OPSETS(name, root, fn, sets, lo, hi, doc) OPT_##name,
 #include "patterns.def"
 #undef PASS
-#undef PATTERN
+#undef PATTERN_OPSETS
 	OPT_NROW
 };
 
@@ -394,9 +397,9 @@ void opt_writeback(Opt *o, Onnx__GraphProto *g);
 
 /* ---- passes (opt.c, optpass.c) and patterns (pat_*.c) ---- */
 #define PASS(name, fn, sets, doc) int fn(Opt *o);
-#define PATTERN(name, root, fn, sets, lo, hi, doc) int fn(Opt *o, int r);
+#define PATTERN_OPSETS(name, root, fn, sets, lo, hi, doc) int fn(Opt *o, int r);
 #include "patterns.def"
 #undef PASS
-#undef PATTERN
+#undef PATTERN_OPSETS
 
 #endif

@@ -99,12 +99,12 @@ static int
 row_any(Opt *o, int c)
 {
 	int c1 = opt_prod(o, c, "Cast"), rm, c0, x, rank;
-	int64_t ax[OPT_MAX_RANK];
+	int64_t ax[MAX_RANK];
 
 	if (c1 < 0 || opt_attr_i(o, c1, "to", 0) != ONNX_BOOL)
 		return -1;
 	if ((rm = opt_prod(o, opt_in(o, c1, 0), "ReduceMax")) < 0 || !opt_attr_i(o, rm, "keepdims", 1) ||
-	    opt_axes(o, rm, ax, OPT_MAX_RANK) != 1)
+	    opt_axes(o, rm, ax, MAX_RANK) != 1)
 		return -1;
 	if ((c0 = opt_prod(o, opt_in(o, rm, 0), "Cast")) < 0)
 		return -1;
@@ -531,7 +531,7 @@ pat_attention_fuse(Opt *o, int r)
 {
 	Attn a = {0};
 	int v = opt_in(o, r, 1), k, tr, y, n, in[7], causal, drop, add_tr = 0, mq = -1, pad = -1;
-	int64_t perm[OPT_MAX_RANK], p2[4] = {0, 1, 3, 2};
+	int64_t perm[MAX_RANK], p2[4] = {0, 1, 3, 2};
 	OptDim l, s;
 
 	if (opt_rank(o, v) != 4 || (opt_elem(o, v) != ONNX_FLOAT && opt_elem(o, v) != ONNX_FLOAT16) || attn_softmax(o, r, &a) < 0 ||
@@ -583,7 +583,7 @@ pat_attention_fuse(Opt *o, int r)
 	in[4] = in[5] = -1;
 	in[6] = pad >= 0 ? nonpad_of(o, r, a.q, pad) : -1;
 	if (in[3] >= 0 && mq >= 0) {    /* the mask's query dim made l (see mask_rows) */
-		int64_t sh[OPT_MAX_RANK];
+		int64_t sh[MAX_RANK];
 		for (int i = 0; i < mq; i++)
 			sh[i] = 1;
 		sh[mq - 2] = l.v;
@@ -612,7 +612,7 @@ static int
 repeat_kv(Opt *o, int v)
 {
 	int rs = opt_prod(o, v, "Reshape"), ex, un, k, e;
-	int64_t ax[OPT_MAX_RANK], sh[5];
+	int64_t ax[MAX_RANK], sh[5];
 	OptDim de[5], du[5];
 	const OptDim *dk, *dv;
 
@@ -620,7 +620,7 @@ repeat_kv(Opt *o, int v)
 		return -1;
 	e = opt_in(o, rs, 0);
 	if ((ex = opt_prod(o, e, "Expand")) < 0 || (un = opt_prod(o, opt_in(o, ex, 0), "Unsqueeze")) < 0 ||
-	    opt_axes(o, un, ax, OPT_MAX_RANK) != 1 || (ax[0] != 2 && ax[0] != -3))
+	    opt_axes(o, un, ax, MAX_RANK) != 1 || (ax[0] != 2 && ax[0] != -3))
 		return -1;
 	k = opt_in(o, un, 0);
 	if (opt_rank(o, k) != 4)
@@ -670,7 +670,7 @@ static int
 split_heads(Opt *o, int v, int user, int64_t *heads)
 {
 	int tr = opt_prod(o, v, "Transpose"), rs, x3, r4;
-	int64_t p[OPT_MAX_RANK];
+	int64_t p[MAX_RANK];
 	const OptDim *d3, *d4;
 
 	if (tr < 0 || !opt_only_use(o, v, user) || opt_perm(o, tr, p) != 4 || p[0] != 0 || p[1] != 2 || p[2] != 1 ||
@@ -698,7 +698,7 @@ int
 pat_attention_3d(Opt *o, int r)
 {
 	int tv = opt_in(o, r, 0), tr = opt_prod(o, tv, "Transpose"), at, av, q, k, v, in[4], y, n, z = opt_out(o, r, 0);
-	int64_t p[OPT_MAX_RANK], hq, hk, hv;
+	int64_t p[MAX_RANK], hq, hk, hv;
 	const OptDim *da, *dz;
 
 	if (tr < 0 || !opt_only_use(o, tv, r) || opt_perm(o, tr, p) != 4 || p[0] != 0 || p[1] != 2 || p[2] != 1 ||

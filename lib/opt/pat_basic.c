@@ -2,13 +2,13 @@
  * computed: identities, double negations, neutral constants, casts.
  *
  * Each function is called with the root r (lib/opt/opt.h states the rules);
- * its first comment line is its contract, the same sentence as its row in
- * patterns.def. */
+ * its contract is written once, in its row of patterns.def (docs/patterns.md
+ * shows it); the comment above a function adds only what the row does not. */
 #include "opt/opt.h"
 
 #include <string.h>
 
-/* Identity(x) -> x. */
+/* IdentityRemove: its contract is its row of patterns.def. */
 int
 pat_identity_remove(Opt *o, int r)
 {
@@ -27,7 +27,7 @@ pat_dropout_remove(Opt *o, int r)
 	return opt_forward(o, opt_out(o, r, 0), opt_in(o, r, 0));
 }
 
-/* Cast(x, to) -> x when x already has type `to`. */
+/* CastSameType: its contract is its row of patterns.def. */
 int
 pat_cast_same_type(Opt *o, int r)
 {
@@ -67,8 +67,7 @@ lossless(int from, int to)
 	return (from == U8 && to == F64) || (from == BOOL && (to == F16 || to == U32 || to == U64 || to == BF16));
 }
 
-/* Cast(Cast(x, t1), t2) -> Cast(x, t2), or x when t2 is x's type, when t1
- * holds every value of x's type exactly. */
+/* CastCast: its contract is its row of patterns.def. */
 int
 pat_cast_cast(Opt *o, int r)
 {
@@ -92,7 +91,7 @@ pat_cast_cast(Opt *o, int r)
 	return OPT_REWROTE;
 }
 
-/* CastLike(x, y) -> Cast(x, to=type of y) when y's type is known. */
+/* CastLikeToCast: its contract is its row of patterns.def. */
 int
 pat_castlike_to_cast(Opt *o, int r)
 {
@@ -115,21 +114,21 @@ involution(Opt *o, int r, const char *op)
 	return in < 0 ? OPT_NOMATCH : opt_forward(o, opt_out(o, r, 0), opt_in(o, in, 0));
 }
 
-/* Neg(Neg(x)) -> x. */
+/* NegNeg: its contract is its row of patterns.def. */
 int
 pat_neg_neg(Opt *o, int r)
 {
 	return involution(o, r, "Neg");
 }
 
-/* Not(Not(x)) -> x. */
+/* NotNot: its contract is its row of patterns.def. */
 int
 pat_not_not(Opt *o, int r)
 {
 	return involution(o, r, "Not");
 }
 
-/* Relu(Relu(x)) -> Relu(x). */
+/* ReluRelu: its contract is its row of patterns.def. */
 int
 pat_relu_relu(Opt *o, int r)
 {
@@ -152,43 +151,42 @@ neutral(Opt *o, int r, double e, int sides)
 	return OPT_NOMATCH;
 }
 
-/* Add(x, 0) and Add(0, x) -> x when the zero constant changes neither x's
- * shape nor its type. */
+/* AddZero: its contract is its row of patterns.def. */
 int
 pat_add_zero(Opt *o, int r)
 {
 	return neutral(o, r, 0, 2);
 }
 
-/* Sub(x, 0) -> x under the same condition. */
+/* SubZero: its contract is its row of patterns.def. */
 int
 pat_sub_zero(Opt *o, int r)
 {
 	return neutral(o, r, 0, 1);
 }
 
-/* Mul(x, 1) and Mul(1, x) -> x under the same condition. */
+/* MulOne: its contract is its row of patterns.def. */
 int
 pat_mul_one(Opt *o, int r)
 {
 	return neutral(o, r, 1, 2);
 }
 
-/* Div(x, 1) -> x under the same condition. */
+/* DivOne: its contract is its row of patterns.def. */
 int
 pat_div_one(Opt *o, int r)
 {
 	return neutral(o, r, 1, 1);
 }
 
-/* And(x, true) and And(true, x) -> x when the constant does not change x's shape. */
+/* AndTrue: its contract is its row of patterns.def. */
 int
 pat_and_true(Opt *o, int r)
 {
 	return neutral(o, r, 1, 2);
 }
 
-/* Add(x, Neg(y)) and Add(Neg(y), x) -> Sub(x, y), the Neg read only there. */
+/* AddNeg: its contract is its row of patterns.def. */
 int
 pat_add_neg(Opt *o, int r)
 {
@@ -203,20 +201,14 @@ pat_add_neg(Opt *o, int r)
 	return OPT_NOMATCH;
 }
 
-static int
-is_float_elem(int e)
-{
-	return e == ONNX_FLOAT || e == ONNX_FLOAT16 || e == ONNX_DOUBLE || e == ONNX_BFLOAT16;
-}
-
-/* Pow(x, 2) of a float x -> Mul(x, x). */
+/* PowTwo: its contract is its row of patterns.def. */
 int
 pat_pow_two(Opt *o, int r)
 {
 	int x = opt_in(o, r, 0), e = opt_in(o, r, 1), y;
 	double v;
 
-	if (!is_float_elem(opt_elem(o, x)) || !opt_const_scalar(o, e, &v) || v != 2 ||
+	if (!dtype_onnx_is_float(opt_elem(o, x)) || !opt_const_scalar(o, e, &v) || v != 2 ||
 	    !(opt_rank(o, e) == 0 || (opt_rank(o, x) >= opt_rank(o, e))))
 		return OPT_NOMATCH;
 	y = opt_add1(o, r, "Mul", 2, x, x);
@@ -224,8 +216,7 @@ pat_pow_two(Opt *o, int r)
 	return OPT_REWROTE;
 }
 
-/* Mul(Mul(x, a), b) with one-element float constants a and b -> Mul(x, a*b),
- * the inner product read only there. */
+/* MulMulConst: its contract is its row of patterns.def. */
 int
 pat_mul_mul_const(Opt *o, int r)
 {
@@ -233,7 +224,7 @@ pat_mul_mul_const(Opt *o, int r)
 		int b = opt_in(o, r, s), in = opt_prod(o, opt_in(o, r, 1 - s), "Mul"), elem = opt_elem(o, b), rank;
 		double vb, va;
 		if (in < 0 || !opt_only_use(o, opt_in(o, r, 1 - s), r) || !opt_const_scalar(o, b, &vb) ||
-		    !is_float_elem(elem))
+		    !dtype_onnx_is_float(elem))
 			continue;
 		for (int t = 1; t >= 0; t--) {
 			int a = opt_in(o, in, t), x = opt_in(o, in, 1 - t), c, y;
@@ -253,8 +244,7 @@ pat_mul_mul_const(Opt *o, int r)
 	return OPT_NOMATCH;
 }
 
-/* Mul(x, Reciprocal(y)) and Mul(Reciprocal(y), x) -> Div(x, y), the
- * Reciprocal read only there. */
+/* MulReciprocal: its contract is its row of patterns.def. */
 int
 pat_mul_reciprocal(Opt *o, int r)
 {
@@ -269,7 +259,7 @@ pat_mul_reciprocal(Opt *o, int r)
 	return OPT_NOMATCH;
 }
 
-/* Where(Not(c), x, y) -> Where(c, y, x). */
+/* WhereNot: its contract is its row of patterns.def. */
 int
 pat_where_not(Opt *o, int r)
 {

@@ -13,12 +13,6 @@
 
 #define TOL 1e-5
 
-static int
-is_float_elem(int e)
-{
-	return e == ONNX_FLOAT || e == ONNX_FLOAT16 || e == ONNX_DOUBLE || e == ONNX_BFLOAT16;
-}
-
 /* For a binary node n: the input produced by op (read only by n) as the
  * node, the other input in *other; -1 when neither is. */
 static int
@@ -48,8 +42,8 @@ is_scalar(Opt *o, int v, double x)
 static int
 trailing_axes(Opt *o, int red, int rank)
 {
-	int64_t ax[OPT_MAX_RANK];
-	int k = opt_axes(o, red, ax, OPT_MAX_RANK);
+	int64_t ax[MAX_RANK];
+	int k = opt_axes(o, red, ax, MAX_RANK);
 
 	if (k <= 0 || rank < 0 || !opt_attr_i(o, red, "keepdims", 1) || opt_norm_axes(k, ax, rank) < 0)
 		return -1;
@@ -64,7 +58,7 @@ static int
 ones_over(Opt *o, int x, int k)
 {
 	int r = opt_rank(o, x);
-	int64_t dims[OPT_MAX_RANK], n = 1;
+	int64_t dims[MAX_RANK], n = 1;
 	float *p;
 
 	for (int i = 0; i < k; i++) {
@@ -115,8 +109,7 @@ rms_denominator(Opt *o, int v, int user, int rank, int *k, double *eps)
 	return mean;
 }
 
-/* Div(Sub(x, ReduceMean(x)), Sqrt(Add(ReduceMean(Pow(Sub, 2)), eps))) over
- * trailing axes -> LayerNormalization(x, ones). */
+/* LayerNormalizationFuse: its contract is its row of patterns.def. */
 int
 pat_layernorm_fuse(Opt *o, int r)
 {
@@ -130,7 +123,7 @@ pat_layernorm_fuse(Opt *o, int r)
 	m = opt_prod(o, opt_in(o, sub, 1), "ReduceMean");
 	rank = opt_rank(o, x);
 	if (m < 0 || opt_in(o, m, 0) != x || !opt_only_use(o, opt_in(o, sub, 1), sub) ||
-	    !is_float_elem(opt_elem(o, x)) || (k = trailing_axes(o, m, rank)) < 0)
+	    !dtype_onnx_is_float(opt_elem(o, x)) || (k = trailing_axes(o, m, rank)) < 0)
 		return OPT_NOMATCH;
 	mean = rms_denominator(o, opt_in(o, r, 1), r, rank, &k2, &eps);
 	if (mean < 0 || k2 != k || (sq = square_of(o, opt_in(o, mean, 0), mean, &d)) < 0 || d != dv ||
@@ -160,7 +153,7 @@ over_axes(Opt *o, int c, int x, int axis, int64_t n)
 {
 	const OnnxTensor *t = opt_const_tensor(o, c);
 	int rc = opt_rank(o, c), rx = opt_rank(o, x), k = rx - axis;
-	int64_t cst[OPT_MAX_RANK], s = 1;
+	int64_t cst[MAX_RANK], s = 1;
 	float *p;
 
 	if (!t || t->data_type != ONNX_FLOAT || rx < 0 || rc < 0 || rc > rx)
@@ -219,7 +212,7 @@ static int
 norm_affine(Opt *o, int r, const char *norm, int mul)
 {
 	int nv, ln, c, axis, x, s, b, in[3], y, n, nin = strcmp(norm, "LayerNormalization") == 0 ? 3 : 2;
-	int64_t size, dims[OPT_MAX_RANK];
+	int64_t size, dims[MAX_RANK];
 	float *cv, *sv, *bv, *ns, *nb;
 
 	for (int side = 0; side < 2; side++) {
@@ -256,24 +249,21 @@ norm_affine(Opt *o, int r, const char *norm, int mul)
 	return OPT_NOMATCH;
 }
 
-/* Mul(LayerNormalization(x, s, b), g) with constant s, b and g over the
- * normalized axes -> LayerNormalization(x, s*g, b*g). */
+/* LayerNormalizationScale: its contract is its row of patterns.def. */
 int
 pat_layernorm_scale(Opt *o, int r)
 {
 	return norm_affine(o, r, "LayerNormalization", 1);
 }
 
-/* Add(LayerNormalization(x, s, b), c) with constant b and c over the
- * normalized axes -> LayerNormalization(x, s, b+c). */
+/* LayerNormalizationBias: its contract is its row of patterns.def. */
 int
 pat_layernorm_bias(Opt *o, int r)
 {
 	return norm_affine(o, r, "LayerNormalization", 0);
 }
 
-/* Mul(RMSNormalization(x, s), g) with constant s and g over the normalized
- * axes -> RMSNormalization(x, s*g). */
+/* RMSNormalizationScale: its contract is its row of patterns.def. */
 int
 pat_rmsnorm_scale(Opt *o, int r)
 {
@@ -298,8 +288,7 @@ rms_fuse(Opt *o, int r, int user, int x, int den, const char *op)
 	return OPT_REWROTE;
 }
 
-/* Mul(x, Reciprocal(Sqrt(Add(ReduceMean(Pow(x, 2)), eps)))) (or Div(x,
- * Sqrt(..))) over trailing axes -> RMSNormalization(x, ones). */
+/* RMSNormalizationFuse: its contract is its row of patterns.def. */
 int
 pat_rmsnorm_fuse(Opt *o, int r)
 {
@@ -313,23 +302,21 @@ pat_rmsnorm_fuse(Opt *o, int r)
 	return OPT_NOMATCH;
 }
 
-/* The Div form of RMSNormalizationFuse. */
+/* RMSNormalizationDiv: its contract is its row of patterns.def. */
 int
 pat_rmsnorm_div(Opt *o, int r)
 {
 	return rms_fuse(o, r, r, opt_in(o, r, 0), opt_in(o, r, 1), "RMSNormalization");
 }
 
-/* The RMSNormalizationDiv form before opset 23 -> SimplifiedLayerNormalization(x,
- * ones), onnxruntime's RMS norm (registered in the ai.onnx domain). */
+/* SimplifiedLayerNormOrt: its contract is its row of patterns.def. */
 int
 pat_simplified_layernorm_ort(Opt *o, int r)
 {
 	return rms_fuse(o, r, r, opt_in(o, r, 0), opt_in(o, r, 1), "SimplifiedLayerNormalization");
 }
 
-/* Mul(SimplifiedLayerNormalization(x, s), g) with constant s and g over the
- * normalized axes -> SimplifiedLayerNormalization(x, s*g). */
+/* SimplifiedLayerNormScaleOrt: its contract is its row of patterns.def. */
 int
 pat_simplified_layernorm_scale_ort(Opt *o, int r)
 {
@@ -401,7 +388,7 @@ gelu_erf_match(Opt *o, int r)
 {
 	int x, arg;
 
-	if (gelu_shape(o, r, "Erf", &x, &arg) < 0 || !erf_arg(o, arg, x) || !is_float_elem(opt_elem(o, x)))
+	if (gelu_shape(o, r, "Erf", &x, &arg) < 0 || !erf_arg(o, arg, x) || !dtype_onnx_is_float(opt_elem(o, x)))
 		return -1;
 	return x;
 }
@@ -434,7 +421,7 @@ gelu_tanh_match(Opt *o, int r)
 {
 	int x, arg, m, c, inner, other, m2, c2;
 
-	if (gelu_shape(o, r, "Tanh", &x, &arg) < 0 || !is_float_elem(opt_elem(o, x)) ||
+	if (gelu_shape(o, r, "Tanh", &x, &arg) < 0 || !dtype_onnx_is_float(opt_elem(o, x)) ||
 	    (m = opt_prod(o, arg, "Mul")) < 0)
 		return -1;
 	if ((inner = operand(o, m, "Add", &c)) < 0 || !is_scalar(o, c, sqrt(2.0 / M_PI)))
@@ -466,7 +453,7 @@ gelu_emit(Opt *o, int r, const char *op, int x, const char *approx)
 	return OPT_REWROTE;
 }
 
-/* 0.5 * x * (1 + Erf(x / sqrt(2))), in any association -> Gelu(x). */
+/* GeluErf: its contract is its row of patterns.def. */
 int
 pat_gelu_erf(Opt *o, int r)
 {
@@ -475,8 +462,7 @@ pat_gelu_erf(Opt *o, int r)
 	return x < 0 ? OPT_NOMATCH : gelu_emit(o, r, "Gelu", x, NULL);
 }
 
-/* 0.5 * x * (1 + Tanh(sqrt(2/pi) * (x + 0.044715 * x^3))) -> Gelu(x,
- * approximate='tanh'). */
+/* GeluTanh: its contract is its row of patterns.def. */
 int
 pat_gelu_tanh(Opt *o, int r)
 {
@@ -485,7 +471,7 @@ pat_gelu_tanh(Opt *o, int r)
 	return x < 0 ? OPT_NOMATCH : gelu_emit(o, r, "Gelu", x, "tanh");
 }
 
-/* The GeluErf form before opset 20 -> com.microsoft Gelu. */
+/* GeluOrt: its contract is its row of patterns.def. */
 int
 pat_gelu_ort(Opt *o, int r)
 {
@@ -494,7 +480,7 @@ pat_gelu_ort(Opt *o, int r)
 	return x < 0 || opt_elem(o, x) != ONNX_FLOAT ? OPT_NOMATCH : gelu_emit(o, r, "com.microsoft:Gelu", x, NULL);
 }
 
-/* The GeluTanh form before opset 20 -> com.microsoft FastGelu. */
+/* FastGeluOrt: its contract is its row of patterns.def. */
 int
 pat_fast_gelu_ort(Opt *o, int r)
 {

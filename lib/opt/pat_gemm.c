@@ -22,7 +22,7 @@ gemm_type(int elem)
 static int
 transpose2(Opt *o, int n)
 {
-	int64_t p[OPT_MAX_RANK];
+	int64_t p[MAX_RANK];
 
 	return n >= 0 && opt_perm(o, n, p) == 2 && p[0] == 1 && p[1] == 0 && opt_rank(o, opt_in(o, n, 0)) == 2;
 }
@@ -65,8 +65,7 @@ pat_matmul_transpose_to_gemm(Opt *o, int r)
 	return OPT_REWROTE;
 }
 
-/* Add(MatMul(a, b), c) of 2-D a and b, c broadcasting to the result without
- * growing it -> Gemm(a, b, c), the MatMul read only there. */
+/* MatMulAddToGemm: its contract is its row of patterns.def. */
 int
 pat_matmul_add_to_gemm(Opt *o, int r)
 {
@@ -86,8 +85,7 @@ pat_matmul_add_to_gemm(Opt *o, int r)
 	return OPT_NOMATCH;
 }
 
-/* Gemm(Transpose(a), b, c) or Gemm(a, Transpose(b), c) -> the transA/transB
- * flag flipped, the Transpose read only there. */
+/* GemmTranspose: its contract is its row of patterns.def. */
 int
 pat_gemm_transpose(Opt *o, int r)
 {
@@ -104,8 +102,7 @@ pat_gemm_transpose(Opt *o, int r)
 	return OPT_NOMATCH;
 }
 
-/* Reshape(Gemm(Reshape(x, [-1, K]), w, b), [.., N]) that only flattens the
- * leading dims of x -> Add(MatMul(x, w), b). */
+/* GemmReshapeToMatMul: its contract is its row of patterns.def. */
 int
 pat_gemm_reshape_to_matmul(Opt *o, int r)
 {
@@ -156,10 +153,10 @@ pat_gemm_reshape_to_matmul(Opt *o, int r)
 static int
 reshape_numel_only(Opt *o, int n)
 {
-	int64_t s[OPT_MAX_RANK];
+	int64_t s[MAX_RANK];
 	int k;
 
-	if (!opt_is(o, n, "Reshape") || (k = opt_const_ints(o, opt_in(o, n, 1), s, OPT_MAX_RANK)) < 0)
+	if (!opt_is(o, n, "Reshape") || (k = opt_const_ints(o, opt_in(o, n, 1), s, MAX_RANK)) < 0)
 		return 0;
 	if (!opt_attr_i(o, n, "allowzero", 0))
 		for (int i = 0; i < k; i++)
@@ -289,8 +286,7 @@ pat_batchnorm_into_conv(Opt *o, int r)
 	return OPT_REWROTE;
 }
 
-/* BatchNormalization(Gemm(a, B, c)) in inference over the Gemm's columns,
- * B, c and the statistics constant -> Gemm(a, B', c'). */
+/* BatchNormIntoGemm: its contract is its row of patterns.def. */
 int
 pat_batchnorm_into_gemm(Opt *o, int r)
 {

@@ -18,7 +18,7 @@ pat_fused_matmul_transpose(Opt *o, int r)
 		return OPT_NOMATCH;
 	for (int s = 0; s < 2; s++) {
 		int tr = opt_prod(o, in[s], "Transpose"), k;
-		int64_t p[OPT_MAX_RANK];
+		int64_t p[MAX_RANK];
 		if (tr < 0 || !opt_only_use(o, in[s], r) || (k = opt_perm(o, tr, p)) < 2)
 			continue;
 		t[s] = p[k - 1] == k - 2 && p[k - 2] == k - 1;
@@ -39,8 +39,7 @@ pat_fused_matmul_transpose(Opt *o, int r)
 	return OPT_REWROTE;
 }
 
-/* Relu(Conv(x, W, b)) of float32 -> com.microsoft FusedConv
- * activation='Relu', the Conv read only there. */
+/* FusedConvRelu: its contract is its row of patterns.def. */
 int
 pat_fused_conv_relu(Opt *o, int r)
 {
@@ -59,8 +58,7 @@ pat_fused_conv_relu(Opt *o, int r)
 	return OPT_REWROTE;
 }
 
-/* com.microsoft Gelu(Add(x, b)) with a 1-D constant b over the last axis ->
- * com.microsoft BiasGelu(x, b). */
+/* BiasGeluOrt: its contract is its row of patterns.def. */
 int
 pat_bias_gelu_ort(Opt *o, int r)
 {
@@ -81,9 +79,7 @@ pat_bias_gelu_ort(Opt *o, int r)
 	return OPT_NOMATCH;
 }
 
-/* LayerNormalization(Add(x, skip)) of 3-D float32 over the last axis ->
- * com.microsoft SkipLayerNormalization, whose 4th output replaces the sum
- * when it is read elsewhere. */
+/* SkipLayerNormOrt: its contract is its row of patterns.def. */
 int
 pat_skip_layernorm_ort(Opt *o, int r)
 {
@@ -129,8 +125,7 @@ pat_skip_layernorm_ort(Opt *o, int r)
 	return OPT_REWROTE;
 }
 
-/* Mul(x, Sigmoid(x)) (SiLU) or Mul(x, Sigmoid(Mul(x, a))) of float32 ->
- * com.microsoft QuickGelu(x) alpha=1 or a. */
+/* QuickGeluOrt: its contract is its row of patterns.def. */
 int
 pat_quick_gelu_ort(Opt *o, int r)
 {

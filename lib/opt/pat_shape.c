@@ -3,12 +3,12 @@
  * computations of dynamic graphs (Concat of Shape slices) become
  * constants Reshape understands.
  *
- * Each function's first comment line is its contract (see patterns.def). */
+ * Each function's contract is written once, in its row of patterns.def. */
 #include "opt/opt.h"
 
 #include <string.h>
 
-#define R OPT_MAX_RANK
+#define R MAX_RANK
 
 /* A Squeeze/Unsqueeze of x with the given axes, in the form the opset wants. */
 static int
@@ -26,7 +26,7 @@ add_axes_op(Opt *o, int before, const char *op, int x, int k, const int64_t *axe
 	return y;
 }
 
-/* Transpose(x, perm) with perm the identity -> x. */
+/* TransposeIdentity: its contract is its row of patterns.def. */
 int
 pat_transpose_identity(Opt *o, int r)
 {
@@ -41,8 +41,7 @@ pat_transpose_identity(Opt *o, int r)
 	return opt_forward(o, opt_out(o, r, 0), opt_in(o, r, 0));
 }
 
-/* Transpose(Transpose(x, p), q) -> Transpose(x, p then q), or x when they
- * cancel; the inner one read only here unless they cancel. */
+/* TransposeTranspose: its contract is its row of patterns.def. */
 int
 pat_transpose_transpose(Opt *o, int r)
 {
@@ -68,7 +67,7 @@ pat_transpose_transpose(Opt *o, int r)
 	return OPT_REWROTE;
 }
 
-/* Reshape(x, s) -> x when x's shape is known to equal the result's. */
+/* ReshapeNoop: its contract is its row of patterns.def. */
 int
 pat_reshape_noop(Opt *o, int r)
 {
@@ -79,8 +78,7 @@ pat_reshape_noop(Opt *o, int r)
 	return opt_forward(o, y, x);
 }
 
-/* Reshape(Reshape(x, s1), s2) -> Reshape(x, s2) when s2 is a constant
- * without 0 (or allowzero is set). */
+/* ReshapeReshape: its contract is its row of patterns.def. */
 int
 pat_reshape_reshape(Opt *o, int r)
 {
@@ -199,7 +197,7 @@ pat_reshape_matmul_reshape(Opt *o, int r)
 	return OPT_REWROTE;
 }
 
-/* Squeeze(Unsqueeze(x, a), a) -> x. */
+/* SqueezeUnsqueeze: its contract is its row of patterns.def. */
 int
 pat_squeeze_unsqueeze(Opt *o, int r)
 {
@@ -212,7 +210,7 @@ pat_squeeze_unsqueeze(Opt *o, int r)
 	return opt_forward(o, opt_out(o, r, 0), opt_in(o, un, 0));
 }
 
-/* Unsqueeze(Squeeze(x, a), a) -> x (Squeeze already required those dims to be 1). */
+/* UnsqueezeSqueeze: its contract is its row of patterns.def. */
 int
 pat_unsqueeze_squeeze(Opt *o, int r)
 {
@@ -225,7 +223,7 @@ pat_unsqueeze_squeeze(Opt *o, int r)
 	return opt_forward(o, opt_out(o, r, 0), opt_in(o, sq, 0));
 }
 
-/* Unsqueeze(Unsqueeze(x, a), b) -> one Unsqueeze, the inner read only here. */
+/* UnsqueezeUnsqueeze: its contract is its row of patterns.def. */
 int
 pat_unsqueeze_unsqueeze(Opt *o, int r)
 {
@@ -258,8 +256,7 @@ pat_unsqueeze_unsqueeze(Opt *o, int r)
 	return OPT_REWROTE;
 }
 
-/* Squeeze(Squeeze(x, a), b) with explicit axes and x's rank known -> one
- * Squeeze, the inner read only here. */
+/* SqueezeSqueeze: its contract is its row of patterns.def. */
 int
 pat_squeeze_squeeze(Opt *o, int r)
 {
@@ -305,7 +302,7 @@ expand_keeps(Opt *o, int x, int s)
 	return 1;
 }
 
-/* Expand(x, s) -> x when x already has the result's shape. */
+/* ExpandNoop: its contract is its row of patterns.def. */
 int
 pat_expand_noop(Opt *o, int r)
 {
@@ -328,8 +325,7 @@ broadcasting(Opt *o, int n)
 	return 0;
 }
 
-/* Expand(x, s) read only by broadcasting elementwise ops whose result keeps
- * its shape without it -> x (the Expand is not a graph output). */
+/* ExpandBroadcast: its contract is its row of patterns.def. */
 int
 pat_expand_broadcast(Opt *o, int r)
 {
@@ -367,7 +363,7 @@ pat_expand_broadcast(Opt *o, int r)
 	return OPT_REWROTE;
 }
 
-/* Slice(x, starts, ends, axes, steps) that keeps every element -> x. */
+/* SliceNoop: its contract is its row of patterns.def. */
 int
 pat_slice_noop(Opt *o, int r)
 {
@@ -444,7 +440,7 @@ pat_gathernd_expand(Opt *o, int r)
 	return OPT_REWROTE;
 }
 
-/* Concat(x) of one input -> x. */
+/* ConcatSingle: its contract is its row of patterns.def. */
 int
 pat_concat_single(Opt *o, int r)
 {
@@ -491,8 +487,7 @@ pat_concat_empty(Opt *o, int r)
 	return concat_again(o, r, k, keep);
 }
 
-/* Concat(.., Concat(a, b), ..) on the same axis, the inner read only here
- * -> one Concat. */
+/* ConcatConcat: its contract is its row of patterns.def. */
 int
 pat_concat_concat(Opt *o, int r)
 {
@@ -544,8 +539,7 @@ shape_range(Opt *o, int sh, int64_t *b, int64_t *e)
 	return 1;
 }
 
-/* Neighbouring inputs Shape(x, i, j), Shape(x, j, k) of a Concat on axis 0
- * -> Shape(x, i, k). */
+/* ConcatShapes: its contract is its row of patterns.def. */
 int
 pat_concat_shapes(Opt *o, int r)
 {

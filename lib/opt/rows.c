@@ -13,11 +13,11 @@
 #include "internal.h"
 
 const OptRow opt_rows[OPT_NROW] = {
-#define PASS(name, fn, sets, doc) {#name, NULL, NULL, fn, sets, 1, 99, doc},
-#define PATTERN(name, root, fn, sets, lo, hi, doc) {#name, root, fn, NULL, sets, lo, hi, doc},
+#define PASS(name, fn, sets, doc) {#name, NULL, NULL, fn, sets, OPT_OPSET_ANY_MIN, OPT_OPSET_ANY_MAX, doc},
+#define PATTERN_OPSETS(name, root, fn, sets, lo, hi, doc) {#name, root, fn, NULL, sets, lo, hi, doc},
 #include "patterns.def"
 #undef PASS
-#undef PATTERN
+#undef PATTERN_OPSETS
 };
 
 
@@ -159,9 +159,9 @@ opt_write_doc(FILE *f)
 		char ops[32];
 		if (!r->pat)
 			continue;
-		if (r->opset_min <= 1 && r->opset_max >= 99)
+		if (r->opset_min <= OPT_OPSET_ANY_MIN && r->opset_max >= OPT_OPSET_ANY_MAX)
 			snprintf(ops, sizeof ops, "all");
-		else if (r->opset_max >= 99)
+		else if (r->opset_max >= OPT_OPSET_ANY_MAX)
 			snprintf(ops, sizeof ops, ">= %d", r->opset_min);
 		else
 			snprintf(ops, sizeof ops, "<= %d", r->opset_max);

@@ -350,8 +350,8 @@ opt_input_one(OptCtx *c, yaml_node_t *v, const char *name, TsInput *in)
 		return opt_err(c, sh ? sh : v, "'inputs': the entry needs a shape, a list of sizes and names "
 		               "([batch, 3, 224, 224]; [] for a 0-d tensor)");
 	rank = (int)(sh->data.sequence.items.top - sh->data.sequence.items.start);
-	if (rank > 64)
-		return opt_err(c, sh, "'inputs': a shape of more than 64 dims");
+	if (rank > MAX_RANK)
+		return opt_err(c, sh, arena_printf(c->a, "'inputs': a shape of more than %d dims", MAX_RANK));
 	dims = ARENA_ARRAY(c->a, int64_t, rank + 1);
 	names = ARENA_ARRAY(c->a, const char *, rank + 1);
 	for (int i = 0; i < rank; i++) {

@@ -101,12 +101,6 @@ put_elem(uint8_t *b, DType t, double x)
 	}
 }
 
-static int
-is_float(DType t)
-{
-	return t == DT_FLOAT32 || t == DT_FLOAT64 || t == DT_FLOAT16 || t == DT_BFLOAT16;
-}
-
 /* Fills count elements of type t at b. */
 static int
 fill_bytes(const Fill *f, DType t, uint8_t *b, int64_t count, const char *what)
@@ -127,7 +121,7 @@ fill_bytes(const Fill *f, DType t, uint8_t *b, int64_t count, const char *what)
 		default: {
 			uint32_t r = lcg24(&state);
 			/* floats in [-1, 1); integers in [0, 4]; bools 0/1 */
-			x = is_float(t) ? (double)r / 8388608.0 - 1.0 : t == DT_BOOL ? (double)(r & 1) : (double)(r % 5);
+			x = dtype_is_float(t) ? (double)r / 8388608.0 - 1.0 : t == DT_BOOL ? (double)(r & 1) : (double)(r % 5);
 			break;
 		}
 		}

@@ -115,7 +115,7 @@ lower_arange(LowerCtx *c, const Node *n, const OpRow *row)
 	const char *end = lower_operand(c, n, "end", cdt);
 	const Arg *a = lower_arg(n, "start"), *b = lower_arg(n, "step");
 
-	if (lower_is_float(cdt) && ov && ov->rank == 1 && !ov->dims[0].e && (!a || a->kind == ARG_INT ||
+	if (dtype_is_float(cdt) && ov && ov->rank == 1 && !ov->dims[0].e && (!a || a->kind == ARG_INT ||
 	    a->kind == ARG_FLOAT) && (!b || b->kind == ARG_INT || b->kind == ARG_FLOAT)) {
 		double s0 = lower_float(c, n, "start", 0), st = lower_float(c, n, "step", 1);
 		end = lower_scalar(c, cdt, s0 + ((double)ov->dims[0].v - 0.5) * st);
@@ -151,7 +151,7 @@ int
 lower_eye(LowerCtx *c, const Node *n, const OpRow *row)
 {
 	const Value *ov = lower_out_value(n, 0);
-	DType odt = ov ? ov->dtype : DT_FLOAT32, cdt = lower_is_float(odt) ? DT_FLOAT32 : DT_INT64;
+	DType odt = ov ? ov->dtype : DT_FLOAT32, cdt = dtype_is_float(odt) ? DT_FLOAT32 : DT_INT64;
 	int64_t dims[2] = {lower_int(c, n, "n", 0), 0};
 	const char *z;
 
@@ -213,10 +213,10 @@ lower_fill_diagonal_(LowerCtx *c, const Node *n, const OpRow *row)
 {
 	const Value *sv = lower_arg_value(n, "self");
 	int wrap = (int)lower_int(c, n, "wrap", 0);
-	int64_t dims[16], numel = 1, step = 1, end, mn;
+	int64_t dims[MAX_RANK], numel = 1, step = 1, end, mn;
 	uint8_t *mask;
 
-	if (!sv || sv->rank < 2 || sv->rank > 16 || !lower_static(sv))
+	if (!sv || sv->rank < 2 || sv->rank > MAX_RANK || !lower_static(sv))
 		return lower_fail(c, n, "needs a static self of rank 2 or more");
 	for (int i = 0; i < sv->rank; i++) {
 		dims[i] = sv->dims[i].v;

@@ -292,7 +292,7 @@ lower_trunc(LowerCtx *c, const Node *n, const OpRow *row)
 	const char *x = self_in(c, n, cdt), *t = x;
 	int frac = row->variant == OPV_FRAC;
 
-	if (lower_is_float(cdt))
+	if (dtype_is_float(cdt))
 		t = lower_op(c, "Mul", NULL, 2, lower_op(c, "Sign", NULL, 1, x),
 		             lower_op(c, row->onnx, NULL, 1, lower_op(c, "Abs", NULL, 1, x)));
 	if (frac)
@@ -344,7 +344,7 @@ lower_isnan(LowerCtx *c, const Node *n, const OpRow *row)
 	const char *x = self_in(c, n, cdt), *r;
 	int finite = row->variant == OPV_FINITE;
 
-	if (!lower_is_float(cdt)) {
+	if (!dtype_is_float(cdt)) {
 		r = lower_op(c, "Equal", NULL, 2, x, x);
 		lower_result(c, n, finite ? "Identity" : "Not", DT_BOOL, 1, r);
 		return 0;
@@ -379,7 +379,7 @@ lower_nan_to_num(LowerCtx *c, const Node *n, const OpRow *row)
 	const char *x = self_in(c, n, cdt), *inf;
 	double big = dtype_max(odt);
 
-	if (!lower_is_float(cdt)) {
+	if (!dtype_is_float(cdt)) {
 		lower_finish_typed(c, n, 0, x, cdt);
 		return 0;
 	}
@@ -486,7 +486,7 @@ floor_div(LowerCtx *c, const char *a, const char *b, DType cdt)
 {
 	const char *q, *r, *fl;
 
-	if (!lower_is_float(cdt)) {
+	if (!dtype_is_float(cdt)) {
 		q = lower_op(c, "Div", NULL, 2, a, b);
 		r = lower_op(c, "Sub", NULL, 2, a, lower_op(c, "Mul", NULL, 2, q, b));
 		return lower_op(c, "Sub", NULL, 2, q, bool_to(c, signs_differ(c, r, b, cdt), cdt));
@@ -508,7 +508,7 @@ lower_div_mode(LowerCtx *c, const Node *n, const OpRow *row)
 	const char *a = self_in(c, n, cdt), *b = lower_operand(c, n, "other", cdt), *q;
 	const char *mode = lower_str(c, n, "rounding_mode", lower_arg(n, "rounding_mode") ? NULL : "floor");
 
-	if (!mode || (lower_is_float(cdt) ? 0 : strcmp(mode, "trunc") == 0)) {
+	if (!mode || (dtype_is_float(cdt) ? 0 : strcmp(mode, "trunc") == 0)) {
 		lower_result(c, n, row->onnx, cdt, 2, a, b);   /* true division; Div truncates integers */
 		return 0;
 	}
@@ -535,7 +535,7 @@ lower_fmod(LowerCtx *c, const Node *n, const OpRow *row)
 	const char *a = self_in(c, n, cdt), *b = lower_operand(c, n, "other", cdt), *r;
 	int python = row->variant == OPV_PYTHON;
 
-	if (python && !lower_is_float(cdt)) {
+	if (python && !dtype_is_float(cdt)) {
 		onnx_attr_int(c->a, lower_result(c, n, row->onnx, cdt, 2, a, b), "fmod", 0);
 		return 0;
 	}
@@ -559,7 +559,7 @@ lower_shift(LowerCtx *c, const Node *n, const OpRow *row)
 	int64_t k = lower_int(c, n, "other", 0);
 	const char *x = self_in(c, n, cdt), *p;
 
-	if (k < 0 || k > 62 || lower_is_float(cdt))
+	if (k < 0 || k > 62 || dtype_is_float(cdt))
 		return lower_fail(c, n, "shifts integers by a constant count from 0 to 62");
 	p = lower_scalar(c, cdt, (double)((int64_t)1 << k));
 	if (strcmp(row->onnx, "Mul") == 0)

@@ -550,7 +550,7 @@ pad_mode(LowerCtx *c, const Node *n, const OpRow *row, const char *mode)
 	const Value *sv = lower_tensor_arg(c, n, "self");
 	int64_t p[2 * IMG_MAXR], pads[2 * IMG_MAXR] = {0};
 	int k = lower_ints(c, n, "padding", p, 2 * IMG_MAXR), r = sv->rank;
-	DType t = lower_is_float(sv->dtype) ? lower_compute(sv->dtype) : sv->dtype;
+	DType t = dtype_is_float(sv->dtype) ? lower_compute(sv->dtype) : sv->dtype;
 	const char *x;
 
 	if (k < 0 || k % 2 || k / 2 > r || r > IMG_MAXR)

@@ -62,7 +62,7 @@ read_indices(LowerCtx *c, const Node *n, const Value *sv, IndexList *il)
 		if (ix->u.list[i].kind == ARG_NONE)
 			continue;
 		v = ix->u.list[i].u.v;
-		if (v->dtype == DT_BOOL || lower_is_float(v->dtype))
+		if (v->dtype == DT_BOOL || dtype_is_float(v->dtype))
 			return lower_fail(c, n, "boolean (data-dependent) indexing is not supported here");
 		if (v->rank > MAXR)
 			return lower_fail(c, n, "index tensors of rank above %d", MAXR);

@@ -49,7 +49,7 @@ bitshift(LowerCtx *c, const char *x, const char *cnt, DType u, const char *dir)
 static int
 shift_width(LowerCtx *c, const Node *n, DType t)
 {
-	if (lower_is_float(t) || t == DT_BOOL || dtype_size(t) == 0) {
+	if (dtype_is_float(t) || t == DT_BOOL || dtype_size(t) == 0) {
 		lower_fail(c, n, "shifts integers only (torch has no %s kernel)", dtype_name(t));
 		return 0;
 	}
@@ -136,7 +136,7 @@ gcd64(LowerCtx *c, const char *a, const char *b, int bits)
 static int
 int_operands(LowerCtx *c, const Node *n, DType t)
 {
-	if (lower_is_float(t) || dtype_size(t) == 0)
+	if (dtype_is_float(t) || dtype_size(t) == 0)
 		return lower_fail(c, n, "needs integer operands (torch has no %s kernel)", dtype_name(t));
 	return 0;
 }
@@ -181,7 +181,7 @@ lower_fmax(LowerCtx *c, const Node *n, const OpRow *row)
 	const char *a = lower_operand(c, n, "self", cdt), *b = lower_operand(c, n, "other", cdt);
 	const char *r = op2(c, row->onnx, a, b);
 
-	if (lower_is_float(cdt)) {
+	if (dtype_is_float(cdt)) {
 		r = where(c, lower_op(c, "IsNaN", NULL, 1, b), a, r);
 		r = where(c, lower_op(c, "IsNaN", NULL, 1, a), b, r);
 	}
@@ -196,7 +196,7 @@ lower_sgn(LowerCtx *c, const Node *n, const OpRow *row)
 	DType cdt = lower_opmath(lower_out_dtype(n, 0));
 	const char *x = lower_operand(c, n, "self", cdt), *r = lower_op(c, row->onnx, NULL, 1, x);
 
-	if (lower_is_float(cdt))
+	if (dtype_is_float(cdt))
 		r = where(c, lower_op(c, "IsNaN", NULL, 1, x), lower_scalar(c, cdt, 0), r);
 	lower_finish(c, n, 0, r, cdt);
 	return 0;
@@ -240,7 +240,7 @@ lower_signbit(LowerCtx *c, const Node *n, const OpRow *row)
 	const char *x = lower_operand(c, n, "self", cdt), *zero = lower_scalar(c, cdt, 0), *r;
 
 	r = op2(c, row->onnx, x, zero);
-	if (lower_is_float(cdt))
+	if (dtype_is_float(cdt))
 		r = op2(c, "Or", r, op2(c, row->onnx, lower_op(c, "Reciprocal", NULL, 1, x), zero));
 	lower_finish(c, n, 0, r, DT_BOOL);
 	return 0;
@@ -252,7 +252,7 @@ inf_side(LowerCtx *c, const Node *n, const OpRow *row, int pos)
 	DType cdt = in_dtype(n);
 	const char *x = lower_operand(c, n, "self", cdt);
 
-	if (!lower_is_float(cdt)) {
+	if (!dtype_is_float(cdt)) {
 		lower_finish(c, n, 0, all_false(c, x), DT_BOOL);
 		return 0;
 	}
@@ -335,7 +335,7 @@ lower_frexp(LowerCtx *c, const Node *n, const OpRow *row)
 	const char *ok, *e, *m, *am, *hi, *lo, *z = lower_scalar(c, d, 0);
 
 	(void)row;
-	if (!lower_is_float(t))
+	if (!dtype_is_float(t))
 		return lower_fail(c, n, "needs a floating tensor");
 	ok = op2(c, "And", lower_op(c, "Not", NULL, 1, op2(c, "Equal", a, z)),
 	         lower_op(c, "Not", NULL, 1, op2(c, "Or", lower_op(c, "IsNaN", NULL, 1, x), lower_op(c, "IsInf", NULL, 1, x))));

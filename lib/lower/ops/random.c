@@ -70,7 +70,7 @@ lower_random_fill(LowerCtx *c, const Node *n, const OpRow *row)
 	const char *like = lower_arg_value(n, "self") ? lower_input(c, n, "self") : NULL;
 	DType t = draw_dtype(ov->dtype);
 
-	if (!lower_is_float(ov->dtype))
+	if (!dtype_is_float(ov->dtype))
 		return lower_fail(c, n, "a %s draw into %s: only floating dtypes", row->onnx, dtype_name(ov->dtype));
 	lower_finish(c, n, 0, draw(c, row->onnx, t, a, b, like, ov, like ? NULL : lower_size_arg(c, n, "size")), t);
 	return 0;

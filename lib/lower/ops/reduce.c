@@ -201,7 +201,7 @@ lower_nansum(LowerCtx *c, const Node *n, const OpRow *row)
 	int k = reduced_axes(c, n, sv->rank, axes);
 	const char *x = lower_operand(c, n, "self", cdt);
 
-	if (lower_is_float(cdt))
+	if (dtype_is_float(cdt))
 		x = lower_op(c, "Where", NULL, 3, lower_op(c, "IsNaN", NULL, 1, x), lower_scalar(c, cdt, 0), x);
 	lower_finish_typed(c, n, 0, lower_reduce(c, row->onnx, x, k, axes, (int)lower_int(c, n, "keepdim", 0), NULL), cdt);
 	return 0;

@@ -138,7 +138,7 @@ lower_median(LowerCtx *c, const Node *n, const OpRow *row)
 {
 	const Value *sv = lower_tensor_arg(c, n, "self");
 	DType cdt = lower_opmath_nobool(sv->dtype);
-	int by_dim = lower_nout(n) == 2, flt = lower_is_float(cdt), rank = sv->rank;
+	int by_dim = lower_nout(n) == 2, flt = dtype_is_float(cdt), rank = sv->rank;
 	int keep = (int)lower_int(c, n, "keepdim", 0);
 	int64_t dim = lower_axis(lower_int(c, n, "dim", -1), rank), minus1 = -1;
 	const char *x = lower_operand(c, n, "self", cdt), *len, *isn = NULL, *cnt, *md, *idx, *val;
@@ -205,7 +205,7 @@ lower_kthvalue(LowerCtx *c, const Node *n, const OpRow *row)
 	if (k < 1 || (!sv->dims[dim].e && k > sv->dims[dim].v))
 		return lower_fail(c, n, "k=%lld is out of range for dim %lld", (long long)k, (long long)dim);
 	x = move_last(c, x, rank, dim);
-	idx = sort_indices(c, nan_key(c, x, lower_is_float(cdt) ? lower_op(c, "IsNaN", NULL, 1, x) : NULL, cdt),
+	idx = sort_indices(c, nan_key(c, x, dtype_is_float(cdt) ? lower_op(c, "IsNaN", NULL, 1, x) : NULL, cdt),
 	                   lower_i64s(c, 1, &k));
 	idx = lower_op(c, "Slice", NULL, 4, idx, lower_i64s(c, 1, &km1), lower_i64s(c, 1, &k), lower_i64s(c, 1, &last));
 	val = gather_last(c, x, idx);
@@ -318,7 +318,7 @@ lower_histc(LowerCtx *c, const Node *n, const OpRow *row)
 	double lo = lower_float(c, n, "min", 0), hi = lower_float(c, n, "max", 0);
 	const char *x = lower_operand(c, n, "self", cdt), *l, *h, *pos, *in, *hit, *ar;
 
-	if (!lower_is_float(cdt))
+	if (!dtype_is_float(cdt))
 		return lower_fail(c, n, "needs a floating tensor (torch's histc has no %s kernel)", dtype_name(sv->dtype));
 	if (bins <= 0 || lo > hi)
 		return lower_fail(c, n, "needs bins > 0 and min <= max");
@@ -358,7 +358,7 @@ lower_cumext(LowerCtx *c, const Node *n, const OpRow *row)
 {
 	const Value *sv = lower_tensor_arg(c, n, "self");
 	DType cdt = lower_opmath_nobool(sv->dtype);
-	int rank = sv->rank, flt = lower_is_float(cdt);
+	int rank = sv->rank, flt = dtype_is_float(cdt);
 	int64_t dim = lower_axis(lower_int(c, n, "dim", 0), rank), zero = 0, one = 1, last = -1;
 	const char *x = lower_operand(c, n, "self", cdt), *len, *ar, *m, *key, *isn = NULL, *masked, *vals, *idx;
 	const char *minus1 = lower_i64(c, -1);
@@ -411,7 +411,7 @@ lower_logcumsumexp(LowerCtx *c, const Node *n, const OpRow *row)
 	int64_t dim = lower_axis(lower_int(c, n, "dim", 0), rank), last = -1;
 	const char *x = lower_operand(c, n, "self", cdt), *len, *m, *masked, *mx, *s;
 
-	if (!lower_is_float(cdt))
+	if (!dtype_is_float(cdt))
 		return lower_fail(c, n, "needs a floating tensor");
 	if (rank == 0) {
 		lower_finish(c, n, 0, x, cdt);
@@ -462,7 +462,7 @@ lower_nanmean(LowerCtx *c, const Node *n, const OpRow *row)
 	int k = lower_ints(c, n, "dim", axes, MAXR), keep = (int)lower_int(c, n, "keepdim", 0);
 	const char *x = lower_operand(c, n, "self", cdt), *isn, *s, *cnt;
 
-	if (!lower_is_float(cdt))
+	if (!dtype_is_float(cdt))
 		return lower_fail(c, n, "needs a floating tensor");
 	if (k < 0 || sv->rank == 0)
 		k = 0;
@@ -493,7 +493,7 @@ lower_quantile(LowerCtx *c, const Node *n, const OpRow *row)
 	const char *x = lower_operand(c, n, "self", cdt), *q = lower_operand(c, n, "q", cdt), *len, *isn, *idx, *vals;
 	const char *nn, *all, *cnt, *rk, *below, *above, *vb, *va, *w, *r;
 
-	if (!lower_is_float(cdt))
+	if (!dtype_is_float(cdt))
 		return lower_fail(c, n, "needs a floating tensor");
 	if (rank > MAXR || (qv && qv->rank > 1))
 		return lower_fail(c, n, "needs a tensor of rank %d or less and a 0-d or 1-D q", MAXR);

@@ -857,7 +857,7 @@ window(LowerCtx *c, const Node *n, const OpRow *row, int kind)
 
 	if (len < 0 || len > (1 << 24))
 		return lower_fail(c, n, "window_length out of range");
-	if (!lower_is_float(ov->dtype))
+	if (!dtype_is_float(ov->dtype))
 		return lower_fail(c, n, "windows of %s are not supported", dtype_name(ov->dtype));
 	if (row->onnx[0] && len > 1) {              /* HannWindow, BlackmanWindow: torch's coefficients */
 		DType t = lower_compute(ov->dtype);

@@ -474,7 +474,7 @@ orth_poly(LowerCtx *c, const Node *n, int kind)
 	double m = (double)deg, odd = deg % 2 ? -1 : 1;
 #define K(v) lower_scalar(c, cdt, (v))
 
-	if (!lower_is_float(cdt))
+	if (!dtype_is_float(cdt))
 		return lower_fail(c, n, "needs a floating tensor");
 	if (deg > POLY_MAX_DEGREE)
 		return lower_fail(c, n, "degree %lld is above %d (the recurrence is unrolled)", (long long)deg,

@@ -148,7 +148,7 @@ lower_sym_compare(LowerCtx *c, const Node *n, const OpRow *row)
 	DType da = opnd_dtype(n, 0), db = opnd_dtype(n, 1), t;
 	const char *a, *b;
 
-	t = lower_is_float(da) || lower_is_float(db) ? DT_FLOAT64
+	t = dtype_is_float(da) || dtype_is_float(db) ? DT_FLOAT64
 	  : da == DT_BOOL && db == DT_BOOL ? DT_BOOL : DT_INT64;
 	a = opnd(c, n, 0, t);
 	b = opnd(c, n, 1, t);
