@@ -384,9 +384,12 @@ get_source(Ranges *r, const PyObj *o)
 		for (size_t i = 0; i < text->n; i++) {
 			if (!int_of(text->items[i], &li) || !table_str(r, li, &n))
 				return NULL;
+			if (n > SIZE_MAX / 4 - total)
+				return NULL;
 			total += n;
 		}
-		buf = arena_alloc(r->a, total + 1);
+		if (!(buf = arena_try_alloc(r->a, total + 1)))
+			return NULL;
 		for (size_t i = 0; i < text->n; i++) {
 			int_of(text->items[i], &li);
 			p = table_str(r, li, &n);
