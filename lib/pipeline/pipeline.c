@@ -164,14 +164,27 @@ read_input(Pipeline *pl, Diag *d)
 	return pt2_load_mem(&pl->prog, pl->input, pl->bundle.zip.base, pl->bundle.zip.len, pl->bundle.zip.fd, d);
 }
 
+typedef struct Guarded {
+	Pipeline *pl;
+	Diag *d;
+} Guarded;
+
+static int
+read_guarded(void *ctx)
+{
+	Guarded *g = ctx;
+	return read_input(g->pl, g->d);
+}
+
 int
 pipeline_read(Pipeline *pl, Diag *d)
 {
 	double t = pipeline_now();
 	int rc = pl->options ? options_load(&pl->opt, pl->a, pl->options, d) : 0;
+	const char *faulted = NULL;
 
-	if (!rc)
-		rc = read_input(pl, d);
+	if (!rc && (rc = mapguard_run(read_guarded, &(Guarded){pl, d}, &faulted)) < 0)
+		rc = mapguard_report(d, faulted);
 	pl->ran[PHASE_READ] = 1;
 	pl->seconds[PHASE_READ] = pipeline_now() - t;
 	return rc;
@@ -401,6 +414,13 @@ fill_extra(Pipeline *pl, double report_start)
 		report_text(r, "container", arena_printf(a, "ONNX model (IR version %lld)", (long long)m->ir_version));
 		report_text(r, "producer", arena_printf(a, "%s %s", m->producer_name ? m->producer_name : "",
 		                                        m->producer_version ? m->producer_version : ""));
+		if (pl->upgrade.from) {
+			report_num(r, "input_opset", pl->upgrade.from);
+			report_text(r, "opset_upgrade", pl->upgrade.from < pl->upgrade.to
+			            ? arena_printf(a, "%d to %d: %d nodes rewritten (%s)", pl->upgrade.from,
+			                           pl->upgrade.to, pl->upgrade.nodes, onnx_upgrade_summary(a, &pl->upgrade))
+			            : "none (already at the target opset)");
+		}
 	}
 	report_text(r, "capture_strategy", pl->strategy);
 	if (pl->winner) {
@@ -531,15 +551,14 @@ write_report(Pipeline *pl, Durable *out, Diag *d)
 	return j.rc;
 }
 
-int
-pipeline_run(Pipeline *pl, Diag *d)
+/* Every phase after reading, writing into pl->files. */
+static int
+run_phases(Pipeline *pl, Diag *d)
 {
 	double t, report_start = 0;
 	int rc = 0, rrc, crc, from;
-	Durable out;
+	Durable *out = &pl->files;
 
-	if (!pl->ran[PHASE_READ] && (rc = pipeline_read(pl, d)))
-		return rc;
 	from = d->n;
 	t = pipeline_now();
 	if (pl->kind == INPUT_BUNDLE) {
@@ -552,7 +571,6 @@ pipeline_run(Pipeline *pl, Diag *d)
 		single_capture(pl, rc, d, from, pipeline_now() - t);
 	}
 
-	durable_init(&out);
 	if (!rc) {
 		const Zip *z = pl->kind == INPUT_BUNDLE ? &pl->bundle.zip : pl->prog.zip;
 		const OnnxSource *src = pl->onnx.source.fd >= 0 && pl->model == pl->onnx.model
@@ -565,28 +583,62 @@ pipeline_run(Pipeline *pl, Diag *d)
 		pl->seconds[PHASE_REPORT] = pipeline_now() - report_start;
 
 		t = pipeline_now();
-		rc = onnx_write_to(pl->a, pl->model, pl->out, pl->opt.external_data_threshold, src, &out, d);
+		rc = onnx_write_to(pl->a, pl->model, pl->out, pl->opt.external_data_threshold, src, out, d);
 		pl->ran[PHASE_WRITE] = 1;
 		pl->seconds[PHASE_WRITE] = pipeline_now() - t;
 	}
+	if (!pl->opt.report && (crc = mapguard_report(d, NULL))) {
+		durable_abort(out);   /* a rewrite in place, seen before anything is renamed */
+		return crc;
+	}
 	if ((rc && rc != DIAG_CONVERT) || !pl->opt.report) {
-		crc = commit(pl, &out, d);
+		crc = commit(pl, out, d);
 		return crc > rc ? crc : rc;
 	}
 
 	/* the disk writes the ONNX files while the report is made */
-	durable_start(&out);
+	durable_start(out);
 	report_start = pipeline_now();
 	pl->ran[PHASE_REPORT] = 1;
 	fill_extra(pl, report_start);
 	t = pipeline_now();
 	pl->report_path = pipeline_report_path(pl->a, pl->out);
-	if ((rrc = write_report(pl, &out, d)))
+	if ((rrc = write_report(pl, out, d)))
 		pl->report_path = NULL;
 	pl->seconds[PHASE_REPORT] += pipeline_now() - t;
-	crc = commit(pl, &out, d);
+	if ((crc = mapguard_report(d, NULL))) {
+		durable_abort(out);
+		pl->report_path = NULL;
+		return crc;
+	}
+	crc = commit(pl, out, d);
 	rrc = crc > rrc ? crc : rrc;
 	return rrc > rc ? rrc : rc;
+}
+
+static int
+run_guarded(void *ctx)
+{
+	Guarded *g = ctx;
+	return run_phases(g->pl, g->d);
+}
+
+/* A mapped input that shrinks under a phase (SIGBUS) ends the run with a
+ * named error, and the files begun are removed. */
+int
+pipeline_run(Pipeline *pl, Diag *d)
+{
+	const char *faulted = NULL;
+	int rc;
+
+	if (!pl->ran[PHASE_READ] && (rc = pipeline_read(pl, d)))
+		return rc;
+	durable_init(&pl->files);
+	if ((rc = mapguard_run(run_guarded, &(Guarded){pl, d}, &faulted)) >= 0)
+		return rc;
+	durable_abort(&pl->files);
+	pl->report_path = NULL;
+	return mapguard_report(d, faulted);
 }
 
 /* ---- summary helpers ---- */

@@ -28,7 +28,7 @@
  * range) pairs.  A missing or unreadable .debug_pkl only leaves the
  * code's spans empty: the code still runs, errors just lack the user's
  * line. */
-#include "read/ts.h"
+#include "ts.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -384,9 +384,12 @@ get_source(Ranges *r, const PyObj *o)
 		for (size_t i = 0; i < text->n; i++) {
 			if (!int_of(text->items[i], &li) || !table_str(r, li, &n))
 				return NULL;
+			if (n > SIZE_MAX / 4 - total)
+				return NULL;
 			total += n;
 		}
-		buf = arena_alloc(r->a, total + 1);
+		if (!(buf = arena_try_alloc(r->a, total + 1)))
+			return NULL;
 		for (size_t i = 0; i < text->n; i++) {
 			int_of(text->items[i], &li);
 			p = table_str(r, li, &n);
@@ -713,15 +716,38 @@ read_traced(TsArchive *t, Arena *a)
 
 /* ---- the interface ---- */
 
-int
-ts_sniff(const Zip *z)
+/* 1 when the bytes of a pickle name a class of TorchScript's (a GLOBAL of
+ * module __torch__ or __torch__.*): what a torch.save file never holds. */
+static int
+names_torch_class(const uint8_t *p, uint64_t n)
 {
-	if (!zip_find(z, "data.pkl"))
+	static const char key[] = "__torch__";
+	const size_t k = sizeof key - 1;
+
+	for (uint64_t i = 0; i + k < n; i++)
+		if (p[i] == '_' && memcmp(p + i, key, k) == 0 && (p[i + k] == '.' || p[i + k] == '\n'))
+			return 1;
+	return 0;
+}
+
+int
+ts_sniff(Zip *z)
+{
+	ZipEntry *e = zip_find(z, "data.pkl");
+	Diag quiet = {0};
+	int r;
+
+	if (!e)
 		return 0;
 	for (int i = 0; i < z->n; i++)
 		if (starts_with(z->ent[i].rel, "code/"))
 			return 1;
-	return 0;
+	/* no code/: torch.save's, or torch.jit.save's cut short (it writes
+	 * data.pkl first, then fails on what it cannot export): the latter is
+	 * read, to be refused as such */
+	r = !zip_data(z, e, &quiet) && names_torch_class(e->data, e->size);
+	diag_free(&quiet);
+	return r;
 }
 
 int
@@ -733,6 +759,11 @@ ts_archive_read(TsArchive *t, Zip *z, Arena *a, Diag *d)
 	t->producer = "torch.jit.save";
 	if (read_meta(t, a, d) || read_pickles(t, a, d) || read_code(t, a, d))
 		return d->code ? d->code : DIAG_INPUT;
+	if (!t->ncode)
+		return ts_fail(t, d, NULL, "a TorchScript archive without code (no code/ records): torch.jit.save "
+		               "stopped after data.pkl, as it does when the module calls a Python function it "
+		               "cannot export (an autograd.Function's apply); save the module again once "
+		               "torch.jit.save succeeds");
 	if (!ts_code_file(t, t->root->func->s)) {
 		char *rel = arena_printf(a, "code/%s.py", t->root->func->s);
 		for (char *p = rel + 5; p[3]; p++)

@@ -9,7 +9,7 @@
  * with no conversion, then allowing implicit ones.  The table is one
  * pointer per row, each to a static compound literal, sorted by
  * namespace and name (tsschema.py writes it so), searched with bsearch. */
-#include "read/ts.h"
+#include "ts.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -445,7 +445,7 @@ explain(const char *ns, const char *name, const Call *c, const TsSchema *const *
 	n = put_call(why, len, n, c);
 	if (!ns_) {
 		snprintf(why + (n < len ? n : len), n < len ? len - n : 0,
-		         ": no such operator in torch's schemas (lib/read/tsschema.def)");
+		         ": no such operator in torch's schemas (lib/read/ts/tsschema.def)");
 		return;
 	}
 	n += (size_t)snprintf(why + (n < len ? n : len), n < len ? len - n : 0,

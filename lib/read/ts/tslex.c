@@ -3,7 +3,7 @@
  * The text need not be NUL-terminated (it points into a zip entry): every
  * read checks the end.  Indents are measured in columns with Python's tab
  * stops; a line indented less must match an enclosing block's indent. */
-#include "read/tslex.h"
+#include "tslex.h"
 
 #include <stdarg.h>
 #include <stdio.h>

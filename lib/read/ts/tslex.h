@@ -1,4 +1,4 @@
-/* read/tslex.h: the lexer of TorchScript code files, shared by tslex.c and
+/* read/ts/tslex.h: the lexer of TorchScript code files, shared by tslex.c and
  * tsparse.c only.
  *
  * tslex_next() turns the text into tokens as Python's tokenizer does:
@@ -12,7 +12,7 @@
 
 #include <setjmp.h>
 
-#include "read/ts.h"
+#include "ts.h"
 
 typedef enum TsLexKind {
 	LX_END, LX_NEWLINE, LX_INDENT, LX_DEDENT,   /* layout: the end, a logical line's end, a block's start and end */

@@ -17,7 +17,7 @@
  * brackets, unary operators, and each link of an operator or trailer chain)
  * is counted against TS_MAX_NEST, which bounds both the C stack here and
  * the depth of the tree the builder walks. */
-#include "read/tslex.h"
+#include "tslex.h"
 
 #include <limits.h>
 #include <math.h>
