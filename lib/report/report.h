@@ -1,9 +1,11 @@
 /* report/report.h: the conversion report, model.xlsx (libxlsxwriter).
  *
  * The pipeline fills a Report as it runs; report_write() turns it into a
- * workbook with the sheets users read: extra (key/value facts), stats (one
+ * workbook with the sheets users read: overview (the facts a person looks
+ * for first, links to the other sheets), extra (key/value facts), stats (one
  * row per optimizer event), stats_agg (stats summed per pattern), node_stats
- * (per ONNX op type), symbolic_flops (per node), functions (with the
+ * (per ONNX op type), flops_by_op (op types by FLOPs), symbolic_flops (per
+ * node), functions (with the
  * option `functions`), captures (what was tried: a bundle's strategies,
  * or the one capture of a .pt2), and
  * unsupported when the conversion failed.  Rows keep insertion order except where a sheet is
