@@ -329,6 +329,7 @@ pipeline_print(Pipeline *pl, FILE *f, Diag *d)
 	}
 	if (pl->kind != INPUT_BUNDLE) {
 		ir_print(f, &pl->prog);
+		signature_print(pl, f);
 		return 0;
 	}
 	fprintf(f, "bundle %s: format %d, torch %s, model %s\n", pl->input, pl->bundle.version,

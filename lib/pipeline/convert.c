@@ -4,6 +4,8 @@
  * become the report's unsupported rows. */
 #include "pipeline/pipeline.h"
 
+#include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 
@@ -19,6 +21,36 @@ pipeline_now(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+char *
+pipeline_slurp(Arena *a, const char *path, size_t *len, int *err)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	size_t cap = 0, got;
+
+	*len = 0;
+	if (!f) {
+		*err = errno;
+		return NULL;
+	}
+	do {
+		if (*len + 4096 > cap) {
+			char *nb = arena_alloc(a, cap = cap ? cap * 2 : 8192);
+			if (*len)
+				memcpy(nb, buf, *len);
+			buf = nb;
+		}
+		got = fread(buf + *len, 1, cap - *len - 1, f);
+		*len += got;
+	} while (got > 0);
+	*err = ferror(f) ? EIO : 0;
+	fclose(f);
+	if (*err)
+		return NULL;
+	buf[*len] = 0;
+	return buf;
 }
 
 /* ---- lower: and, when it fails, the unsupported rows ---- */
@@ -122,7 +154,8 @@ pipeline_convert(Pipeline *pl, Diag *d)
 	if (pl->kind != INPUT_ONNX && !(pl->kind == INPUT_BUNDLE && pl->model)) {
 		pl->aten_nodes = pl->prog.graph ? count_ir_nodes(pl->prog.graph) : 0;
 		t = pipeline_now();
-		rc = phase_lower(pl, d);
+		if (!(rc = pipeline_names_before(pl, d)))
+			rc = phase_lower(pl, d);
 		pl->ran[PHASE_LOWER] = 1;
 		pl->seconds[PHASE_LOWER] = pipeline_now() - t;
 	}
@@ -135,6 +168,8 @@ pipeline_convert(Pipeline *pl, Diag *d)
 			for (int i = 0; i < pl->report.nstat; i++)
 				pl->report.stat[i].time_in = 0;
 	}
+	if (!rc)
+		rc = pipeline_names_after(pl, d);
 	return rc;
 }
 
