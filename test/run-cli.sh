@@ -142,8 +142,8 @@ for want in "input 'y' axis 1: was symbolic 'y_dim_1', now fixed at 4 [fixed]" "
 done
 n=$(grep -c "derived_dyn.json: .* \[[a-z]*\]$" "$sig/log")
 [ "$n" = 14 ] && ok || ko "--expect-signature: $n differences, want 14, each on its own line"
-grep -q '"name": "signature-changed"' "$sig/d.json" && ok || ko "--diagnostics=json: no signature-changed"
-grep -q '"ruleId": "YE0901"' "$sig/d.sarif" && ok || ko "--sarif: no YE0901 result"
+grep -q '"name":"signature-changed"' "$sig/d.json" && ok || ko "--diagnostics=json: no signature-changed"
+grep -q '"ruleId":"YE0901"' "$sig/d.sarif" && ok || ko "--sarif: no YE0901 result"
 printf 'signature_allow: [added, removed, renamed, source, dtype, rank, fixed, dynamic, size, symbol, range, opset]\n' >"$sig/allow.yaml"
 expect_status 0 "signature_allow: every kind" "$bin" "$sc" -c "$sig/allow.yaml" -o "$sig/m.onnx" -q \
 	--expect-signature test/golden/signature/derived_dyn.json

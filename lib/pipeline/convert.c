@@ -4,8 +4,6 @@
  * become the report's unsupported rows. */
 #include "pipeline/pipeline.h"
 
-#include <errno.h>
-#include <stdio.h>
 #include <string.h>
 #include <time.h>
 
@@ -21,36 +19,6 @@ pipeline_now(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-char *
-pipeline_slurp(Arena *a, const char *path, size_t *len, int *err)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf = NULL;
-	size_t cap = 0, got;
-
-	*len = 0;
-	if (!f) {
-		*err = errno;
-		return NULL;
-	}
-	do {
-		if (*len + 4096 > cap) {
-			char *nb = arena_alloc(a, cap = cap ? cap * 2 : 8192);
-			if (*len)
-				memcpy(nb, buf, *len);
-			buf = nb;
-		}
-		got = fread(buf + *len, 1, cap - *len - 1, f);
-		*len += got;
-	} while (got > 0);
-	*err = ferror(f) ? EIO : 0;
-	fclose(f);
-	if (*err)
-		return NULL;
-	buf[*len] = 0;
-	return buf;
 }
 
 /* ---- lower: and, when it fails, the unsupported rows ---- */

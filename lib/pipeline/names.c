@@ -58,9 +58,14 @@ dim_requests(Pipeline *pl, const Value **in, int nin, Diag *d)
 				if (!e || e->op != SYM_SYMBOL || (strcmp(e->name, o->dim_name_from[i]) != 0 &&
 				                                  strcmp(dimnames_symbol(dn, e->name), o->dim_name_from[i]) != 0))
 					continue;
-				r[n++] = (DimRequest){in[k]->name, x, o->dim_name_to[i], o->dim_name_at[i].line,
-				                      o->dim_name_at[i].col};
 				found = 1;
+				for (int j = 0; j < n && found == 1; j++)   /* a bundle's second capture */
+					if (r[j].axis == x && strcmp(r[j].input, in[k]->name) == 0 &&
+					    strcmp(r[j].name, o->dim_name_to[i]) == 0)
+						found = 2;
+				if (found == 1)
+					r[n++] = (DimRequest){in[k]->name, x, o->dim_name_to[i], o->dim_name_at[i].line,
+					                      o->dim_name_at[i].col};
 			}
 		if (!found)
 			return at(d, YE_DIM_NAME_UNKNOWN, o, &o->dim_name_at[i],

@@ -646,6 +646,36 @@ options_parse(Options *o, Arena *a, const char *label, const char *text, size_t 
 	return rc;
 }
 
+char *
+pipeline_slurp(Arena *a, const char *path, size_t *len, int *err)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	size_t cap = 0, got;
+
+	*len = 0;
+	if (!f) {
+		*err = errno;
+		return NULL;
+	}
+	do {
+		if (*len + 4096 > cap) {
+			char *nb = arena_alloc(a, cap = cap ? cap * 2 : 8192);
+			if (*len)
+				memcpy(nb, buf, *len);
+			buf = nb;
+		}
+		got = fread(buf + *len, 1, cap - *len - 1, f);
+		*len += got;
+	} while (got > 0);
+	*err = ferror(f) ? EIO : 0;
+	fclose(f);
+	if (*err)
+		return NULL;
+	buf[*len] = 0;
+	return buf;
+}
+
 int
 options_load(Options *o, Arena *a, const char *path, Diag *d)
 {

@@ -379,7 +379,9 @@ signature_axes(const Pipeline *pl, SigAxis **out)
 	return n;
 }
 
-/* ---- --print ---- */
+/* ---- --print ----
+ * After the graph, under a line starting with "===", where the text graph
+ * reader stops (docs/text-graph.md). */
 
 static void
 print_range(FILE *f, int has_min, int64_t min, int has_max, int64_t max)
@@ -430,7 +432,8 @@ signature_print(const Pipeline *pl, FILE *f)
 
 	if (!p->graph)
 		return;
-	fputs("contract\n  axes\n", f);
+	/* "===" ends a text graph: `--print > g.txt` still reads back */
+	fputs("=== contract: each input axis, symbolic or fixed and why (docs/signature.md)\n  axes\n", f);
 	syms_init(&s, p, dim_names(pl), pl->a);
 	for (int i = 0; i < n; i++) {
 		fprintf(f, "    %s[%d] = %s  %s: %s\n", ax[i].input, ax[i].axis, ax[i].dim, ax[i].kind, ax[i].why);
@@ -443,11 +446,14 @@ signature_print(const Pipeline *pl, FILE *f)
 		fputs("  symbols\n", f);
 	for (int i = 0; i < s.n; i++) {
 		const SigSymbol *y = &s.sym[i];
+		int merged = 0;
+		for (int k = 0; k < n && !merged; k++)
+			merged = strcmp(ax[k].kind, "merged") == 0 && strcmp(ax[k].dim, y->name) == 0;
 		fprintf(f, "    %s", y->name);
 		if (y->torch && strcmp(y->torch, y->name))
 			fprintf(f, " (%s)", y->torch);
 		print_range(f, y->has_min, y->min, y->has_max, y->max);
-		fprintf(f, ": %s", y->nuse > 1 ? "merged, " : "");
+		fprintf(f, ": %s", merged ? "merged, " : "");
 		for (int k = 0; k < y->nuse; k++)
 			fprintf(f, "%s%s", k ? ", " : "", y->uses[k]);
 		fputc('\n', f);

@@ -1859,7 +1859,8 @@ def fx_sig_contract():
     return Fixture(SigContract().eval(), (r(2, 6, 8), r(2, 4), r(3, 5), r(2, 2)),
                    dynamic_shapes=ds,
                    cases=[("min batch=1 seq=2", (r(1, 2, 8), r(1, 4), r(3, 5), r(2, 2))),
-                          ("large batch=32 seq=64", (r(32, 64, 8), r(32, 4), r(3, 5), r(2, 2)))],
+                          ("max batch=32, seq=3", (r(32, 3, 8), r(32, 4), r(3, 5), r(2, 2))),
+                          ("max seq=64, batch=2", (r(2, 64, 8), r(2, 4), r(3, 5), r(2, 2)))],
                    case0_desc="example inputs, batch=2 seq=6")
 
 
