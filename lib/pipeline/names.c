@@ -108,6 +108,14 @@ pipeline_names_before(Pipeline *pl, Diag *d)
 /* ---- renaming an ONNX value everywhere ---- */
 
 static void
+rename_infos(Onnx__ValueInfoProto **v, size_t n, const char *from, char *to)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(v[i]->name, from) == 0)
+			v[i]->name = to;
+}
+
+static void
 rename_in(Onnx__GraphProto *g, const char *from, char *to)
 {
 	for (size_t i = 0; i < g->n_node; i++) {
@@ -129,15 +137,9 @@ rename_in(Onnx__GraphProto *g, const char *from, char *to)
 	for (size_t i = 0; i < g->n_initializer; i++)
 		if (strcmp(g->initializer[i]->name, from) == 0)
 			g->initializer[i]->name = to;
-	for (size_t i = 0; i < g->n_input; i++)
-		if (strcmp(g->input[i]->name, from) == 0)
-			g->input[i]->name = to;
-	for (size_t i = 0; i < g->n_output; i++)
-		if (strcmp(g->output[i]->name, from) == 0)
-			g->output[i]->name = to;
-	for (size_t i = 0; i < g->n_value_info; i++)
-		if (strcmp(g->value_info[i]->name, from) == 0)
-			g->value_info[i]->name = to;
+	rename_infos(g->input, g->n_input, from, to);
+	rename_infos(g->output, g->n_output, from, to);
+	rename_infos(g->value_info, g->n_value_info, from, to);
 }
 
 /* Every value name of g and its subgraphs, into taken. */

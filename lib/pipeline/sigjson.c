@@ -202,12 +202,18 @@ read_symbols(Rd *r, const Json *arr, Signature *s)
 	s->nsym = (int)arr->len;
 	s->sym = ARENA_ARRAY(r->a, SigSymbol, arr->len + 1);
 	for (uint32_t i = 0; i < arr->len && !err; i++) {
-		const Json *j = arr->kids[i];
+		const Json *j = arr->kids[i], *uses;
 		SigSymbol *y = &s->sym[i];
 		y->name = str_of(r, j, "name", 1, &err);
 		y->torch = str_of(r, j, "torch", 0, &err);
 		y->has_min = json_int(json_get(j, "min"), &y->min);
 		y->has_max = json_int(json_get(j, "max"), &y->max);
+		if ((uses = json_get(j, "appears")) && uses->type == JSON_ARRAY) {
+			y->uses = ARENA_ARRAY(r->a, const char *, uses->len + 1);
+			for (uint32_t k = 0; k < uses->len; k++)
+				if (json_str(uses->kids[k]))
+					y->uses[y->nuse++] = uses->kids[k]->s;
+		}
 	}
 	return err;
 }
@@ -241,6 +247,10 @@ signature_parse(Arena *a, const char *label, const char *text, size_t len, Diag 
 			json_int(json_get(ops->kids[i], "version"), &s->opset_version[i]);
 		}
 	}
+	s->producer_name = json_str(json_get(json_get(root, "producer"), "name"));
+	s->producer_version = json_str(json_get(json_get(root, "producer"), "version"));
+	s->producer_name = s->producer_name ? s->producer_name : "";
+	s->producer_version = s->producer_version ? s->producer_version : "";
 	src = json_get(root, "source");
 	s->torch_version = json_str(json_get(src, "torch_version"));
 	s->capture_strategy = json_str(json_get(src, "capture_strategy"));
