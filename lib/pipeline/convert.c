@@ -122,7 +122,8 @@ pipeline_convert(Pipeline *pl, Diag *d)
 	if (pl->kind != INPUT_ONNX && !(pl->kind == INPUT_BUNDLE && pl->model)) {
 		pl->aten_nodes = pl->prog.graph ? count_ir_nodes(pl->prog.graph) : 0;
 		t = pipeline_now();
-		rc = phase_lower(pl, d);
+		if (!(rc = pipeline_names_before(pl, d)))
+			rc = phase_lower(pl, d);
 		pl->ran[PHASE_LOWER] = 1;
 		pl->seconds[PHASE_LOWER] = pipeline_now() - t;
 	}
@@ -135,6 +136,8 @@ pipeline_convert(Pipeline *pl, Diag *d)
 			for (int i = 0; i < pl->report.nstat; i++)
 				pl->report.stat[i].time_in = 0;
 	}
+	if (!rc)
+		rc = pipeline_names_after(pl, d);
 	return rc;
 }
 
