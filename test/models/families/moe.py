@@ -101,14 +101,6 @@ def fx_hf_deepseek_v3(attn="eager"):
     return f
 
 
-def fx_hf_qwen2_moe(attn="eager"):
-    # softmax top-2 of 4 experts plus a shared expert gated by a sigmoid (issue 27)
-    return _causal_lm("Qwen2MoeConfig", "Qwen2MoeForCausalLM", attn, num_attention_heads=2,
-                      num_key_value_heads=2, num_experts=4, num_experts_per_tok=2,
-                      moe_intermediate_size=16, shared_expert_intermediate_size=16,
-                      decoder_sparse_step=1, mlp_only_layers=[])
-
-
 class _Decode(nn.Module):
     """One decode step of a causal LM after a KV cache given as (keys, values) per layer:
     logits and the updated cache."""
@@ -158,5 +150,5 @@ def fx_hf_mixtral_decode(attn="eager"):
 
 
 family(["op_grouped_mm", "hf_mixtral"], versions=("2.14",), decomp=True)
-family(["hf_deepseek_v3", "hf_qwen2_moe", "hf_mixtral_decode", "op_router"], versions=("2.14",),
+family(["hf_deepseek_v3", "hf_mixtral_decode", "op_router"], versions=("2.14",),
        decomp=False)
