@@ -71,7 +71,7 @@ $(B)/test/%: test/unit/%.c $(B)/libyobx.a test/unit/testutil.h test/unit/minigra
 # stop at the first that fails as before. Check's default timeout of 4 s is
 # raised to the 60 s most test cases set themselves: test_arena's first case
 # takes 2-3 s of CPU under ASan, and a loaded machine made it time out.
-check: $(B)/yobx-export $(UNIT_BIN) $(B)/fuzz/graph_driver
+check: $(B)/yobx-export $(UNIT_BIN) $(B)/fuzz/graph_driver $(B)/test/convert_many
 	@rm -f $(UNIT_BIN:=.rc)
 	@printf '%s\n' $(UNIT_BIN) | CK_DEFAULT_TIMEOUT=$${CK_DEFAULT_TIMEOUT:-60} \
 		xargs -n 1 -P 2 sh -c '"$$0" >"$$0.log" 2>&1; echo $$? >"$$0.rc"'
@@ -79,12 +79,19 @@ check: $(B)/yobx-export $(UNIT_BIN) $(B)/fuzz/graph_driver
 	@node test/ort/golden.mjs $(B)/test/irtext test/lower/*.txt
 	@$(B)/fuzz/graph_driver -seed=1 -runs=1000 -dir=$(B)
 	@sh test/models/size.sh
+	@sh test/models/size.sh test/conformance/data 8000000
 	@sh test/layers/run.sh $(B)
 	@sh test/run-ort.sh $(B)/yobx-export >$(B)/run-ort.log 2>&1 & ort=$$!; \
 	sh test/run-cli.sh $(B)/yobx-export && sh test/diag/run.sh $(B)/yobx-export && \
 		sh test/report/run.sh $(B) && sh test/report/e2e.sh $(B) && sh test/capture/check.sh $(B) && sh test/jit/run.sh $(B)/yobx-export && \
+		sh test/conformance/run.sh $(B)/yobx-export && \
 		sh test/ort/selftest.sh build/test/tiny_add.onnx && sh test/install/run.sh $(B) $(MAKE); rc=$$?; \
 	wait $$ort; ort_rc=$$?; cat $(B)/run-ort.log; [ $$rc = 0 ] && [ $$ort_rc = 0 ]
+
+# The conformance suite's conversions, many per process (test/conformance/run.sh).
+$(B)/test/convert_many: test/conformance/convert_many.c $(B)/cmd/render.o $(B)/libyobx.a
+	@mkdir -p $(B)/test
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(B)/cmd/render.o $(B)/libyobx.a $(LDLIBS)
 
 # The sanitized tests run several times slower: Check's per-test timeout
 # (4 s by default) scales with them.
