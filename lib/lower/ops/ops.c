@@ -281,7 +281,10 @@ ops_write_doc(FILE *f)
 	        "The rows hold %d distinct ATen base names (`add` of `aten.add.Tensor`; the in-place\n"
 	        "`add_` counted apart), %d with the in-place forms folded into their function.\n"
 	        "Each family below opens with its notes: what it covers, how, and what ONNX cannot\n"
-	        "express (such a node fails with a message saying why and what to do).\n",
+	        "express (such a node fails with a message saying why and what to do).\n"
+	        "How every op fares on torch's own test samples (OpInfo and ModuleInfo, converted and\n"
+	        "checked in onnxruntime by `make check`), and why a sample is refused, is\n"
+	        "`docs/conformance.md`.\n",
 	        names, OP_COUNT, count_base_names(1), count_base_names(0));
 	for (int i = 0; i < OP_COUNT; i++) {
 		const OpRow *r = &op_table[i];
