@@ -929,7 +929,7 @@ dc_logspace(Dc *b, const DcRow *row)
 
 	if (!e)
 		return -1;
-	if (!lower_is_float(e->dtype))
+	if (!dtype_is_float(e->dtype))
 		return fail(b, "needs a floating dtype");
 	return FINAL(b, row->into, {"self", 2, A_F(float_arg(b, "base", 10))}, {"exponent", 2, A_T(e)});
 }
@@ -967,7 +967,7 @@ dc_isclose(Dc *b, const DcRow *row)
 	Value *x = tensor(b, "self"), *y = tensor(b, "other"), *eq, *err, *ok;
 	double rtol = float_arg(b, "rtol", 1e-5), atol = float_arg(b, "atol", 1e-8);
 
-	if (!x || !y || !lower_is_float(x->dtype))
+	if (!x || !y || !dtype_is_float(x->dtype))
 		return fail(b, "needs floating tensors self and other");
 	eq = bin(b, "aten.eq.Tensor", x, y);
 	if (int_arg(b, "equal_nan", 0))
