@@ -91,11 +91,18 @@ SUITES = \
 	'capture sh test/capture/check.sh $(B)' \
 	'jit sh test/jit/run.sh $(B)/yobx-export' \
 	'shrink sh test/shrink/run.sh $(B)/yobx-export 10 64 128' \
+	$(if $(filter 1,$(SAN)),,'onnx_node sh test/onnx-node/run.sh $(B)/yobx-export') \
 	'install sh test/install/run.sh $(B) $(MAKE)' \
-	'size sh test/models/size.sh' \
+	'size sh test/models/size.sh && sh test/models/size.sh test/conformance/data 8000000' \
+	'conformance sh test/conformance/run.sh $(B)/yobx-export' \
 	'facts python3 test/facts/check.py'
-check: $(B)/yobx-export $(UNIT_BIN) $(B)/fuzz/graph_driver
+check: $(B)/yobx-export $(UNIT_BIN) $(B)/fuzz/graph_driver $(B)/test/convert_many
 	@printf '%s\n' $(SUITES) | CK_DEFAULT_TIMEOUT=$${CK_DEFAULT_TIMEOUT:-60} sh test/suites.sh $(B) $(J)
+
+# The conformance suite's conversions, many per process (test/conformance/run.sh).
+$(B)/test/convert_many: test/conformance/convert_many.c $(B)/cmd/render.o $(B)/libyobx.a
+	@mkdir -p $(B)/test
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(B)/cmd/render.o $(B)/libyobx.a $(LDLIBS)
 
 # The sanitized tests run several times slower: Check's per-test timeout
 # (4 s by default) scales with them.

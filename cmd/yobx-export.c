@@ -95,6 +95,8 @@ typedef struct Cli {
 	int json;                  /* --diagnostics json or json:FILE */
 	const char *json_file;     /* NULL: stderr */
 	const char *sarif;         /* --sarif FILE, or NULL */
+	const char *signature;     /* --signature FILE, or NULL */
+	const char *expect;        /* --expect-signature FILE, or NULL */
 } Cli;
 
 static int
@@ -145,6 +147,12 @@ parse_cli(int argc, char **argv, Cli *cli)
 			break;
 		case USAGE_SARIF:
 			cli->sarif = val;
+			break;
+		case USAGE_SIGNATURE:
+			cli->signature = val;
+			break;
+		case USAGE_EXPECT_SIGNATURE:
+			cli->expect = val;
 			break;
 		case -1:
 			fprintf(stderr, "yobx-export: unknown option '%s'\n", a);
@@ -197,7 +205,10 @@ print_summary(FILE *f, const Pipeline *pl, int failed)
 
 	int bundle = pl->kind == INPUT_BUNDLE;
 
-	if (failed && bundle)
+	if (failed && pl->signature_changes)
+		fprintf(f, "yobx-export: %s -> %s, but its interface differs from %s (%d change%s)\n", pl->input,
+		        pl->out, pl->signature_expect, pl->signature_changes, pl->signature_changes == 1 ? "" : "s");
+	else if (failed && bundle)
 		fprintf(f, "yobx-export: %s: not converted (no capture converts)\n", pl->input);
 	else if (failed)
 		fprintf(f, "yobx-export: %s: not converted (%lld node%s could not be)\n", pl->input,
@@ -213,7 +224,7 @@ print_summary(FILE *f, const Pipeline *pl, int failed)
 		total += pl->seconds[i];
 	}
 	fprintf(f, "  %-9s %10.6f s\n", "total", total);
-	if (failed) {
+	if (failed && !pl->signature_changes) {
 		if (!bundle)
 			fprintf(f, "  nodes     %lld ATen\n", (long long)pl->aten_nodes);
 	} else if (pl->kind == INPUT_ONNX || !pl->prog.graph) {
@@ -236,7 +247,7 @@ print_summary(FILE *f, const Pipeline *pl, int failed)
 		        grouped(b2, sizeof b2, (double)top[i].added));
 	if (pl->report_path)
 		fprintf(f, "  report    %s%s\n", pl->report_path,
-		        !failed ? "" : bundle ? " (sheet 'captures')" : " (sheet 'unsupported')");
+		        !failed || pl->signature_changes ? "" : bundle ? " (sheet 'captures')" : " (sheet 'unsupported')");
 }
 
 typedef struct Out {
@@ -292,6 +303,8 @@ main(int argc, char **argv)
 	pl.options = cli.options;
 	pl.out = cli.out;
 	pipeline_init(&pl, &arena);
+	pl.signature_out = cli.signature;
+	pl.signature_expect = cli.expect;
 	if (cli.print) {
 		if (!(rc = pipeline_read(&pl, &d)))
 			rc = pipeline_print(&pl, stdout, &d);

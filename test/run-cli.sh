@@ -121,6 +121,54 @@ fi
 node test/ort/run.mjs --batch "$ortjobs" >"$ortjobs.log" 2>&1 &
 ort_batch=$!
 
+# The model's contract (docs/signature.md): --expect-signature against the
+# fixture's own golden signature passes; against another model's it fails
+# (exit 1) with each difference on its own line, in the text, JSON and SARIF
+# forms, and still writes the model; signature_allow turns kinds into notes;
+# input_names and dim_names rename, and conflicts name the option's line.
+sig=$dir/sig
+mkdir -p "$sig"
+sc=test/models/torch-2.14/sig_contract.pt2 gsc=test/golden/signature/sig_contract.json
+expect_status 0 "--expect-signature against its own golden" "$bin" "$sc" -o "$sig/m.onnx" --expect-signature "$gsc" -q
+rm -f "$sig/m.onnx"
+"$bin" "$sc" -o "$sig/m.onnx" --expect-signature test/golden/signature/derived_dyn.json -q \
+	--diagnostics=json:"$sig/d.json" --sarif "$sig/d.sarif" >"$sig/log" 2>&1; got=$?
+[ "$got" = 1 ] && ok || ko "--expect-signature against another model: exit $got, want 1"
+[ -s "$sig/m.onnx" ] && ok || ko "--expect-signature: a difference must not stop the model being written"
+for want in "input 'y' axis 1: was symbolic 'y_dim_1', now fixed at 4 [fixed]" "input 'z' (input 2) is new [added]" \
+	"input 'x': was rank 2, now 3 [rank]" "output 0: was 'mul', now 'add' [renamed]" \
+	"output 'add' axis 2: was 3, now 4 [size]" "symbol 'x_dim_0': range [1, 1024] narrowed to [2, 32] [range]"; do
+	grep -qF -- "$want" "$sig/log" && ok || { ko "--expect-signature: no line '$want'"; cat "$sig/log"; }
+done
+n=$(grep -c "derived_dyn.json: .* \[[a-z]*\]$" "$sig/log")
+[ "$n" = 14 ] && ok || ko "--expect-signature: $n differences, want 14, each on its own line"
+grep -q '"name":"signature-changed"' "$sig/d.json" && ok || ko "--diagnostics=json: no signature-changed"
+grep -q '"ruleId":"YE0901"' "$sig/d.sarif" && ok || ko "--sarif: no YE0901 result"
+printf 'signature_allow: [added, removed, renamed, source, dtype, rank, fixed, dynamic, size, symbol, range, opset]\n' >"$sig/allow.yaml"
+expect_status 0 "signature_allow: every kind" "$bin" "$sc" -c "$sig/allow.yaml" -o "$sig/m.onnx" -q \
+	--expect-signature test/golden/signature/derived_dyn.json
+printf 'not json' >"$sig/bad.json"
+expect_status 2 "--expect-signature: not a signature" "$bin" "$sc" -o "$sig/m.onnx" -q --expect-signature "$sig/bad.json"
+printf 'input_names: [tokens, extra]\ndim_names: {x_dim_0: batch, s27: seq}\noutput_names: [hidden]\n' >"$sig/names.yaml"
+"$bin" "$sc" -c "$sig/names.yaml" -o "$sig/n.onnx" -q --signature "$sig/n.json" >"$sig/log" 2>&1 || ko "input_names/dim_names: $(cat "$sig/log")"
+for want in '{"name": "tokens", "torch_name": "x", "source": "user_input", "dtype": "float32", "dims": ["batch", "seq", 8]}' \
+	'{"name": "extra", "torch_name": "y", "source": "user_input", "dtype": "float32", "dims": ["batch", 4]}' \
+	'{"name": "hidden", "torch_name": "add", "source": "user_output"'; do
+	grep -qF -- "$want" "$sig/n.json" && ok || { ko "names: no '$want' in the signature"; cat "$sig/n.json"; }
+done
+while IFS='|' read -r yaml want; do
+	printf "$yaml" >"$sig/bad.yaml"
+	"$bin" "$sc" -c "$sig/bad.yaml" -o "$sig/x.onnx" -q >"$sig/log" 2>&1; got=$?
+	[ "$got" = 2 ] && grep -qF -- "$want" "$sig/log" && ok || { ko "names conflict: exit $got, want 2 and '$want'"; cat "$sig/log"; }
+done <<'EOF'
+input_names: [a, a]\n|bad.yaml:1:18: input name 'a' is given twice
+input_names: [a, add]\n|bad.yaml:1:18: input_names: 'add' is already the name of an output
+input_names: [a, b, c, d, e]\n|bad.yaml:1:27: input_names: 'e' is one name too many
+input_names: [hidden]\noutput_names: [hidden]\n|bad.yaml:1:15: 'hidden' is the name of both an input and an output
+dim_names: {nope: batch}\n|bad.yaml:1:13: dim_names: no input axis has the dimension 'nope'
+dim_names: {x_dim_0: a, s17: b}\n|bad.yaml:1:25: dynamic_dimensions: axis 0 of 'x' is the same dimension as one already named 'a'
+EOF
+
 # Bad inputs: one clear message naming the file, exit 2, no output file.
 if wait $make_bad; then
 	grep -v '^#' test/bad/cases.txt | while IFS='|' read -r name want text; do

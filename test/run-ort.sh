@@ -23,6 +23,10 @@
 # an entry written +ID in NN.txt is a fixture that needs opset NN (view.dtype:
 # BitCast, 26), whose default and `patterns: none` conversions are made at
 # `opset: NN` instead.
+# The default conversion also writes the model's signature (--signature); for
+# torch-2.14 it must be test/golden/signature/NAME.json byte for byte, so any
+# change of a fixture's interface shows in review (UPDATE_GOLDEN=1 rewrites
+# them).
 # Ends with the line "ort: N passed, N failed"; exits 1 when something failed.
 #
 # Speed: starting node and loading onnxruntime costs more than running most
@@ -180,7 +184,7 @@ done <"$list" | xargs -n 48 -P "$jobs" sh -c '
 			c=${model%.onnx}.yaml cnone=${none%.onnx}.yaml
 		fi
 		ok=0
-		"$bin" "$f" ${c:+-c "$c"} -o "$model" >"$model.log" 2>&1 && "$bin" "$f" -c "$cnone" -o "$none" >>"$model.log" 2>&1 || ok=1
+		"$bin" "$f" ${c:+-c "$c"} -o "$model" --signature "$model.sig.json" >"$model.log" 2>&1 && "$bin" "$f" -c "$cnone" -o "$none" >>"$model.log" 2>&1 || ok=1
 		[ "$more" = - ] && more=
 		while [ -n "$more" ] && [ $ok = 0 ]; do
 			o=${more%%,*}
@@ -248,6 +252,15 @@ while read -r id f io model none more base; do
 		fi
 		continue
 	fi
+	case $id in torch-2.14/*)     # its interface, as reviewed: test/golden/signature/NAME.json
+		gold=test/golden/signature/${id#*/}.json
+		if [ -n "$UPDATE_GOLDEN" ]; then
+			mkdir -p test/golden/signature && cp "$model.sig.json" "$gold"
+		elif ! cmp -s "$model.sig.json" "$gold"; then
+			fail=$((fail + 1)); echo "FAIL $id: its signature differs from $gold (UPDATE_GOLDEN=1 rewrites it):"
+			diff -u "$gold" "$model.sig.json" 2>&1 | head -n 20 | sed 's/^/  /'
+		fi
+	esac
 	first_line "$model.ort.rc"
 	if [ "$line" = 0 ]; then
 		pass=$((pass + 1)) hint=

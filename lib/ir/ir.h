@@ -180,6 +180,10 @@ typedef struct Program {
 	OutputSpec *output_specs;    /* ordered like graph->outputs */
 	int nrange;
 	RangeConstraint *ranges;
+	int nguard;
+	const char **guards;         /* guards_code: the input shape guards torch checked at export,
+	                              * as Python ("L['z'].size()[0] == 3"), in file order; none before
+	                              * the torch versions that write them */
 	int nforward_arg;
 	const char **forward_arg_names; /* the forward()'s parameter names, or NULL */
 	int nmodule_fqn;

@@ -63,7 +63,7 @@ meta_rule_pointwise(MetaCtx *c)
 int
 meta_rule_same(MetaCtx *c)
 {
-	Value *x = meta_first_tensor(c);
+	Value *x = c->row->p == SAME_BUCKET ? meta_tensor(c, "self") : meta_first_tensor(c);
 	DType t;
 	int64_t d;
 	int w;
@@ -81,6 +81,11 @@ meta_rule_same(MetaCtx *c)
 	}
 	if (c->row->p == SAME_MATRIX && x->rank < 2)
 		return meta_fail(c, "%s: input tensor must have at least 2 dimensions", c->n->op);
+	if (c->row->p == SAME_BUCKET) {     /* bucketize, searchsorted: indices into the boundaries */
+		const Arg *o = meta_arg(c, "out_int32");
+		int i32 = o && (o->kind == ARG_BOOL || o->kind == ARG_INT) && o->u.i;
+		return meta_out_like(c, i32 ? DT_INT32 : DT_INT64, x);
+	}
 	if (meta_out_like(c, c->row->p == SAME_INT64 ? DT_INT64 : t, x))
 		return -1;
 	if (c->row->p == SAME_MASK)
@@ -361,6 +366,15 @@ meta_rule_create(MetaCtx *c)
 		break;
 	case CR_SCALAR:
 		k = 0;
+		d = one;
+		break;
+	case CR_WINDOW:         /* hann_window and the like: [window_length] */
+		if (meta_need_int(c, "window_length", 0, &n))
+			return -1;
+		if (n < 0)
+			return meta_fail(c, "window_length must be non-negative, got %lld", (long long)n);
+		one[0] = meta_dim_n(n);
+		k = 1;
 		d = one;
 		break;
 	case CR_RANDPERM:

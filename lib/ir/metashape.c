@@ -234,6 +234,10 @@ meta_rule_permute(MetaCtx *c)
 			perm[w1] = w0;
 		}
 		break;
+	case PERM_REV:          /* numpy_T: every dim reversed */
+		for (int i = 0; i < r; i++)
+			perm[i] = r - 1 - i;
+		break;
 	case PERM_T:
 		if (r > 2)
 			return meta_fail(c, "t() expects a tensor with <= 2 dimensions, but self is %dD", r);

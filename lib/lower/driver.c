@@ -224,7 +224,7 @@ lower_program(const Program *p, const LowerOptions *o, Arena *a, Onnx__ModelProt
 	c->vinfo = strmap_new(a, (size_t)g->nnode + (size_t)g->nnode / 4 + 64);
 	c->producer = strmap_new(a, (size_t)g->nnode + (size_t)g->nnode / 4 + 64);
 	c->imports = lower_imports_new(a);
-	if ((rc = lower_vmap(c, p->graph)))
+	if ((rc = lower_vmap(c, p->graph)) || (rc = lower_decompose(c, p->graph)))
 		return rc;
 	lower_enter_graph(c, g, 0);
 	for (int i = 0; i < p->noutput_spec; i++)

@@ -52,4 +52,11 @@ int lower_custom_unmapped(LowerCtx *c, const Node *n);
  * place.  Returns 0, or DIAG_CONVERT naming an op it has no rule for. */
 int lower_vmap(LowerCtx *c, Graph *g);
 
+/* decomp.c */
+/* Rewrites each node of g (and its subgraphs) whose op has a row of
+ * decomp.def and no lowering at c's opset into the nodes of other ATen ops
+ * the row gives, in place.  Returns 0, or DIAG_CONVERT naming a node its
+ * decomposition could not take. */
+int lower_decompose(LowerCtx *c, Graph *g);
+
 #endif

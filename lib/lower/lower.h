@@ -155,6 +155,14 @@ int lower_program(const Program *p, const LowerOptions *o, Arena *a, Onnx__Model
  * dead node never needs a lowering. */
 unsigned char *lower_dead_nodes(Arena *a, const Graph *g, int *ndead);
 
+/* ---- decompositions (decomp.c, decomp.def) ---- */
+
+/* The ATen op a decomposition of aten gives, or NULL when aten has none. */
+const char *lower_decomp_into(const char *aten);
+/* The rows of decomp.def: their number and the op of row i. */
+int lower_decomp_count(void);
+const char *lower_decomp_name(int i);
+
 /* ---- for lowerings ---- */
 
 /* Reports a YE_LOWERING_FAILED diagnostic at n (its graph, name, ATen

@@ -612,3 +612,33 @@ pat_concat_constants(Opt *o, int r)
 	}
 	return OPT_NOMATCH;
 }
+
+/* Range's inputs must be scalars; one-element tensors of higher (or unknown)
+ * rank run in onnxruntime only while it cannot see their shapes, which
+ * optimizing can change, so they are reshaped to rank 0 (a Reshape that only
+ * a model Range would refuse anyway can fail). */
+static int
+range_needs_scalar(Opt *o, int v)
+{
+	return v >= 0 && opt_rank(o, v) != 0 && !(opt_static(o, v) && opt_numel(o, v) != 1);
+}
+
+int
+pat_range_scalar(Opt *o, int r)
+{
+	int any = 0;
+
+	for (int i = 0; i < 3 && i < opt_node(o, r)->nin; i++)
+		any |= range_needs_scalar(o, opt_in(o, r, i));
+	if (!any)
+		return OPT_NOMATCH;
+	for (int i = 0; i < 3 && i < opt_node(o, r)->nin; i++) {
+		int v = opt_in(o, r, i);
+		if (range_needs_scalar(o, v)) {
+			int s = opt_add1(o, r, "Reshape", 2, v, opt_const_i64s(o, 0, NULL));
+			opt_set_type(o, s, opt_elem(o, v), 0, NULL);
+			opt_set_input(o, r, i, s);
+		}
+	}
+	return OPT_REWROTE;
+}

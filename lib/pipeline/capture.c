@@ -329,6 +329,7 @@ pipeline_print(Pipeline *pl, FILE *f, Diag *d)
 	}
 	if (pl->kind != INPUT_BUNDLE) {
 		ir_print(f, &pl->prog);
+		signature_print(pl, f);
 		return 0;
 	}
 	fprintf(f, "bundle %s: format %d, torch %s, model %s\n", pl->input, pl->bundle.version,
@@ -358,6 +359,7 @@ pipeline_print(Pipeline *pl, FILE *f, Diag *d)
 		if (pt2_load_mem(&pl->prog, label, at->data, at->size, pl->bundle.zip.fd, d))
 			return d->code;
 		ir_print(f, &pl->prog);
+		signature_print(pl, f);
 		return 0;
 	}
 	fprintf(f, "no capture in the `fallback` order is a .pt2 or .onnx file\n");

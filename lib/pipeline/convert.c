@@ -122,7 +122,8 @@ pipeline_convert(Pipeline *pl, Diag *d)
 	if (pl->kind != INPUT_ONNX && !(pl->kind == INPUT_BUNDLE && pl->model)) {
 		pl->aten_nodes = pl->prog.graph ? count_ir_nodes(pl->prog.graph) : 0;
 		t = pipeline_now();
-		rc = phase_lower(pl, d);
+		if (!(rc = pipeline_names_before(pl, d)))
+			rc = phase_lower(pl, d);
 		pl->ran[PHASE_LOWER] = 1;
 		pl->seconds[PHASE_LOWER] = pipeline_now() - t;
 	}
@@ -135,6 +136,8 @@ pipeline_convert(Pipeline *pl, Diag *d)
 			for (int i = 0; i < pl->report.nstat; i++)
 				pl->report.stat[i].time_in = 0;
 	}
+	if (!rc)
+		rc = pipeline_names_after(pl, d);
 	return rc;
 }
 
@@ -156,6 +159,12 @@ pipeline_onnx_opset(Pipeline *pl, const char *label, Diag *d)
 	for (int i = 0; i < options_count(); i++)
 		if (strcmp(options_key(i), "opset") == 0 && pl->opt.given && pl->opt.given[i])
 			given = 1;
+	if (own == 0) {
+		/* only other domains (ai.onnx.ml): kept as they are; ai.onnx is
+		 * imported at the target for what the optimizer may add */
+		own = pl->opt.opset;
+		onnx_import(pl->a, &pl->model->opset_import, &pl->model->n_opset_import, "", own);
+	}
 	if (own < 1 || own > OPTIONS_OPSET_MAX)
 		return diag_report(d, YE_ONNX_INPUT, &(DiagAt){.file = label},
 		                   "the model is written for ai.onnx opset %d: this optimizer knows opsets up "

@@ -8,8 +8,18 @@
 #include <yaml.h>
 
 #include "pipeline/pipeline.h"
+/* 1 for an argument that is a graph value: a tensor or a symbolic number
+ * (what the lowering declares as an ONNX graph input or output). */
+static inline int
+pipeline_value_arg(const Arg *g)
+{
+	return g->kind == ARG_TENSOR || g->kind == ARG_SYM_INT || g->kind == ARG_SYM_BOOL || g->kind == ARG_SYM_FLOAT;
+}
 /* CLOCK_MONOTONIC in seconds. */
 double pipeline_now(void);
+/* The whole file at path (arena, NUL-terminated; *len bytes), or NULL with
+ * *err an errno (EIO when reading failed after the open). */
+char *pipeline_slurp(Arena *a, const char *path, size_t *len, int *err);
 /* Lowers pl->prog (unless pl->model already holds an ONNX input) and
  * optimizes the model, timing both phases.  Returns 0 or the Diag's code;
  * a lowering failure fills the report's unsupported rows. */

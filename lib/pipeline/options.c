@@ -82,27 +82,106 @@ opt_external_data_threshold(OptCtx *c, yaml_node_t *v)
 	return 0;
 }
 
+/* A list of names (output_names, input_names): non-empty, each once, and
+ * where each is written. */
 static int
-opt_output_names(OptCtx *c, yaml_node_t *v)
+opt_names(OptCtx *c, yaml_node_t *v, const char *key, const char *what, const char ***names,
+          OptionAt **at, int *count)
 {
-	yaml_node_item_t *it;
 	int n, k = 0;
 
 	if (v->type != YAML_SEQUENCE_NODE)
-		return opt_err(c, v, "'output_names' needs a list of strings");
+		return opt_err(c, v, arena_printf(c->a, "'%s' needs a list of strings", key));
 	n = (int)(v->data.sequence.items.top - v->data.sequence.items.start);
-	c->o->output_names = ARENA_ARRAY(c->a, const char *, n + 1);
-	for (it = v->data.sequence.items.start; it < v->data.sequence.items.top; it++) {
+	*names = ARENA_ARRAY(c->a, const char *, n + 1);
+	*at = ARENA_ARRAY(c->a, OptionAt, n + 1);
+	for (yaml_node_item_t *it = v->data.sequence.items.start; it < v->data.sequence.items.top; it++) {
 		yaml_node_t *item = yaml_document_get_node(c->doc, *it);
 		const char *s = item ? scalar(item) : NULL;
 		if (!s || !*s)
-			return opt_err(c, item ? item : v, "'output_names' items must be non-empty strings");
+			return opt_err(c, item ? item : v, arena_printf(c->a, "'%s' items must be non-empty strings", key));
 		for (int j = 0; j < k; j++)
-			if (strcmp(c->o->output_names[j], s) == 0)
-				return opt_err(c, item, arena_printf(c->a, "output name '%s' is given twice", s));
-		c->o->output_names[k++] = arena_strdup(c->a, s);
+			if (strcmp((*names)[j], s) == 0)
+				return opt_err(c, item, arena_printf(c->a, "%s name '%s' is given twice", what, s));
+		(*at)[k] = (OptionAt){(uint32_t)item->start_mark.line + 1, (uint32_t)item->start_mark.column + 1};
+		(*names)[k++] = arena_strdup(c->a, s);
 	}
-	c->o->noutput_name = k;
+	*count = k;
+	return 0;
+}
+
+static int
+opt_output_names(OptCtx *c, yaml_node_t *v)
+{
+	return opt_names(c, v, "output_names", "output", &c->o->output_names, &c->o->output_name_at,
+	                 &c->o->noutput_name);
+}
+
+static int
+opt_input_names(OptCtx *c, yaml_node_t *v)
+{
+	return opt_names(c, v, "input_names", "input", &c->o->input_names, &c->o->input_name_at,
+	                 &c->o->ninput_name);
+}
+
+/* dim_names: {dimension: name}, a dimension as --signature names it
+ * (x_dim_0) or torch's symbol (s17).  Which axis has it is for
+ * pipeline_names_before(), at the line:col kept here. */
+static int
+opt_dim_names(OptCtx *c, yaml_node_t *v)
+{
+	int n, k = 0;
+
+	if (v->type != YAML_MAPPING_NODE)
+		return opt_err(c, v, "'dim_names' needs a mapping of dimensions to names, like {x_dim_0: batch}");
+	n = (int)(v->data.mapping.pairs.top - v->data.mapping.pairs.start);
+	c->o->dim_name_from = ARENA_ARRAY(c->a, const char *, n + 1);
+	c->o->dim_name_to = ARENA_ARRAY(c->a, const char *, n + 1);
+	c->o->dim_name_at = ARENA_ARRAY(c->a, OptionAt, n + 1);
+	for (yaml_node_pair_t *p = v->data.mapping.pairs.start; p < v->data.mapping.pairs.top; p++) {
+		yaml_node_t *kn = yaml_document_get_node(c->doc, p->key), *vn = yaml_document_get_node(c->doc, p->value);
+		const char *from = kn ? scalar(kn) : NULL, *to = vn ? scalar(vn) : NULL;
+		if (!from || !*from)
+			return opt_err(c, kn ? kn : v, "'dim_names' keys must be dimension names");
+		if (!to || !*to)
+			return opt_err(c, vn ? vn : kn, arena_printf(c->a, "'dim_names': '%s' needs a non-empty name", from));
+		for (int j = 0; j < k; j++) {
+			if (strcmp(c->o->dim_name_from[j], from) == 0)
+				return opt_err(c, kn, arena_printf(c->a, "'dim_names': '%s' is named twice", from));
+			if (strcmp(c->o->dim_name_to[j], to) == 0)
+				return opt_err(c, vn, arena_printf(c->a, "'dim_names': '%s' and '%s' are both named '%s'",
+				                                   c->o->dim_name_from[j], from, to));
+		}
+		c->o->dim_name_at[k] = (OptionAt){(uint32_t)kn->start_mark.line + 1, (uint32_t)kn->start_mark.column + 1};
+		c->o->dim_name_from[k] = arena_strdup(c->a, from);
+		c->o->dim_name_to[k++] = arena_strdup(c->a, to);
+	}
+	c->o->ndim_name = k;
+	return 0;
+}
+
+/* signature_allow: a list of kinds of change (sigchange.def). */
+static int
+opt_signature_allow(OptCtx *c, yaml_node_t *v)
+{
+	const char *known = "";
+
+	for (int i = 0; i < SIG_CHANGE_COUNT; i++)
+		known = arena_printf(c->a, "%s%s%s", known, i ? ", " : "", sig_change_name[i]);
+	if (v->type != YAML_SEQUENCE_NODE)
+		return opt_err(c, v, arena_printf(c->a, "'signature_allow' needs a list of kinds of change (%s)", known));
+	c->o->signature_allow = 0;
+	for (yaml_node_item_t *it = v->data.sequence.items.start; it < v->data.sequence.items.top; it++) {
+		yaml_node_t *item = yaml_document_get_node(c->doc, *it);
+		const char *s = item ? scalar(item) : NULL;
+		int k = 0;
+		while (s && k < SIG_CHANGE_COUNT && strcmp(sig_change_name[k], s) != 0)
+			k++;
+		if (!s || k == SIG_CHANGE_COUNT)
+			return opt_err(c, item ? item : v, arena_printf(c->a, "'signature_allow': unknown kind '%s' (known: %s)",
+			                                                 s ? s : "", known));
+		c->o->signature_allow |= 1u << k;
+	}
 	return 0;
 }
 
@@ -567,32 +646,47 @@ options_parse(Options *o, Arena *a, const char *label, const char *text, size_t 
 	return rc;
 }
 
-int
-options_load(Options *o, Arena *a, const char *path, Diag *d)
+char *
+pipeline_slurp(Arena *a, const char *path, size_t *len, int *err)
 {
 	FILE *f = fopen(path, "rb");
 	char *buf = NULL;
-	size_t len = 0, cap = 0, got;
-	int rc;
+	size_t cap = 0, got;
 
-	if (!f)
-		return diag_report(d, YE_OPTIONS_UNREADABLE, &(DiagAt){.file = path},
-			"cannot open: %s", strerror(errno));
+	*len = 0;
+	if (!f) {
+		*err = errno;
+		return NULL;
+	}
 	do {
-		if (len + 4096 > cap) {
+		if (*len + 4096 > cap) {
 			char *nb = arena_alloc(a, cap = cap ? cap * 2 : 8192);
-			if (len)
-				memcpy(nb, buf, len);
+			if (*len)
+				memcpy(nb, buf, *len);
 			buf = nb;
 		}
-		got = fread(buf + len, 1, cap - len, f);
-		len += got;
+		got = fread(buf + *len, 1, cap - *len - 1, f);
+		*len += got;
 	} while (got > 0);
-	rc = ferror(f);
+	*err = ferror(f) ? EIO : 0;
 	fclose(f);
-	if (rc)
-		return diag_report(d, YE_OPTIONS_UNREADABLE, &(DiagAt){.file = path}, "cannot read");
-	return options_parse(o, a, path, buf ? buf : "", len, d);
+	if (*err)
+		return NULL;
+	buf[*len] = 0;
+	return buf;
+}
+
+int
+options_load(Options *o, Arena *a, const char *path, Diag *d)
+{
+	size_t len;
+	int err;
+	char *buf = pipeline_slurp(a, path, &len, &err);
+
+	if (!buf)
+		return diag_report(d, YE_OPTIONS_UNREADABLE, &(DiagAt){.file = path},
+			"cannot %s: %s", err == EIO ? "read" : "open", strerror(err));
+	return options_parse(o, a, path, buf, len, d);
 }
 
 void

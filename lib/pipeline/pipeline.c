@@ -551,12 +551,63 @@ write_report(Pipeline *pl, Durable *out, Diag *d)
 	return j.rc;
 }
 
+/* --expect-signature: the golden file read and compared with s. */
+static int
+expect_signature(Pipeline *pl, const Signature *s, Diag *d)
+{
+	const char *path = pl->signature_expect;
+	size_t len;
+	int err;
+	char *text = pipeline_slurp(pl->a, path, &len, &err);
+	const Signature *old;
+
+	if (!text)
+		return diag_report(d, YE_SIGNATURE_UNREADABLE, &(DiagAt){.file = path}, "cannot %s: %s",
+		                   err == EIO ? "read" : "open", strerror(err));
+	if (!(old = signature_parse(pl->a, path, text, len, d)))
+		return DIAG_INPUT;
+	pl->signature_changes = signature_compare(old, s, pl->opt.signature_allow, path, d);
+	return pl->signature_changes ? DIAG_CONVERT : 0;
+}
+
+/* The model's interface: the report's signature sheet, --signature's file
+ * (joining out, so it is committed with the model) and --expect-signature's
+ * comparison.  Returns 0, DIAG_CONVERT (a difference) or DIAG_INPUT. */
+static int
+signature_step(Pipeline *pl, Durable *out, Diag *d)
+{
+	const Signature *s;
+	char *text;
+	size_t len;
+	int err;
+
+	if (!pl->signature_out && !pl->signature_expect) {
+		SigAxis *ax;
+		int n = pl->opt.report ? signature_axes(pl, &ax) : 0;
+		for (int i = 0; i < n; i++)
+			report_axis(&pl->report, &ax[i]);
+		return 0;
+	}
+	s = signature_build(pl);
+	for (int i = 0; pl->opt.report && i < s->naxis; i++)
+		report_axis(&pl->report, &s->axis[i]);
+	if (pl->signature_out) {
+		text = signature_json(s, &len);
+		err = durable_write(out, pl->signature_out, text, len);
+		free(text);
+		if (err)
+			return diag_report(d, YE_WRITE_FAILED, &(DiagAt){.file = pl->signature_out}, "cannot write: %s",
+			                   strerror(err));
+	}
+	return pl->signature_expect ? expect_signature(pl, s, d) : 0;
+}
+
 /* Every phase after reading, writing into pl->files. */
 static int
 run_phases(Pipeline *pl, Diag *d)
 {
 	double t, report_start = 0;
-	int rc = 0, rrc, crc, from;
+	int rc = 0, rrc, crc, from, sgrc = 0;
 	Durable *out = &pl->files;
 
 	from = d->n;
@@ -586,6 +637,8 @@ run_phases(Pipeline *pl, Diag *d)
 		rc = onnx_write_to(pl->a, pl->model, pl->out, pl->opt.external_data_threshold, src, out, d);
 		pl->ran[PHASE_WRITE] = 1;
 		pl->seconds[PHASE_WRITE] = pipeline_now() - t;
+		if (!rc)
+			sgrc = signature_step(pl, out, d);
 	}
 	if (!pl->opt.report && (crc = mapguard_report(d, NULL))) {
 		durable_abort(out);   /* a rewrite in place, seen before anything is renamed */
@@ -593,6 +646,7 @@ run_phases(Pipeline *pl, Diag *d)
 	}
 	if ((rc && rc != DIAG_CONVERT) || !pl->opt.report) {
 		crc = commit(pl, out, d);
+		crc = crc > sgrc ? crc : sgrc;
 		return crc > rc ? crc : rc;
 	}
 
@@ -613,6 +667,7 @@ run_phases(Pipeline *pl, Diag *d)
 	}
 	crc = commit(pl, out, d);
 	rrc = crc > rrc ? crc : rrc;
+	rrc = sgrc > rrc ? sgrc : rrc;
 	return rrc > rc ? rrc : rc;
 }
 

@@ -33,10 +33,24 @@
 #define OPTIONS_OPSET_MIN 17
 #define OPTIONS_OPSET_MAX ONNX_OPSET_NEWEST
 
+/* Where the options file writes a value (1-based), for messages. */
+typedef struct OptionAt {
+	uint32_t line, col;
+} OptionAt;
+
 typedef struct Options {
 	int opset;                      /* target ai.onnx opset, 17..23 */
 	int noutput_name;
 	const char **output_names;      /* renames of the user outputs, in order (arena) */
+	OptionAt *output_name_at;       /* where each is written, for messages */
+	int ninput_name;
+	const char **input_names;       /* names of the ONNX graph inputs (user inputs), in order (arena) */
+	OptionAt *input_name_at;
+	int ndim_name;
+	const char **dim_name_from;     /* dim_names: a dimension's default name or torch symbol ... */
+	const char **dim_name_to;       /* ... and the user's name for it (arena) */
+	OptionAt *dim_name_at;
+	unsigned signature_allow;       /* bit (1 << SigChange) for each kind signature_allow lists */
 	int64_t external_data_threshold;/* bytes; initializers this large go to OUT.data */
 	int ndim_request;
 	DimRequest *dim_requests;       /* dynamic_dimensions, in file order (arena) */
@@ -94,6 +108,96 @@ int pipeline_strategy_find(const char *name);
 /* "nostrict, strict, ..." (arena), for messages. */
 const char *pipeline_strategy_names(Arena *a);
 
+typedef struct Pipeline Pipeline;
+
+/* ==== signature (signature.c, sigjson.c, names.c) ====
+ *
+ * The converted model's interface (docs/signature.md): every graph input
+ * and output with its name, dtype and dims (a size or a dim_param), where it
+ * comes from, each symbol with its range and where it appears, the opsets
+ * and the input's metadata.  --signature FILE writes it as JSON (keys in a
+ * fixed order, so that a diff reads well); --expect-signature FILE compares
+ * it with a golden one and reports every difference (YE0901, or YE0902 for
+ * a kind `signature_allow` accepts).  The axes of the user inputs are also
+ * explained, symbolic or fixed and why (the report's `signature` sheet and
+ * the end of --print). */
+
+/* X(ENUM, name, meaning): the kinds of change (sigchange.def). */
+typedef enum SigChange {
+#define X(e, name, what) e,
+#include "sigchange.def"
+#undef X
+	SIG_CHANGE_COUNT
+} SigChange;
+extern const char *const sig_change_name[SIG_CHANGE_COUNT];
+extern const char *const sig_change_what[SIG_CHANGE_COUNT];
+
+typedef struct SigDim {
+	int64_t size;               /* a fixed size, or -1 */
+	const char *param;          /* the dim_param ("batch", "2*seq"), or NULL for a fixed size */
+} SigDim;
+
+typedef struct SigValue {
+	const char *name;           /* the ONNX name */
+	const char *torch_name;     /* the program's name for it when another, else NULL */
+	const char *source;         /* user_input, parameter, buffer, constant, graph_input; user_output, ... */
+	const char *dtype;          /* "float32" (dtype.def's names) */
+	int rank;                   /* -1: no shape */
+	SigDim *dims;
+} SigValue;
+
+typedef struct SigSymbol {
+	const char *name;           /* as the dims write it ("batch", "x_dim_0") */
+	const char *torch;          /* torch's symbol ("s17"), or NULL when not known */
+	int has_min, has_max;
+	int64_t min, max;
+	int nuse;
+	const char **uses;          /* "x[0]", "add[1]": the input and output axes whose dim mentions it */
+} SigSymbol;
+
+/* One axis of a user input, explained (the report's signature sheet). */
+typedef ReportAxis SigAxis;
+
+typedef struct Signature {
+	int64_t ir_version;
+	int nopset;
+	const char **opset_domain;  /* "" for ai.onnx */
+	int64_t *opset_version;
+	const char *producer_name, *producer_version;
+	const char *torch_version;  /* NULL for an ONNX input */
+	const char *capture_strategy;
+	int nin, nout, nsym, naxis;
+	SigValue *in, *out;
+	SigSymbol *sym;
+	SigAxis *axis;              /* empty for an ONNX input */
+} Signature;
+
+/* The interface of pl->model (after pipeline_convert()), with the axes of
+ * pl->prog explained (arena). */
+Signature *signature_build(const Pipeline *pl);
+/* The axes of pl->prog's user inputs explained, from the program alone
+ * (--print): *out gets an arena array; returns how many. */
+int signature_axes(const Pipeline *pl, SigAxis **out);
+/* The `contract` section of --print: the axes, the symbols, the merges and
+ * the assertions of the graph. */
+void signature_print(const Pipeline *pl, FILE *f);
+/* The JSON text of s (malloc'ed; *len bytes, no NUL counted). */
+char *signature_json(const Signature *s, size_t *len);
+/* Reads a signature written by signature_json() from text; label names it
+ * in messages.  NULL with YE0903 (signature-unreadable) in d. */
+Signature *signature_parse(Arena *a, const char *label, const char *text, size_t len, Diag *d);
+/* Compares now with the golden old: one diagnostic per difference
+ * (YE0901, or the note YE0902 for a kind in the mask allow), in the order
+ * inputs, outputs, symbols, opsets.  label names the golden file.  Returns
+ * the number of differences not allowed. */
+int signature_compare(const Signature *old, const Signature *now, unsigned allow, const char *label, Diag *d);
+/* names.c: the options' names applied.  Before lowering: dim_names becomes
+ * dynamic_dimensions requests, and output_names are checked against the
+ * inputs' names (file:line:col).  After optimizing: input_names renames the
+ * ONNX graph inputs.  Return 0 or DIAG_INPUT. */
+int pipeline_names_before(Pipeline *pl, Diag *d);
+int pipeline_names_after(Pipeline *pl, Diag *d);
+
 /* ==== pipeline ==== */
 
 /* X(ENUM, name): the phases in the order they run. */
@@ -122,7 +226,7 @@ typedef enum InputFile {
 	INPUT_TS,                   /* a TorchScript archive (torch.jit.save) */
 } InputFile;
 
-typedef struct Pipeline {
+struct Pipeline {
 	/* set by the caller */
 	const char *input;          /* the .pt2, .yxc, .onnx or text graph file */
 	const char *options;        /* the options file, or NULL */
@@ -148,8 +252,12 @@ typedef struct Pipeline {
 	const char *strategy;       /* the capture written (the report's capture_strategy) */
 	const PipelineStrategy *winner;  /* a bundle's capture that converted, else NULL */
 	StrMap *origin;             /* `functions`: ONNX node name -> IR node, from lowering */
+	const char *signature_out;  /* --signature FILE, or NULL (set by the caller) */
+	const char *signature_expect; /* --expect-signature FILE, or NULL (set by the caller) */
+	int signature_changes;      /* differences from the golden signature not allowed */
+	StrMap *renamed;            /* input_names: ONNX name -> the program's name */
 	Durable files;              /* the output files being written (pipeline_run) */
-} Pipeline;
+};
 
 /* Zeroes pl (keeping input, options and out) and gives it the arena. */
 void pipeline_init(Pipeline *pl, Arena *a);

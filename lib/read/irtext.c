@@ -236,8 +236,8 @@ parse_input_line(Lex *L, Program *p, int i, InputSpec *s)
 		nat = L->p;
 		if (irt_parse_int(L, &n, "(the storage size)") || irt_expect(L, "bytes]", "after the storage size"))
 			return DIAG_INPUT;
-		if (n < 1)
-			return irt_err(L, nat, "a storage of %lld bytes (1 or more)", (long long)n);
+		if (n < 0)      /* 0: an empty tensor's storage (a lifted float32[0] constant) */
+			return irt_err(L, nat, "a storage of %lld bytes (0 or more)", (long long)n);
 		bytes = (uint64_t)n;
 	}
 	if (irt_accept(L, "=") && irt_parse_fill(L, &f))

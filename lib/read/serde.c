@@ -974,5 +974,11 @@ read_program(Ctx *cp, Program *p, const Json *root)
 	if (parse_ranges(&c, p, json_get(root, "range_constraints")))
 		return DIAG_INPUT;
 	parse_forward_args(&c, p, json_get(gm, "module_call_graph"));
+	if ((v = json_get(root, "guards_code")) && v->type == JSON_ARRAY) {
+		p->guards = ARENA_ARRAY(c.a, const char *, v->len + 1);
+		for (size_t i = 0; i < v->len; i++)
+			if (json_str(v->kids[i]))
+				p->guards[p->nguard++] = keep(&c, v->kids[i]->s);
+	}
 	return ir_validate(p, c.d) ? DIAG_INPUT : 0;
 }

@@ -108,6 +108,12 @@ report_capture(Report *r, const ReportCapture *c)
 }
 
 void
+report_axis(Report *r, const ReportAxis *x)
+{
+	*REPORT_PUSH(r, axis, naxis, cap_axis) = *x;
+}
+
+void
 report_functions(Report *r, const OutlineResult *res)
 {
 	r->functions = res ? arena_dup(r->a, res, sizeof *res) : NULL;
@@ -450,6 +456,33 @@ write_functions(Writer *w, const Report *r)
 	sheet_end(w, &s);
 }
 
+/* Each axis of the user inputs: symbolic (with its symbol's range) or
+ * fixed, and why, as far as the dump says (docs/signature.md). */
+static void
+write_signature(Writer *w, const Report *r)
+{
+	static const char *const head[] = {"input", "axis", "dim", "kind", "torch", "min", "max", "why"};
+	Sheet s;
+
+	if (!r->naxis || sheet_begin(w, &s, "signature", head, 8) < 0)
+		return;
+	for (int i = 0; i < shown(r->naxis); i++) {
+		const ReportAxis *x = &r->axis[i];
+		s.row = (uint32_t)i + 1;
+		put_text(w, &s, 0, x->input, XLSX_PLAIN);
+		put_num(w, &s, 1, x->axis, NUM_INT);
+		put_text(w, &s, 2, x->dim, XLSX_PLAIN);
+		put_text(w, &s, 3, x->kind, XLSX_PLAIN);
+		put_text(w, &s, 4, x->torch, XLSX_PLAIN);
+		if (x->has_min)
+			put_num(w, &s, 5, (double)x->min, NUM_INT);
+		if (x->has_max)
+			put_num(w, &s, 6, (double)x->max, NUM_INT);
+		put_text(w, &s, 7, x->why, XLSX_PLAIN);
+	}
+	sheet_end(w, &s);
+}
+
 /* Only when the conversion failed; the workbook then opens on this sheet. */
 static void
 write_unsupported(Writer *w, const Report *r)
@@ -494,6 +527,7 @@ workbook(const Report *r, const char *path)
 		write_symbolic_flops(&w, r);
 		write_functions(&w, r);
 		write_captures(&w, r);
+		write_signature(&w, r);
 		write_unsupported(&w, r);
 		if (have_ov)
 			write_overview(&w, &ov, r);

@@ -1,11 +1,14 @@
 /* report/report.h: the conversion report, model.xlsx (libxlsxwriter).
  *
  * The pipeline fills a Report as it runs; report_write() turns it into a
- * workbook with the sheets users read: extra (key/value facts), stats (one
+ * workbook with the sheets users read: overview (the facts a person looks
+ * for first, links to the other sheets), extra (key/value facts), stats (one
  * row per optimizer event), stats_agg (stats summed per pattern), node_stats
- * (per ONNX op type), symbolic_flops (per node), functions (with the
+ * (per ONNX op type), flops_by_op (op types by FLOPs), symbolic_flops (per
+ * node), functions (with the
  * option `functions`), captures (what was tried: a bundle's strategies,
- * or the one capture of a .pt2), and
+ * or the one capture of a .pt2), signature (each input axis, symbolic or
+ * fixed and why), and
  * unsupported when the conversion failed.  Rows keep insertion order except where a sheet is
  * documented as sorted; the file is deterministic (fixed creation time). */
 #ifndef REPORT_H
@@ -53,6 +56,19 @@ typedef struct ReportCapture {
 	double capture_seconds, convert_seconds;   /* -1: not known */
 } ReportCapture;
 
+/* A signature row: one axis of a user input, symbolic or fixed, and why
+ * (lib/pipeline/signature.c explains it from the program). */
+typedef struct ReportAxis {
+	const char *input;      /* the ONNX input name */
+	int axis;
+	const char *dim;        /* "batch", "2*seq", or the size as text */
+	const char *kind;       /* symbolic, derived, merged, specialized, static */
+	const char *torch;      /* torch's expression ("s17"), or NULL for a fixed axis */
+	int has_min, has_max;   /* the symbol's range (a symbolic axis) */
+	int64_t min, max;
+	const char *why;        /* why it is what it is, as far as the dump says */
+} ReportAxis;
+
 typedef struct Report {
 	Arena *a;
 	int nkv, nstat, nnode_stat, nflops, nunsupported, ncapture;
@@ -62,7 +78,9 @@ typedef struct Report {
 	ReportFlops *flops;
 	ReportUnsupported *unsupported;
 	ReportCapture *capture;
-	int cap_kv, cap_stat, cap_node_stat, cap_flops, cap_unsupported, cap_capture;
+	int naxis;
+	ReportAxis *axis;       /* the signature sheet; none: no sheet */
+	int cap_kv, cap_stat, cap_node_stat, cap_flops, cap_unsupported, cap_capture, cap_axis;
 	const OutlineResult *functions; /* option `functions`: the functions sheet; NULL: no sheet */
 } Report;
 
@@ -77,6 +95,7 @@ void report_node_stat(Report *r, const ReportNodeStat *s);
 void report_flops(Report *r, const ReportFlops *f);
 void report_unsupported(Report *r, const ReportUnsupported *u);
 void report_capture(Report *r, const ReportCapture *c);
+void report_axis(Report *r, const ReportAxis *x);
 /* The functions sheet: one row per function made (its instances, nodes),
  * then the instances left inline and the listed classes without instance
  * (res is not copied). */

@@ -2,7 +2,8 @@
 # make_suite.py: the conformance suite from torch's own operator databases.
 #
 #   /work/wt/torchrun.sh sid python3 test/conformance/make_suite.py [--first] [--dtypes f32,i64,b8]
-#       [--ops REGEX] [--shard I/N] [--jit] [--dynamo] [--data DIR] [--resume]
+#       [--ops REGEX] [--shard I/N] [--jit] [--dynamo] [--data DIR] [--resume] [--bench DIR]
+#       [--max N]
 #   /work/wt/torchrun.sh sid python3 test/conformance/make_suite.py --index
 #
 # Takes every OpInfo of op_db and ModuleInfo of module_db that supports
@@ -17,8 +18,12 @@
 # torch.jit.trace'd and frozen archive (for the TorchScript front end);
 # --dynamo the ONNX model torch.onnx's dynamo exporter makes of it (for
 # bench/conformance.sh; run with PYTHONPATH=/opt/onnxscript:/opt/irpy/src).
+# --max N keeps the first N samples of each entry and dtype (a time cap).
+# --bench DIR writes there too the files with dynamo's ONNX (so one run
+# makes the suite and the bench's data: bench/conformance.sh KEEP=1).
 # --data DIR writes there instead of test/conformance/data; --resume
-# leaves the entries that already have a file there.
+# leaves the entries that already have a file there (made with --first,
+# when this run is not --first: it has only the first sample).
 #
 # A sample that is random (two runs under different seeds differ),
 # complex-valued, sparse, or whose outputs hold no tensor is stored as
@@ -30,7 +35,7 @@
 # ENTRY.bin is zlib-deflated: "YXCONF1\n", a 4-byte little-endian length,
 # that many bytes of JSON header, then the raw tensor bytes the header's
 # inputs and outputs point into (identical tensors stored once):
-#   {"entry": NAME, "family": F, "samples": [{"id": "f32/0", "status":
+#   {"entry": NAME, "family": F, "first": BOOL, "samples": [{"id": "f32/0", "status":
 #    "ok" | "skip" | "torch", "reason": TEXT, "train": TEXT, "core": TEXT or
 #    null (same as train), "jit"/"dynamo": [offset, length] or absent,
 #    "inputs": [{"dtype", "shape", "at", "len"}], "outputs": [...]}]}
@@ -170,13 +175,34 @@ def same(a, b):
     return True
 
 
+def all_core(ep):
+    """1 when every op of ep is core ATen already: run_decompositions() (the
+    slowest step by far) would give the same graph."""
+    for n in ep.graph.nodes:
+        if n.op == "call_function" and isinstance(n.target, torch._ops.OpOverload) \
+                and torch.Tag.core not in n.target.tags:
+            return False
+    return True
+
+
 def seeded_ops(ep):
-    """The random ops of ep's graph (torch tags them nondeterministic_seeded)."""
+    """The random ops of ep's graph: torch tags them nondeterministic_seeded
+    (an OpInfo may reseed the generator inside its op, so that two runs
+    agree), but an op whose only randomness is a dropout argument (the
+    dropouts, the RNNs, scaled_dot_product_attention) is random only when
+    that probability is above 0 (and, where it has one, train is true)."""
     found = set()
     for n in ep.graph.nodes:
         tags = getattr(n.target, "tags", ()) if n.op == "call_function" else ()
-        if torch.Tag.nondeterministic_seeded in tags:
-            found.add(str(n.target))
+        if torch.Tag.nondeterministic_seeded not in tags:
+            continue
+        names = [a.name for a in n.target._schema.arguments]
+        vals = dict(zip(names, n.args))
+        vals.update(n.kwargs)
+        p = next((vals[k] for k in ("p", "dropout", "dropout_p") if k in vals), None)
+        if isinstance(p, (int, float)) and (p == 0 or not vals.get("train", True)):
+            continue
+        found.add(str(n.target))
     return ", ".join(sorted(found))
 
 
@@ -223,6 +249,9 @@ def one_sample(info, module, sample, title, want_jit, want_dynamo):
         raise Skip(f"text form: {e}")
     except Exception as e:
         raise TorchError(f"serialize: {err_class(e)}")
+    if all_core(ep):
+        rec["core"] = None
+        return with_extras(rec, mod, args, want_jit, want_dynamo)
     try:
         core = ep.run_decompositions()
         t = text_graph(core, f"{title} core ATen")
@@ -231,6 +260,11 @@ def one_sample(info, module, sample, title, want_jit, want_dynamo):
         rec["core_error"] = f"text form: {e}"
     except Exception as e:
         rec["core_error"] = f"run_decompositions: {err_class(e)}"
+    return with_extras(rec, mod, args, want_jit, want_dynamo)
+
+
+def with_extras(rec, mod, args, want_jit, want_dynamo):
+    """rec with the TorchScript archive and dynamo's ONNX asked for."""
     if want_jit:
         try:
             with torch.no_grad():
@@ -272,11 +306,40 @@ class Blob:
         return {"dtype": NPY[t.dtype], "shape": list(t.shape), "at": at, "len": n}
 
 
+def place(recs, with_dynamo):
+    """(header samples, Blob) of recs, dynamo's ONNX bytes included or not."""
+    blob, out = Blob(), []
+    for r in recs:
+        r = dict(r)
+        raw = r.pop("raw", None)
+        if raw:
+            for k in ("jit", "dynamo"):
+                if k + "_bytes" in raw and (k == "jit" or with_dynamo):
+                    r[k] = list(blob.put(raw[k + "_bytes"]))
+                elif k + "_error" in raw and (k == "jit" or with_dynamo):
+                    r[k + "_error"] = raw[k + "_error"]
+            r["inputs"] = [blob.tensor(t) for t in raw["inputs"]]
+            r["outputs"] = [blob.tensor(t) for t in raw["outputs"]]
+        out.append(r)
+    return out, blob
+
+
+def write_blob(folder, name, fam, first, recs, with_dynamo):
+    samples, blob = place(recs, with_dynamo)
+    head = json.dumps({"entry": name, "family": fam, "first": first, "samples": samples},
+                      separators=(",", ":")).encode()
+    raw = MAGIC + struct.pack("<I", len(head)) + head + b"".join(blob.parts)
+    os.makedirs(folder, exist_ok=True)
+    with open(os.path.join(folder, file_name(name) + ".bin"), "wb") as f:
+        f.write(zlib.compress(raw, 9))
+
+
 def do_entry(info, module, args):
     name = entry_name(info, module)
-    if args.resume and os.path.exists(os.path.join(args.data, file_name(name) + ".bin")):
+    old = os.path.join(args.data, file_name(name) + ".bin")
+    if args.resume and os.path.exists(old) and (args.first or not read_blob(old)[0].get("first", True)):
         return
-    recs, blob = [], Blob()
+    recs = []
     supported = info.supported_dtypes("cpu") if not module else info.dtypes
     for tag in args.dtypes:
         dtype = DTYPES[tag]
@@ -288,26 +351,17 @@ def do_entry(info, module, args):
             recs.append({"id": f"{tag}/*", "status": "torch", "reason": f"samples: {err_class(e)}"})
             continue
         for k, (s, _) in enumerate(samples):
-            if args.first and k:
+            if (args.first and k) or (args.max and k >= args.max):
                 break
             sid = f"{tag}/{k}"
             r = {"id": sid}
             signal.alarm(SAMPLE_SECONDS)
             try:
-                rec = one_sample(info, module, s, f"{name} {sid}", args.jit, args.dynamo)
-                r["status"], r["train"], r["core"] = "ok", rec["train"], rec.get("core")
+                rec = one_sample(info, module, s, f"{name} {sid}", args.jit, args.dynamo or args.bench)
+                r["status"], r["train"], r["core"] = "ok", rec.pop("train"), rec.pop("core", None)
                 if "core_error" in rec:
-                    r["core_error"] = rec["core_error"]
-                if "jit_bytes" in rec:
-                    r["jit"] = list(blob.put(rec["jit_bytes"]))
-                elif "jit_error" in rec:
-                    r["jit_error"] = rec["jit_error"]
-                if "dynamo_bytes" in rec:
-                    r["dynamo"] = list(blob.put(rec["dynamo_bytes"]))
-                elif "dynamo_error" in rec:
-                    r["dynamo_error"] = rec["dynamo_error"]
-                r["inputs"] = [blob.tensor(t) for t in rec["inputs"]]
-                r["outputs"] = [blob.tensor(t) for t in rec["outputs"]]
+                    r["core_error"] = rec.pop("core_error")
+                r["raw"] = rec
             except Skip as e:
                 r["status"], r["reason"] = "skip", str(e)
             except TorchError as e:
@@ -319,12 +373,10 @@ def do_entry(info, module, args):
             recs.append(r)
     if not recs:
         return
-    head = json.dumps({"entry": name, "family": family(info, module), "samples": recs},
-                      separators=(",", ":")).encode()
-    raw = MAGIC + struct.pack("<I", len(head)) + head + b"".join(blob.parts)
-    os.makedirs(args.data, exist_ok=True)
-    with open(os.path.join(args.data, file_name(name) + ".bin"), "wb") as f:
-        f.write(zlib.compress(raw, 9))
+    fam = family(info, module)
+    write_blob(args.data, name, fam, args.first, recs, args.dynamo)
+    if args.bench:
+        write_blob(args.bench, name, fam, args.first, recs, True)
     ok = sum(r["status"] == "ok" for r in recs)
     print(f"{name}: {ok} of {len(recs)} stored", flush=True)
 
@@ -369,6 +421,8 @@ def main():
     ap.add_argument("--jit", action="store_true")
     ap.add_argument("--dynamo", action="store_true")
     ap.add_argument("--resume", action="store_true")
+    ap.add_argument("--bench", default="")
+    ap.add_argument("--max", type=int, default=0)
     ap.add_argument("--data", default=DATA)
     ap.add_argument("--index", action="store_true")
     args = ap.parse_args()

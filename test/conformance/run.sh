@@ -63,6 +63,8 @@ while IFS=$tab read -r _key _graph _opset onnx iodir; do
 done <"$out/convert.list" >"$out/ort.jobs"
 . test/ort/batch.sh
 ort_batch_start "$out/ort.jobs" "$jobs"
-ort_batch_wait "$out/ort.jobs" conformance
+# onnxruntime logs a model that fails to run on stderr too: that model's
+# status says it, so only the rest of what the batch processes said shows.
+ort_batch_wait "$out/ort.jobs" conformance | grep -v -e 'ExecuteKernel' -e 'exited with status 0:$'
 
 node test/conformance/summary.mjs "$out" "$expected"

@@ -126,6 +126,8 @@ class Writer:
             return "{" + ", ".join(f"'{key}': {self.arg(a)}" for key, a in v.items()) + "}"
         if k == "as_operator":
             return "op:" + v
+        if k == "as_token":
+            return v["name"]
         raise Unwritable(f"argument kind {k}")
 
     def out(self, j):
@@ -143,6 +145,8 @@ class Writer:
             return f"{v['as_name']}: {self.symtype('sym_int_values', 'SymInt', v['as_name'])}"
         if k == "as_sym_bool" and "as_name" in v:
             return f"{v['as_name']}: {self.symtype('sym_bool_values', 'SymBool', v['as_name'])}"
+        if k == "as_token":
+            return f"{v['name']}: token"
         if k == "as_sym_float" and "as_name" in v:
             return f"{v['as_name']}: {self.symtype('sym_float_values', 'SymFloat', v['as_name'])}"
         return self.arg(j)
@@ -155,6 +159,8 @@ class Writer:
             return self.out(j)
         if k == "as_custom_obj":
             raise Unwritable("custom object input")
+        if k == "as_token":
+            return f"{v['name']}: token"
         return self.arg(j)
 
     def node(self, n):
@@ -188,6 +194,15 @@ OUTPUT_TARGET = {"buffer_mutation": "buffer_name", "user_input_mutation": "user_
                  "gradient_to_user_input": "user_input_name"}
 
 
+def argument(a, tensors):
+    """A signature's arg as an Argument: specs hold a bare TensorArgument
+    ({"name"}) or TokenArgument for some kinds, an Argument for others (a
+    token the graph declares as a tensor stays one)."""
+    if len(a) == 1 and "name" in a:
+        return {"as_tensor" if a["name"] in tensors else "as_token": a}
+    return a
+
+
 def text_graph(ep, title):
     """The text of ep; raises Unwritable for what the text cannot hold."""
     js = json.loads(serialize(ep).exported_program)
@@ -208,9 +223,9 @@ def text_graph(ep, title):
         if kind == "constant_input":
             lines.append(f"  constant_input {v['name']} = {w.arg(v['value'])}")
             continue
-        if kind in ("custom_obj", "token"):
+        if kind == "custom_obj":
             raise Unwritable(f"{kind} input")
-        line = f"  {kind} {w.decl(v['arg'] if 'as_tensor' in v['arg'] or kind == 'user_input' else {'as_tensor': v['arg']})}"
+        line = f"  {kind} {w.decl(argument(v['arg'], w.g['tensor_values']))}"
         if kind in INPUT_TARGET:
             fqn = v[INPUT_TARGET[kind]]
             line += f" <- {fqn}"
@@ -223,7 +238,7 @@ def text_graph(ep, title):
     lines.append("outputs")
     for spec in w.sig["output_specs"]:
         kind, v = union(spec)
-        line = f"  {kind} {w.arg(v['arg'])}"
+        line = f"  {kind} {w.arg(argument(v['arg'], w.g['tensor_values']))}"
         if kind in OUTPUT_TARGET:
             line += f" -> {v[OUTPUT_TARGET[kind]]}"
         lines.append(line)

@@ -87,6 +87,25 @@ text = sheet + strings
 sys.exit(0 if all(w in text for w in ("conv2d", "aten.frobnicate.default", "make_fixtures.py:124 in forward", "no ONNX lowering")) else 1)
 PY
 
+# A model whose interface differs from the golden signature: exit 1, the
+# model written, one YE0901 per difference (kind in brackets) located at the
+# golden file; a kind signature_allow lists is a note instead.
+run signature_changed 1 test/models/torch-2.14/sig_contract.pt2 -o "$dir/signature_changed.onnx" \
+	--expect-signature test/golden/signature/derived_dyn.json
+check "signature-changed: one error per difference, at the golden file" \
+	'j["exit_status"] == 1 and len(d) == 14 and all(x["code"] == "YE0901" and x["name"] == "signature-changed"
+	 and x["file"] == "test/golden/signature/derived_dyn.json" and x["message"].endswith("]") for x in d)
+	 and d[0]["message"] == "input \x27x\x27: was rank 2, now 3 [rank]"
+	 and len(res) == 14 and res[0]["ruleId"] == "YE0901"
+	 and res[0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"].endswith("derived_dyn.json")'
+[ -s "$dir/signature_changed.onnx" ] && ok || ko "signature_changed: the model is not written"
+printf 'signature_allow: [rank, added, renamed, fixed, size, symbol, range]\n' >"$dir/allow.yaml"
+run signature_allowed 0 test/models/torch-2.14/sig_contract.pt2 -c "$dir/allow.yaml" -o "$dir/signature_allowed.onnx" \
+	--expect-signature test/golden/signature/derived_dyn.json
+check "signature-change-allowed: notes, exit 0" \
+	'j["exit_status"] == 0 and len(d) == 14 and all(x["code"] == "YE0902" and x["severity"] == "note" for x in d)
+	 and d[0]["message"] == "input \x27x\x27: was rank 2, now 3 [rank, allowed]"'
+
 # Not a zip: exit 2, YE0301 at the dump, SARIF at the dump.
 run notzip 2 "$dir/bad/notzip.pt2" -o "$dir/notzip.onnx"
 check "json and sarif: not-zip at the dump" \

@@ -1837,9 +1837,36 @@ def fx_hf_llama_dyn():
     return f
 
 
+class SigContract(nn.Module):
+    """The interface the signature (--signature, docs/signature.md) describes: x dynamic
+    in batch and seq, y's axis 0 merged with x's batch by the add (Dim.AUTO), z's axis 0
+    specialized to 3 by the add of a (3, 5) constant (Dim.AUTO), w static (no dynamic
+    shape given)."""
+
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(8, 4)
+        self.register_buffer("scale", torch.linspace(0.5, 2.0, 4))
+
+    def forward(self, x, y, z, w):
+        h = self.lin(x) * self.scale + y.unsqueeze(1)
+        return h, z + torch.ones(3, 5), w @ w
+
+
+def fx_sig_contract():
+    b, s, auto = Dim("batch", min=1, max=32), Dim("seq", min=2, max=64), Dim.AUTO
+    ds = {"x": {0: b, 1: s}, "y": {0: auto}, "z": {0: auto}, "w": None}
+    return Fixture(SigContract().eval(), (r(2, 6, 8), r(2, 4), r(3, 5), r(2, 2)),
+                   dynamic_shapes=ds,
+                   cases=[("min batch=1 seq=2", (r(1, 2, 8), r(1, 4), r(3, 5), r(2, 2))),
+                          ("max batch=32, seq=3", (r(32, 3, 8), r(32, 4), r(3, 5), r(2, 2))),
+                          ("max seq=64, batch=2", (r(2, 64, 8), r(2, 4), r(3, 5), r(2, 2)))],
+                   case0_desc="example inputs, batch=2 seq=6")
+
+
 DYN_FIXTURES = ["sym_ops", "sym_bools", "sym_sum", "sym_index", "nonzero", "item", "cond_dyn",
                 "cond_nested", "grad_wrap", "autocast_wrap", "while_dyn", "scan_rev",
-                "sym_arith", "hf_llama_dyn"]
+                "sym_arith", "hf_llama_dyn", "sig_contract"]
 
 
 FIXTURES = {

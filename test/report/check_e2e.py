@@ -42,7 +42,9 @@ SHEETS = OrderedDict([
     ("symbolic_flops", ["op_type", "node_name", "symbolic_flops", "flops"]),
     ("captures", ["strategy", "captured", "converted", "nodes", "capture_seconds",
                   "convert_seconds"]),
+    ("signature", ["input", "axis", "dim", "kind", "torch", "min", "max", "why"]),
 ])
+AXIS_KINDS = {"symbolic", "merged", "derived", "specialized", "static"}
 UNSUPPORTED = ["node", "target", "frame", "reason"]
 FUNCTIONS = ["domain", "function", "class", "instances", "calls", "nodes", "inputs", "outputs",
              "attributes"]
@@ -226,6 +228,15 @@ def check_ok(onnx_path, xlsx_path, io_dir, mode):
     check(kv.get("onnx_inputs") == len(g.inputs) and kv.get("onnx_outputs") == len(g.outputs),
           "onnx_inputs and onnx_outputs")
 
+    # signature: one row per axis of each input, its dim as the ONNX file says
+    sg = rows(wb["signature"])
+    want = [(n, k, str(d)) for n in g.inputs for k, d in enumerate(g.types.get(n) or [])]
+    check([(r["input"], r["axis"], str(r["dim"])) for r in sg] == want,
+          "signature: one row per input axis, dims as in the ONNX file", [(r["input"], r["dim"]) for r in sg][:4])
+    check(all(r["kind"] in AXIS_KINDS and r["why"] for r in sg), "signature: each axis has a kind and a why")
+    check(all((r["kind"] in ("static", "specialized")) == (r["torch"] is None) for r in sg),
+          "signature: torch's expression exactly for the symbolic axes")
+
     # symbolic_flops: one row per node, in graph order, all known here
     sf = rows(wb["symbolic_flops"])
     check(len(sf) == len(g.nodes), "symbolic_flops has one row per node", (len(sf), len(g.nodes)))
@@ -345,6 +356,7 @@ def check_captures(wb, kv, ok):
 def check_failed(xlsx_path, want):
     wb = openpyxl.load_workbook(xlsx_path)
     sheets = OrderedDict(SHEETS)
+    del sheets["signature"]     # the interface of a model that is not written
     sheets["unsupported"] = UNSUPPORTED
     check_layout(wb, sheets)
     check(wb.active.title == "unsupported", "opens on unsupported", wb.active.title)

@@ -129,6 +129,23 @@ START_TEST(durable_files)
 	ck_assert(!exists(tmp));
 	ck_assert_str_eq(slurp(a, buf, sizeof buf), "third");
 
+	/* synced first, then joined by a second set: committed in order, once */
+	{
+		Durable more;
+		durable_init(&more);
+		ck_assert_int_eq(durable_write(&out, a, "fourth", 6), 0);
+		ck_assert_int_eq(durable_sync(&out), 0);
+		ck_assert(out.f[0].synced);
+		ck_assert_int_eq(durable_write(&more, b, "fifth", 5), 0);
+		durable_join(&out, &more);
+		ck_assert_int_eq(more.n, 0);
+		ck_assert_int_eq(out.n, 2);
+		ck_assert(!out.f[1].synced);
+		ck_assert_int_eq(durable_commit(&out, &failed), 0);
+		ck_assert_str_eq(slurp(a, buf, sizeof buf), "fourth");
+		ck_assert_str_eq(slurp(b, buf, sizeof buf), "fifth");
+	}
+
 	errno = 0;
 	ck_assert_int_lt(durable_open(&out, "build/test/no_such_dir/x"), 0);
 	ck_assert_int_eq(errno, ENOENT);

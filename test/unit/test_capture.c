@@ -302,7 +302,8 @@ START_TEST(malformed_bundles)
 }
 END_TEST
 
-/* An ONNX file as input: optimized, written, reported; its opset kept. */
+/* An ONNX file as input: optimized, written, reported; its opset kept, or
+ * raised when the options ask, never lowered. */
 START_TEST(onnx_input_round_trip)
 {
 	Run r, re;
@@ -325,10 +326,19 @@ START_TEST(onnx_input_round_trip)
 	ck_assert(!re.pl.ran[PHASE_LOWER] && re.pl.ran[PHASE_OPTIMIZE]);
 	test_run_done(&re);
 
-	/* another opset asked for: an error, nothing written */
+	/* a later opset asked for: raised (nothing in cnn changed from 18 to 21) */
 	test_run(&re, onnx, "opset: 21\n");
+	ck_assert_msg(re.rc == 0, "%s", test_diag_text(&re.d));
+	ck_assert_int_eq(re.pl.upgrade.from, 18);
+	ck_assert_int_eq(re.pl.upgrade.to, 21);
+	ck_assert_int_eq((int)re.pl.model->opset_import[0]->version, 21);
+	test_run_done(&re);
+
+	/* an earlier one: an error, nothing written */
+	test_run(&re, onnx, "opset: 17\n");
 	ck_assert_int_eq(re.rc, DIAG_INPUT);
 	ck_assert(strstr(test_diag_text(&re.d), "is written for opset 18"));
+	ck_assert(strstr(test_diag_text(&re.d), "never lowered"));
 	ck_assert(!test_run_has(&re, "m.onnx"));
 	test_run_done(&re);
 	test_run_done(&r);

@@ -43,9 +43,12 @@ START_TEST(table_is_consistent)
 		else
 			ck_assert_int_eq(r->exit, DIAG_OK);
 		/* the areas: options, reading and I/O are the input's fault (2);
-		 * conversion and the optimizer are ours (1) */
+		 * conversion and the optimizer are ours (1), and so is a model whose
+		 * interface differs from the golden one (YE0901; an unreadable
+		 * golden file is the input's fault) */
 		if (r->severity == DIAG_SEV_ERROR && r->num / 100 != 1)
-			ck_assert_int_eq(r->exit, r->num / 100 == 2 || r->num / 100 == 6 ? DIAG_CONVERT : DIAG_INPUT);
+			ck_assert_int_eq(r->exit, r->num / 100 == 2 || r->num / 100 == 6 || r->num == 901
+			                          ? DIAG_CONVERT : DIAG_INPUT);
 		for (int k = 1; k < i; k++) {
 			ck_assert_msg(diag_info((DiagCode)k)->num < r->num, "%s is out of order", r->id);
 			ck_assert_str_ne(diag_info((DiagCode)k)->name, r->name);

@@ -104,7 +104,7 @@ static const struct { const char *text, *want; } bad[] = {
 	{"program x\n  flavour: sweet\ngraph main() {\n  return ()\n}\n", "t.txt:2:3: unknown program line"},
 	/* sizes, strides and offsets from the text are range-checked before use (issue 20) */
 	{"inputs\n  parameter w: float32[4] <- w [e, -1 bytes]\ngraph main(w: float32[4]) {\n  return (w)\n}\n",
-	 "t.txt:2:36: a storage of -1 bytes (1 or more)"},
+	 "t.txt:2:36: a storage of -1 bytes (0 or more)"},
 	{"inputs\n  parameter w: float32[4] <- w [e, 1000000000000 bytes]\ngraph main(w: float32[4]) {\n  return (w)\n}\n",
 	 "weight 'w': a storage of more than 268435456 bytes"},
 	{"samples\n  0: float32[2] strides [-1] offset 0\ngraph main(x: float32[2]) {\n  return (x)\n}\n",

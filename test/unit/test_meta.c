@@ -479,6 +479,55 @@ START_TEST(test_collected_ops_known)
 }
 END_TEST
 
+/* Every op the lowering converts (the OP rows of lib/lower/ops) has a dtype and shape
+ * rule, so the archive path converts what the .pt2 path does, or is listed
+ * in test/unit/meta/no-rule.txt; a listed op that has a rule is taken out. */
+static const char *const lowered_ops[] = {
+#define OP(name, fn, onnx, variant, lo, hi, flags) name,
+#include "lower/ops/all.def"
+#undef OP
+};
+
+START_TEST(test_lowered_ops_have_rules)
+{
+	FILE *f = fopen("test/unit/meta/no-rule.txt", "r");
+	char buf[512], **listed = NULL;
+	int nlisted = 0, bad = 0, n = 0;
+
+	ck_assert_msg(f != NULL, "cannot open no-rule.txt");
+	while (fgets(buf, sizeof buf, f)) {
+		buf[strcspn(buf, "\n")] = 0;
+		if (!buf[0] || buf[0] == '#')
+			continue;
+		listed = realloc(listed, sizeof *listed * (size_t)(nlisted + 1));
+		listed[nlisted++] = strdup(buf);
+		if (ir_infer_known(buf)) {
+			fprintf(stderr, "%s has a rule now: take it out of no-rule.txt\n", buf);
+			bad++;
+		}
+	}
+	fclose(f);
+	for (size_t i = 0; i < sizeof lowered_ops / sizeof *lowered_ops; i++) {
+		int exempt = 0;
+		if (strncmp(lowered_ops[i], "aten.", 5) != 0)
+			continue;
+		n++;
+		for (int k = 0; k < nlisted && !exempt; k++)
+			exempt = strcmp(listed[k], lowered_ops[i]) == 0;
+		if (!exempt && !ir_infer_known(lowered_ops[i])) {
+			fprintf(stderr, "%s has a lowering but no rule in meta.def (nor a line in no-rule.txt)\n",
+			        lowered_ops[i]);
+			bad++;
+		}
+	}
+	for (int k = 0; k < nlisted; k++)
+		free(listed[k]);
+	free(listed);
+	ck_assert_int_gt(n, 400);
+	ck_assert_msg(bad == 0, "%d ops: lowering and rules disagree (see above)", bad);
+}
+END_TEST
+
 /* Every meta.def row is exercised by some case of cases.txt. */
 static const char *const def_ops[] = {
 #define X(op, rule, dt, takes, p, q) "aten." op,
@@ -641,6 +690,7 @@ make_suite(void)
 	tcase_add_test(tc, test_collected_ops_known);
 	tcase_add_test(tc, test_rows_exercised);
 	tcase_add_test(tc, test_known);
+	tcase_add_test(tc, test_lowered_ops_have_rules);
 	tcase_add_test(tc, test_errors_say_why);
 	tcase_add_test(tc, test_int_of_num_to_tensor);
 	suite_add_tcase(s, tc);

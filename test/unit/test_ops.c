@@ -332,6 +332,39 @@ START_TEST(test_open_rows_noted)
 }
 END_TEST
 
+/* Every row of lib/lower/decomp.def is tested by a lowering golden: its
+ * op appears in some test/lower/decomp_*.txt (whose check part
+ * onnxruntime runs); and no decomposition shadows a lowering row. */
+START_TEST(test_decompositions_tested)
+{
+	glob_t gl;
+	char **text;
+
+	ck_assert_int_eq(glob("test/lower/decomp_*.txt", 0, NULL, &gl), 0);
+	text = calloc(gl.gl_pathc, sizeof *text);
+	for (size_t k = 0; k < gl.gl_pathc; k++) {
+		size_t len;
+		ck_assert((text[k] = test_slurp(gl.gl_pathv[k], &len)) != NULL);
+	}
+	ck_assert_int_gt(lower_decomp_count(), 0);
+	for (int i = 0; i < lower_decomp_count(); i++) {
+		const char *op = lower_decomp_name(i);
+		char needle[160];
+		int found = 0;
+		snprintf(needle, sizeof needle, " = %s(", op);
+		for (size_t k = 0; k < gl.gl_pathc && !found; k++)
+			found = strstr(text[k], needle) != NULL;
+		ck_assert_msg(found, "decomposition '%s' has no golden in test/lower/decomp_*.txt", op);
+		ck_assert_msg(lower_decomp_into(op) != NULL, "'%s': no into", op);
+		ck_assert_msg(ops_find(op) == NULL, "'%s' has both a lowering row and a decomposition", op);
+	}
+	for (size_t k = 0; k < gl.gl_pathc; k++)
+		free(text[k]);
+	free(text);
+	globfree(&gl);
+}
+END_TEST
+
 START_TEST(test_docs_up_to_date)
 {
 	free(test_doc_current(ops_write_doc, "docs/ops.md"));
@@ -352,6 +385,7 @@ make_suite(void)
 	tcase_add_test(tc, test_no_name_comparisons);
 	tcase_add_test(tc, test_fixture_ops_present);
 	tcase_add_test(tc, test_open_rows_noted);
+	tcase_add_test(tc, test_decompositions_tested);
 	tcase_add_test(tc, test_docs_up_to_date);
 	suite_add_tcase(s, tc);
 	return s;

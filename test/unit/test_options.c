@@ -52,6 +52,18 @@ START_TEST(test_all_keys)
 	ck_assert_int_eq(parse("opset: 26\n", &o, &msg), 0);
 	ck_assert_int_eq(o.opset, 26);
 	free(msg);
+	ck_assert_int_eq(parse("input_names: [ids, mask]\ndim_names: {x_dim_0: batch, s27: seq}\n"
+	                       "signature_allow: [range, opset]\n", &o, &msg), 0);
+	ck_assert_int_eq(o.ninput_name, 2);
+	ck_assert_str_eq(o.input_names[1], "mask");
+	ck_assert_int_eq(o.input_name_at[1].line, 1);
+	ck_assert_int_eq(o.input_name_at[1].col, 20);
+	ck_assert_int_eq(o.ndim_name, 2);
+	ck_assert_str_eq(o.dim_name_from[1], "s27");
+	ck_assert_str_eq(o.dim_name_to[1], "seq");
+	ck_assert_int_eq(o.dim_name_at[1].line, 2);
+	ck_assert_uint_eq(o.signature_allow, (1u << SIG_RANGE) | (1u << SIG_OPSET));
+	free(msg);
 }
 END_TEST
 
@@ -110,6 +122,14 @@ START_TEST(test_errors)
 	expect_error("output_names: [a, b, a]\n", "options.yaml:1:22: output name 'a' is given twice");
 	expect_error("output_names: [a, '']\n", "options.yaml:1:19: 'output_names' items must be non-empty strings");
 	expect_error("output_names: [a, [b]]\n", "options.yaml:1:19: 'output_names' items must be non-empty strings");
+	expect_error("input_names: x\n", "options.yaml:1:14: 'input_names' needs a list of strings");
+	expect_error("input_names: [ids, ids]\n", "options.yaml:1:20: input name 'ids' is given twice");
+	expect_error("dim_names: [a]\n", "options.yaml:1:12: 'dim_names' needs a mapping of dimensions to names");
+	expect_error("dim_names: {a: b, a: c}\n", "options.yaml:1:19: 'dim_names': 'a' is named twice");
+	expect_error("dim_names: {a: b, c: b}\n", "options.yaml:1:22: 'dim_names': 'a' and 'c' are both named 'b'");
+	expect_error("dim_names: {a: ''}\n", "options.yaml:1:16: 'dim_names': 'a' needs a non-empty name");
+	expect_error("signature_allow: range\n", "options.yaml:1:18: 'signature_allow' needs a list of kinds of change");
+	expect_error("signature_allow: [range, shape]\n", "options.yaml:1:26: 'signature_allow': unknown kind 'shape' (known: added, removed");
 	expect_error("opset: 18\nopset: 19\n", "options.yaml:2:1: key 'opset' is given twice");
 	expect_error("- opset\n", "options.yaml:1:1: expected a mapping of option keys to values");
 	expect_error("opset: [18\n", "options.yaml:2:1:");

@@ -166,6 +166,8 @@ lower_prelu(LowerCtx *c, const Node *n, const OpRow *row)
 	w = lower_operand(c, n, "weight", cdt);
 	if (numel != 1)
 		w = nn_per_channel(c, w, numel, xv->rank);
+	else if (wv->rank > xv->rank)       /* one weight for a 0-d self: the result stays 0-d */
+		w = lower_op(c, "Reshape", NULL, 2, w, lower_i64s(c, 0, NULL));
 	lower_result(c, n, row->onnx, cdt, 2, lower_operand(c, n, "self", cdt), w);
 	return 0;
 }

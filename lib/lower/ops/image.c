@@ -383,7 +383,7 @@ lower_im2col(LowerCtx *c, const Node *n, const OpRow *row)
 {
 	const Value *sv = lower_tensor_arg(c, n, "self");
 	DType t = nn_cdt(n, "self");
-	int64_t k[2], dl[2], pd[2], st[2], o[2];
+	int64_t k[2], dl[2], pd[2], st[2], o[2], ch;
 	int unb = sv->rank == 3;
 	const char *x;
 
@@ -412,10 +412,12 @@ lower_im2col(LowerCtx *c, const Node *n, const OpRow *row)
 		onnx_attr_int(c->a, c->last, "axis", 2 + 2 * i);
 	}
 	x = lower_perm(c, x, 6, (int64_t[]){0, 1, 2, 4, 3, 5}, NULL);
+	/* the rows C*kh*kw by number when C is static: -1 beside a batch of 0 says nothing */
+	ch = sv->dims[unb ? 0 : 1].e ? -1 : sv->dims[unb ? 0 : 1].v * k[0] * k[1];
 	if (unb)
-		x = reshape(c, x, 2, (int64_t[]){-1, o[0] * o[1]}, NULL);
+		x = reshape(c, x, 2, (int64_t[]){ch, o[0] * o[1]}, NULL);
 	else
-		x = reshape(c, x, 3, (int64_t[]){0, -1, o[0] * o[1]}, NULL);
+		x = reshape(c, x, 3, (int64_t[]){0, ch, o[0] * o[1]}, NULL);
 	lower_finish(c, n, 0, x, t);
 	return 0;
 }
@@ -542,7 +544,7 @@ lower_max_unpool(LowerCtx *c, const Node *n, const OpRow *row)
 /* ---- padding ---- */
 
 /* ONNX Pad in mode (reflect or edge) of the `padding` pairs (last dim
- * first, as torch lists them; negative crops).  float16/bfloat16 pass as
+ * first, as torch lists them; negative ones as nn_pad_edges() says).  float16/bfloat16 pass as
  * float32, which onnxruntime's Pad kernels have. */
 static int
 pad_mode(LowerCtx *c, const Node *n, const OpRow *row, const char *mode)
@@ -559,10 +561,9 @@ pad_mode(LowerCtx *c, const Node *n, const OpRow *row, const char *mode)
 		pads[r - 1 - i] = p[2 * i];
 		pads[2 * r - 1 - i] = p[2 * i + 1];
 	}
-	x = lower_op(c, row->onnx, NULL, 2, lower_cast(c, lower_input(c, n, "self"), sv->dtype, t),
-	             lower_i64s(c, 2 * r, pads));
-	onnx_attr_string(c->a, c->last, "mode", mode);
+	x = nn_pad_edges(c, lower_cast(c, lower_input(c, n, "self"), sv->dtype, t), r, pads, mode, NULL);
 	lower_finish_typed(c, n, 0, x, t);
+	(void)row;
 	return 0;
 }
 

@@ -485,7 +485,17 @@ lower_gather(LowerCtx *c, const Node *n, const OpRow *row)
 int
 lower_index_select(LowerCtx *c, const Node *n, const OpRow *row)
 {
-	lower_op(c, row->onnx, lower_out(c, n, 0), 2, self_name(c, n), lower_input(c, n, "index"));
+	static const int64_t zero[1] = {0};
+	const Value *self = lower_tensor_arg(c, n, "self");
+	const char *x = self_name(c, n);
+
+	if (self->rank == 0) {          /* torch takes a 0-d self as [1] and gives 0-d; Gather needs rank >= 1 */
+		x = lower_op(c, row->onnx, NULL, 2, lower_unsqueeze(c, x, 1, zero, NULL), lower_input(c, n, "index"));
+		onnx_attr_int(c->a, c->last, "axis", 0);
+		lower_op(c, "Reshape", lower_out(c, n, 0), 2, x, lower_i64s(c, 0, NULL));
+		return 0;
+	}
+	lower_op(c, row->onnx, lower_out(c, n, 0), 2, x, lower_input(c, n, "index"));
 	onnx_attr_int(c->a, c->last, "axis", lower_int(c, n, "dim", 0));
 	return 0;
 }

@@ -449,3 +449,25 @@ lower_dropout(LowerCtx *c, const Node *n, const OpRow *row)
 	lower_bind(c, n, 0, lower_input(c, n, x));
 	return 0;
 }
+
+const char *
+nn_pad_edges(LowerCtx *c, const char *x, int r, const int64_t *pads, const char *mode, const char *out)
+{
+	int64_t pos[2 * NN_MAXR], b[NN_MAXR], e[NN_MAXR], ax[NN_MAXR];
+	int neg = 0;
+
+	for (int i = 0; i < 2 * r; i++) {
+		pos[i] = pads[i] > 0 ? pads[i] : 0;
+		neg |= pads[i] < 0;
+	}
+	x = lower_op(c, "Pad", neg ? NULL : out, 2, x, lower_i64s(c, 2 * r, neg ? pos : pads));
+	onnx_attr_string(c->a, c->last, "mode", mode);
+	if (!neg)
+		return x;
+	for (int d = 0; d < r; d++) {
+		ax[d] = d;
+		b[d] = pads[d] < 0 ? -pads[d] : 0;
+		e[d] = pads[r + d] < 0 ? pads[r + d] : INT64_MAX;
+	}
+	return lower_op(c, "Slice", out, 4, x, lower_i64s(c, r, b), lower_i64s(c, r, e), lower_i64s(c, r, ax));
+}

@@ -9,6 +9,7 @@
 #include "lower/lower.h"
 
 #define NN_MAXSP 3
+#define NN_MAXR 16      /* the rank nn_pad_edges() takes */
 
 /* An int-list parameter for sp spatial dims: one value is repeated, an
  * absent or empty list gives def.  Returns 0 or fails the node. */
@@ -26,5 +27,11 @@ const char *nn_channel_vec(LowerCtx *c, const Node *n, const char *name, DType t
 /* x reshaped to (ch, 1, ..., 1) so that it broadcasts over dim 1 of a
  * rank-r tensor (x itself when r <= 2). */
 const char *nn_per_channel(LowerCtx *c, const char *x, int64_t ch, int r);
+/* Pad(x, pads) of a rank-r x (r <= NN_MAXR) in ONNX mode edge or reflect, into out (NULL:
+ * fresh).  torch reads a negative pad of these modes as a shifted window
+ * of the input (out[j] = in[clamp(j - pad)]) where ONNX crops first and
+ * refuses an empty extent: the positive pads first, then a Slice drops
+ * the negative ones, which gives torch's indices. */
+const char *nn_pad_edges(LowerCtx *c, const char *x, int r, const int64_t *pads, const char *mode, const char *out);
 
 #endif

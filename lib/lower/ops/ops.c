@@ -281,7 +281,10 @@ ops_write_doc(FILE *f)
 	        "The rows hold %d distinct ATen base names (`add` of `aten.add.Tensor`; the in-place\n"
 	        "`add_` counted apart), %d with the in-place forms folded into their function.\n"
 	        "Each family below opens with its notes: what it covers, how, and what ONNX cannot\n"
-	        "express (such a node fails with a message saying why and what to do).\n",
+	        "express (such a node fails with a message saying why and what to do).\n"
+	        "How every op fares on torch's own test samples (OpInfo and ModuleInfo, converted and\n"
+	        "checked in onnxruntime by `make check`), and why a sample is refused, is\n"
+	        "`docs/conformance.md`.\n",
 	        names, OP_COUNT, count_base_names(1), count_base_names(0));
 	for (int i = 0; i < OP_COUNT; i++) {
 		const OpRow *r = &op_table[i];
@@ -310,4 +313,12 @@ ops_write_doc(FILE *f)
 	        "| ATen overload | lowering |\n| --- | --- |\n");
 	for (int i = 0; i < CX_COUNT; i++)
 		fprintf(f, "| `%s` | `%s` |\n", complex_table[i].aten, complex_table[i].fn_name);
+	fprintf(f, "\n## decompositions\n\n"
+	        "%d overloads without a lowering of their own become nodes of other ATen ops before\n"
+	        "lowering (`lib/lower/decomp.def`, `lib/lower/decomp.c`), which then go through the same\n"
+	        "lowering, optimizer and report; *into* is the op the result comes from.  A row of the\n"
+	        "tables above, where one is written, takes over from its decomposition.\n\n"
+	        "| ATen overload | into |\n| --- | --- |\n", lower_decomp_count());
+	for (int i = 0; i < lower_decomp_count(); i++)
+		fprintf(f, "| `%s` | `%s` |\n", lower_decomp_name(i), lower_decomp_into(lower_decomp_name(i)));
 }

@@ -10,6 +10,20 @@
 
 #define MAXR 16
 
+/* Wraps the k axes of a reduction of v into [0, rank): onnxruntime keeps
+ * the reduced dims of an empty tensor named by a negative axis.  Returns
+ * k, or 0 for a 0-d v (torch's dim 0 or -1 there: ONNX reduces all of
+ * it, which is itself). */
+static int
+wrap_axes(const Value *v, int k, int64_t *axes)
+{
+	if (v && v->rank == 0 && k > 0)
+		return 0;
+	for (int i = 0; v && i < k; i++)
+		axes[i] = lower_axis(axes[i], v->rank);
+	return k;
+}
+
 /* sum / mean / amax / amin / prod / max / min (self, dim=None,
  * keepdim=False, dtype=None) */
 int
@@ -20,6 +34,7 @@ lower_reduction(LowerCtx *c, const Node *n, const OpRow *row)
 	int k = lower_ints(c, n, "dim", axes, MAXR);
 	const char *r;
 
+	k = wrap_axes(lower_arg_value(n, "self"), k, axes);
 	r = lower_reduce(c, row->onnx, lower_operand(c, n, "self", cdt), k < 0 ? 0 : k, axes,
 	                 (int)lower_int(c, n, "keepdim", 0), odt == cdt ? lower_out(c, n, 0) : NULL);
 	if (odt != cdt)
@@ -32,7 +47,7 @@ int
 lower_any_all(LowerCtx *c, const Node *n, const OpRow *row)
 {
 	int64_t axes[MAXR];
-	int k = lower_ints(c, n, "dim", axes, MAXR);
+	int k = wrap_axes(lower_arg_value(n, "self"), lower_ints(c, n, "dim", axes, MAXR), axes);
 	const char *x = lower_cast(c, lower_operand(c, n, "self", DT_BOOL), DT_BOOL, DT_INT32);
 	const char *r = lower_reduce(c, row->onnx, x, k < 0 ? 0 : k, axes, (int)lower_int(c, n, "keepdim", 0), NULL);
 
@@ -64,6 +79,7 @@ lower_var_mean(LowerCtx *c, const Node *n, const OpRow *row)
 		if (a < 0 || a >= xv->rank || xv->dims[a].e)
 			return lower_fail(c, n, "needs static reduced dims");
 		cnt *= xv->dims[a].v;
+		axes[i] = a;
 	}
 	mean = lower_reduce(c, row->onnx, x, k, axes, 1, NULL);
 	d = lower_op(c, "Sub", NULL, 2, x, mean);
@@ -79,12 +95,15 @@ lower_var_mean(LowerCtx *c, const Node *n, const OpRow *row)
 }
 
 /* The reduced axes of n ("dim": absent, None or [] is every axis of a
- * rank-r self) into axes; returns their number. */
+ * rank-r self) into axes; returns their number.  A 0-d self takes dim 0
+ * or -1 and has no axis: none (ONNX reduces a 0-d tensor to itself). */
 static int
 reduced_axes(LowerCtx *c, const Node *n, int r, int64_t *axes)
 {
 	int k = lower_ints(c, n, "dim", axes, MAXR);
 
+	if (r == 0)
+		return 0;
 	if (k <= 0)
 		for (k = 0; k < r && k < MAXR; k++)
 			axes[k] = k;

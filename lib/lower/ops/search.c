@@ -86,6 +86,15 @@ prefix_mask(LowerCtx *c, const char *ar)
 	                lower_unsqueeze(c, ar, 1, &one, NULL));
 }
 
+/* The rank of argument name: a tensor's, 0 for a number. */
+static int
+arg_rank(const Node *n, const char *name)
+{
+	const Value *v = lower_arg_value(n, name);
+
+	return v ? v->rank : 0;
+}
+
 static const char *
 reduce_last(LowerCtx *c, const char *op, const char *x, int keepdims)
 {
@@ -249,14 +258,18 @@ lower_mode(LowerCtx *c, const Node *n, const OpRow *row)
 }
 
 /* The number of boundaries b (seq, already broadcastable against
- * x[..., None]) that torch's binary search passes: !(b >= x) for the left
- * side, !(b > x) for the right one. */
+ * x[..., None], the two of rank r together) that torch's binary search
+ * passes: !(b >= x) for the left side, !(b > x) for the right one.  The
+ * axis is r - 1, not -1: onnxruntime's reductions of an empty tensor keep
+ * a negative axis. */
 static const char *
-count_below(LowerCtx *c, const char *seq, const char *x, int right)
+count_below(LowerCtx *c, const char *seq, const char *x, int right, int r)
 {
 	const char *ge = lower_op(c, right ? "Greater" : "GreaterOrEqual", NULL, 2, seq, unsq(c, x, -1));
+	int64_t last = r - 1;
 
-	return reduce_last(c, "ReduceSum", lower_cast(c, lower_op(c, "Not", NULL, 1, ge), DT_BOOL, DT_INT64), 0);
+	return lower_reduce(c, "ReduceSum", lower_cast(c, lower_op(c, "Not", NULL, 1, ge), DT_BOOL, DT_INT64),
+	                    1, &last, 0, NULL);
 }
 
 /* bucketize(self, boundaries, out_int32=False, right=False), self a
@@ -272,7 +285,7 @@ lower_bucketize(LowerCtx *c, const Node *n, const OpRow *row)
 	(void)row;
 	if (!b)
 		return lower_fail(c, n, "no tensor 'boundaries'");
-	lower_finish(c, n, 0, count_below(c, b, x, (int)lower_int(c, n, "right", 0)), DT_INT64);
+	lower_finish(c, n, 0, count_below(c, b, x, (int)lower_int(c, n, "right", 0), arg_rank(n, "self") + 1), DT_INT64);
 	return 0;
 }
 
@@ -288,7 +301,7 @@ lower_searchsorted(LowerCtx *c, const Node *n, const OpRow *row)
 	DType cdt = lower_opmath_nobool(lower_promote(da, sa, qv->dtype, 0));
 	const char *x = lower_operand(c, n, "self", cdt), *seq = lower_operand(c, n, "sorted_sequence", cdt);
 	const char *side = lower_str(c, n, "side", NULL), *sorter = lower_operand(c, n, "sorter", DT_INT64);
-	int right = (int)lower_int(c, n, "right", 0);
+	int right = (int)lower_int(c, n, "right", 0), r;
 
 	(void)row;
 	if (side && strcmp(side, "right") != 0 && strcmp(side, "left") != 0)
@@ -300,7 +313,8 @@ lower_searchsorted(LowerCtx *c, const Node *n, const OpRow *row)
 		seq = gather_last(c, seq, sorter);
 	if (qv->rank > 1)
 		seq = unsq(c, seq, -2);
-	lower_finish(c, n, 0, count_below(c, seq, x, right), DT_INT64);
+	r = arg_rank(n, "self") + 1;
+	lower_finish(c, n, 0, count_below(c, seq, x, right, qv->rank > 1 && qv->rank + 1 > r ? qv->rank + 1 : r), DT_INT64);
 	return 0;
 }
 

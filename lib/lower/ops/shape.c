@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "lower/lower.h"
+#include "nn.h"
 #include "opsets.h"
 
 #define MAXR 16
@@ -808,12 +809,14 @@ lower_pad(LowerCtx *c, const Node *n, const OpRow *row)
 		return lower_fail(c, n, "padding mode '%s' is not supported", mode);
 	cdt = carrier(sv->dtype);
 	x = lower_cast(c, x, sv->dtype, cdt);
-	if (strcmp(mode, "constant") == 0)
+	if (strcmp(mode, "constant") == 0) {
 		x = lower_op(c, row->onnx, carry_name(c, n, sv->dtype), 3, x, lower_i64s(c, 2 * r, pads),
 		             lower_scalar(c, cdt, lower_float(c, n, "value", 0)));
-	else
-		x = lower_op(c, row->onnx, carry_name(c, n, sv->dtype), 2, x, lower_i64s(c, 2 * r, pads));
-	onnx_attr_string(c->a, c->last, "mode", strcmp(mode, "replicate") == 0 ? "edge" : mode);
+		onnx_attr_string(c->a, c->last, "mode", mode);
+	} else {
+		x = nn_pad_edges(c, x, r, pads, strcmp(mode, "replicate") == 0 ? "edge" : mode,
+		                 carry_name(c, n, sv->dtype));
+	}
 	carry_out(c, n, x, sv->dtype);
 	return 0;
 }

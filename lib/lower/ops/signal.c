@@ -1066,8 +1066,16 @@ lower_unfold(LowerCtx *c, const Node *n, const OpRow *row)
 	int k = 0;
 
 	(void)row;
-	if (r == 0)                                 /* a 0-d self: one window of itself */
-		return lower_fail(c, n, "unfold of a 0-d tensor is not supported");
+	if (r == 0 && !cx && (size == 0 || size == 1)) {   /* a 0-d self: one window of itself, or none */
+		static const int64_t zero[1] = {0};
+		x = lower_unsqueeze(c, x, 1, zero, NULL);
+		if (size == 0)
+			x = lower_op(c, "Slice", NULL, 3, x, lower_i64s(c, 1, zero), lower_i64s(c, 1, zero));
+		lower_finish_typed(c, n, 0, x, sv->dtype);
+		return 0;
+	}
+	if (r == 0)
+		return lower_fail(c, n, "unfold of a 0-d tensor needs size 0 or 1");
 	if (d < 0 || d >= r || sv->dims[d].e || r > MAXR || size < 0 || step < 1)
 		return lower_fail(c, n, "needs a static, in-range dimension, size >= 0 and step >= 1");
 	len = sv->dims[d].v;

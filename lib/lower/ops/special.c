@@ -319,20 +319,49 @@ zeta_d(LowerCtx *c, int64_t s, const char *q)
 	return acc;
 }
 
-/* polygamma(n, self): digamma for n = 0, else (-1)^(n+1) n! zeta(n + 1, x). */
+#define PG_MAXN 20         /* the largest order n polygamma takes */
+
+/* polygamma(n, self): digamma for n = 0, else (-1)^(n+1) n! zeta(n + 1, x)
+ * for x >= 1/2.  Below, zeta_d's nine terms would leave its asymptotic
+ * series too close to 0, so the reflection formula, differentiated n
+ * times, gives psi^(n)(x) = (-1)^n psi^(n)(1 - x) - pi^(n+1) P_n(cot(pi x)),
+ * P_0(t) = t, P_(k+1)(t) = -(1 + t^2) P_k'(t) (d^n/du^n cot u = P_n(cot u));
+ * at a pole (x a non-positive integer) torch's zeta is inf: +-inf.  torch's
+ * trigamma (n = 1) takes sin(pi * x) of pi * x rounded to float32, which
+ * is off by 1e-5 of the result for |x| near 8: so is this one. */
 int
 lower_polygamma(LowerCtx *c, const Node *n, const OpRow *row)
 {
 	int64_t k = lower_int(c, n, "n", 0);
-	double f = 1;
+	double f = 1, p[PG_MAXN + 3] = {0, 1}, dp[PG_MAXN + 3];
+	const char *x, *refl, *y, *r, *rr, *px;
 
 	if (k == 0)
 		return lower_digamma(c, n, row);
-	if (k < 0 || k > 20)
-		return lower_fail(c, n, "n=%lld is not in 0..20", (long long)k);
+	if (k < 0 || k > PG_MAXN)
+		return lower_fail(c, n, "n=%lld is not in 0..%d", (long long)k, PG_MAXN);
 	for (int64_t i = 2; i <= k; i++)
 		f *= (double)i;
-	return finish(c, n, mul(c, k_(c, (k % 2 ? 1 : -1) * f), zeta_d(c, k + 1, in_d(c, n, "self"))));
+	for (int64_t j = 0; j < k; j++) {       /* P_j (degree j + 1) -> P_(j+1) */
+		for (int i = 0; i <= j + 2; i++)
+			dp[i] = i <= j ? (double)(i + 1) * p[i + 1] : 0;
+		for (int i = 0; i <= j + 2; i++)
+			p[i] = -dp[i] - (i >= 2 ? dp[i - 2] : 0);
+	}
+	x = in_d(c, n, "self");
+	refl = op2(c, "Less", x, k_(c, 0.5));
+	y = where(c, refl, sub(c, k_(c, 1), x), x);
+	r = mul(c, k_(c, (k % 2 ? 1 : -1) * f), zeta_d(c, k + 1, y));
+	px = mul(c, k_(c, M_PI), x);
+	if (k == 1 && lower_compute(out_dtype(n)) == DT_FLOAT32)   /* torch's trigamma rounds pi * x to float */
+		px = lower_cast(c, op2(c, "Mul", lower_operand(c, n, "self", DT_FLOAT32), lower_scalar(c, DT_FLOAT32, M_PI)),
+		                DT_FLOAT32, D);
+	rr = mul(c, k_(c, pow(M_PI, (double)(k + 1))), poly(c, dv(c, op1(c, "Cos", px), op1(c, "Sin", px)), (int)k + 2, p));
+	rr = sub(c, k % 2 ? op1(c, "Neg", r) : r, rr);
+	r = where(c, refl, rr, r);
+	if (k > 1)      /* trigamma's sin(pi * x) is not 0 at a float pole: torch's value is finite there */
+		r = where(c, op2(c, "And", refl, op2(c, "Equal", x, op1(c, "Floor", x))), k_(c, k % 2 ? INFINITY : -INFINITY), r);
+	return finish(c, n, r);
 }
 
 /* ---- modified Bessel functions of the first kind, orders 0 and 1 ---- */

@@ -278,13 +278,23 @@ lower_item(LowerCtx *c, const Node *n, const OpRow *row)
 }
 
 /* nonzero(self): NonZero gives [rank, N]; torch wants [N, rank].  N is a
- * data-dependent size (an unbacked symbol, named unbacked_K). */
+ * data-dependent size (an unbacked symbol, named unbacked_K).  A 0-d self
+ * gives [N, 0], N 0 or 1: the NonZero of self as [1], no column kept. */
 int
 lower_nonzero(LowerCtx *c, const Node *n, const OpRow *row)
 {
-	static const int64_t perm[] = {1, 0};
+	static const int64_t perm[] = {1, 0}, zero[1] = {0}, one[1] = {1};
+	const Value *sv = lower_tensor_arg(c, n, "self");
+	const char *x = lower_input(c, n, "self");
 
-	lower_op(c, "Transpose", lower_out(c, n, 0), 1, lower_op(c, row->onnx, NULL, 1, lower_input(c, n, "self")));
+	if (sv->rank == 0) {
+		x = lower_op(c, "Transpose", NULL, 1, lower_op(c, row->onnx, NULL, 1, lower_unsqueeze(c, x, 1, zero, NULL)));
+		onnx_attr_ints(c->a, c->last, "perm", 2, perm);
+		lower_op(c, "Slice", lower_out(c, n, 0), 4, x, lower_i64s(c, 1, zero), lower_i64s(c, 1, zero),
+		         lower_i64s(c, 1, one));
+		return 0;
+	}
+	lower_op(c, "Transpose", lower_out(c, n, 0), 1, lower_op(c, row->onnx, NULL, 1, x));
 	onnx_attr_ints(c->a, c->last, "perm", 2, perm);
 	return 0;
 }

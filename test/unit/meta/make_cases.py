@@ -551,6 +551,7 @@ for x, a, c in [((2, 3, 4), 0, 2), ((2, 3, 4), -1, -2), ((2, 3, 4), 1, 1), ((2, 
     case("swapdims", T(*x), a, c)
 for x in [(2, 3), (3,), (), (2, 3, 4)]:
     case("t", T(*x))
+    case("numpy_T", T(*x))
 for x, s, d in [((2, 3, 4), [0], [2]), ((2, 3, 4), [0, 1], [2, 0]), ((2, 3, 4), [-1], [0]), ((2, 3, 4), [0, 0], [1, 2]),
                 ((2, 3, 4), [0], [1, 2])]:
     case("movedim.intlist", T(*x), s, d)
@@ -660,6 +661,23 @@ for args in [(1, 5), (1, 5.5), (5, 1), (0.0, 1.0), (-4, 4)]:
 for args in [(0, 10, 3), (10, 0, -3), (0, 1, 0.25), (0, 10, 0), (0, 10, -1), (1.0, 2.0, 0.3), (0, 0, 1)]:
     case("arange.start_step", *args)
 case("arange.start_step", 0, 10, 3, dtype=f64)
+for w in ["hann_window", "hamming_window", "blackman_window", "bartlett_window", "kaiser_window"]:
+    case(w, 8)
+    case(w, 0)
+    case(w + ".periodic", 5, False, dtype=f64)
+    case(w, 4, dtype=i64)
+case("hamming_window.periodic_alpha", 6, True, 0.5)
+case("hamming_window.periodic_alpha_beta", 6, True, 0.5, 0.4)
+case("kaiser_window.beta", 6, True, 10.0)
+for x in [(2, 3), (5,), ()]:
+    case("bucketize.Tensor", T(*x), T(4))
+    case("bucketize.Tensor", T(*x, dtype=i64), T(4, dtype=i64), out_int32=True)
+    case("searchsorted.Tensor", T(6), T(*x))
+    case("searchsorted.Tensor", T(6, dtype=i64), T(*x, dtype=i64), out_int32=True, right=True)
+case("searchsorted.Tensor", T(2, 6), T(2, 3))
+case("_weight_norm", T(4, 3), T(4, 1), 0)
+case("_weight_norm", T(4, 3, 2), T(1, 1, 2), 2)
+case("_weight_norm", T(4, 3, dtype=f64), T(4, 1, dtype=f64), 0)
 case("linspace", 0, 1, 5)
 case("linspace", 0, 1, 0)
 case("linspace", 0, 10, 3, dtype=i64)
