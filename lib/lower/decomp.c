@@ -889,9 +889,9 @@ dc_std_mean(Dc *b, const DcRow *row)
 static int
 sizes_of(Dc *b, const Value *v, Arg *out)
 {
-	int64_t d[64];
+	int64_t d[MAX_RANK];
 
-	if (v->rank > 64)
+	if (v->rank > MAX_RANK)
 		return fail(b, "more than 64 dims");
 	for (int i = 0; i < v->rank; i++) {
 		if (v->dims[i].e)
@@ -1042,7 +1042,7 @@ dc_sum_to_size(Dc *b, const DcRow *row)
 	int k = 0;
 	const Arg *s = arg(b, "size");
 
-	if (!x || !s || s->kind != ARG_INTS || s->n > x->rank || x->rank > 64)
+	if (!x || !s || s->kind != ARG_INTS || s->n > x->rank || x->rank > MAX_RANK)
 		return fail(b, "needs a static size of at most self's rank");
 	k = s->n;
 	for (int i = 0; i < k; i++)
@@ -1084,9 +1084,9 @@ static int
 dc_bilinear(Dc *b, const DcRow *row)
 {
 	Value *x1 = tensor(b, "input1"), *x2 = tensor(b, "input2"), *w = tensor(b, "weight"), *bias = tensor(b, "bias"), *t;
-	int64_t o, i1, i2, shape[64];
+	int64_t o, i1, i2, shape[MAX_RANK];
 
-	if (!x1 || !x2 || !w || w->rank != 3 || w->dims[0].e || w->dims[1].e || w->dims[2].e || x1->rank > 63)
+	if (!x1 || !x2 || !w || w->rank != 3 || w->dims[0].e || w->dims[1].e || w->dims[2].e || x1->rank > MAX_RANK - 1)
 		return fail(b, "needs a static 3-D weight");
 	o = w->dims[0].v, i1 = w->dims[1].v, i2 = w->dims[2].v;
 	t = OP(b, "aten.permute.default", {"self", 2, A_T(w)}, {"dims", 2, A_INTS(b, 3, (int64_t[]){1, 0, 2})});

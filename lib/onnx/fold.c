@@ -19,13 +19,12 @@
 int
 fold_elem_size(int elem)
 {
-	switch (elem) {
-	case ONNX_FLOAT: case ONNX_INT32: case ONNX_UINT32: return 4;
-	case ONNX_UINT8: case ONNX_INT8: case ONNX_BOOL: return 1;
-	case ONNX_UINT16: case ONNX_INT16: case ONNX_FLOAT16: case ONNX_BFLOAT16: return 2;
-	case ONNX_INT64: case ONNX_DOUBLE: case ONNX_UINT64: return 8;
-	default: return 0;
-	}
+	DType t = dtype_from_onnx(elem);
+	DTypeKind k = dtype_kind(t);
+
+	/* the bools, integers and four floats getd() and put() decode; the
+	 * sizes are dtype.def's */
+	return k == DK_BOOL || k == DK_INT || k == DK_FLOAT ? dtype_size(t) : 0;
 }
 
 static double
