@@ -1,6 +1,9 @@
 #!/usr/bin/env node
 // conformance.mjs: the figures of bench/conformance.sh from what it left.
 //   node bench/conformance.mjs DATA UNPACKED
+// (also on the suite's own run: node bench/conformance.mjs test/conformance/data
+// build/conformance gives yobx-export's figures per family over every stored
+// sample; its dynamo column is then empty)
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 
@@ -29,7 +32,8 @@ for (const f of readdirSync(dataDir).filter((x) => x.endsWith('.bin')).sort()) {
       r.ours = rc(`${d}/train18.onnx.rc`) === '0' && rc(`${d}/train18.onnx.ort.rc`) === '0';
       r.dyn = existsSync(`${d}/dynamo.onnx`) && rc(`${d}/dynamo.onnx.ort.rc`) === '0';
       r.dynWhy = s.dynamo_error ?? (existsSync(`${d}/dynamo.onnx`) ? 'mismatch or load failure' : '');
-      r.oursWhy = rc(`${d}/train18.onnx.rc`) === '0' ? 'WRONG' : (readFileSync(`${d}/train18.onnx.err`, 'utf8').split('\n').find((l) => /Y[EW]\d{4}/.test(l)) ?? '').replace(/^.*?(Y[EW]\d{4})/, '$1').slice(0, 100);
+      r.oursWhy = rc(`${d}/train18.onnx.rc`) === '0' ? 'WRONG' : (readFileSync(`${d}/train18.onnx.err`, 'utf8').split('\n').find((l) => l.startsWith('yobx-export: ')) ?? '')
+        .replace(/^yobx-export: (node '[^']*' )?/, '').slice(0, 100);
     }
     all.push(r);
   }

@@ -65,6 +65,9 @@ done <"$out/convert.list" >"$out/ort.jobs"
 ort_batch_start "$out/ort.jobs" "$jobs"
 # onnxruntime logs a model that fails to run on stderr too: that model's
 # status says it, so only the rest of what the batch processes said shows.
-ort_batch_wait "$out/ort.jobs" conformance | grep -v -e 'ExecuteKernel' -e 'exited with status 0:$'
+# (Not through a pipe: ort_batch_wait must run in this shell, the batch
+# processes' parent, to wait for them.)
+ort_batch_wait "$out/ort.jobs" conformance >"$out/ort.log"
+grep -v -e 'ExecuteKernel' -e 'exited with status 0:$' "$out/ort.log"
 
 node test/conformance/summary.mjs "$out" "$expected"
