@@ -25,6 +25,13 @@ int pipeline_onnx_opset(Pipeline *pl, const char *label, Diag *d);
  * report either way. */
 int pipeline_convert_bundle(Pipeline *pl, Diag *d);
 
+/* verify.c: after the model is written (pl->out on disk) and pl->ort
+ * loaded: gathers the inputs and references, runs lib/verify/ and puts
+ * its rows in the report.  Returns 0, DIAG_CONVERT (a mismatch, YE0801, or
+ * onnxruntime cannot run the model) or DIAG_INPUT (no inputs, a bad
+ * verify_inputs/verify_outputs file). */
+int pipeline_verify(Pipeline *pl, Diag *d);
+
 /* options_custom.c */
 /* Reads the value v of `custom_ops` into o->custom_ops.  Returns 0 or
  * DIAG_INPUT with "label:line:col: ..." in d. */

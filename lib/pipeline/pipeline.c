@@ -44,6 +44,7 @@ pipeline_init(Pipeline *pl, Arena *a)
 	pl->strategy = "torch.export (pt2)";
 	pl->bundle.zip.fd = -1;
 	pl->onnx.source.fd = -1;
+	pl->verify_seconds = -1;
 }
 
 void
@@ -409,6 +410,13 @@ fill_extra(Pipeline *pl, double report_start)
 	} else {
 		report_num(r, "unsupported_nodes", (double)pl->unsupported);
 	}
+	if (pl->verify_seconds >= 0) {
+		report_num(r, "verified", pl->verified.nrow && pl->verified.worst < 0 ? 1 : 0);
+		report_num(r, "n_discrepancies", pl->verified.nbad);
+		report_num(r, "verify_seconds", pl->opt.report_timings ? pl->verify_seconds : 0);
+		report_text(r, "verify_inputs", pl->verify_from);
+		report_text(r, "onnxruntime_version", verify_ort_version(pl->ort));
+	}
 	if (p->graph)
 		histogram(p->graph, strmap_new(a, 64), &ops, &nops, a);
 	if (nops)
@@ -470,10 +478,15 @@ int
 pipeline_run(Pipeline *pl, Diag *d)
 {
 	double t, report_start = 0;
-	int rc = 0, rrc, crc, from;
+	int rc = 0, rrc, crc, from, vrc = 0;
 	Durable out;
 
 	if (!pl->ran[PHASE_READ] && (rc = pipeline_read(pl, d)))
+		return rc;
+	/* --verify: onnxruntime is loaded before anything is converted, so a
+	 * missing library fails at once (exit status 2) */
+	if ((pl->verify || pl->opt.verify) && (rc = verify_open(&pl->ort, pl->a, pl->opt.onnxruntime_library,
+	                                                        pl->options ? pl->options : pl->input, d)))
 		return rc;
 	from = d->n;
 	t = pipeline_now();
@@ -504,9 +517,17 @@ pipeline_run(Pipeline *pl, Diag *d)
 		pl->ran[PHASE_WRITE] = 1;
 		pl->seconds[PHASE_WRITE] = pipeline_now() - t;
 	}
+	if (!rc && pl->ort) {
+		/* onnxruntime reads the model from disk: commit it first */
+		if ((crc = commit(pl, &out, d)))
+			return crc;
+		vrc = pipeline_verify(pl, d);
+		durable_init(&out);
+	}
 	if ((rc && rc != DIAG_CONVERT) || !pl->opt.report) {
 		crc = commit(pl, &out, d);
-		return crc > rc ? crc : rc;
+		crc = crc > rc ? crc : rc;
+		return crc > vrc ? crc : vrc;
 	}
 
 	/* the disk writes the ONNX files while the report is made */
@@ -521,6 +542,7 @@ pipeline_run(Pipeline *pl, Diag *d)
 	pl->seconds[PHASE_REPORT] += pipeline_now() - t;
 	crc = commit(pl, &out, d);
 	rrc = crc > rrc ? crc : rrc;
+	rrc = rrc > vrc ? rrc : vrc;
 	return rrc > rc ? rrc : rc;
 }
 

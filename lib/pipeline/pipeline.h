@@ -20,6 +20,7 @@
 #include "onnx/onnx.h"
 #include "lower/lower.h"
 #include "read/read.h"
+#include "verify/verify.h"
 #include "report/report.h"
 
 /* ==== options ==== */
@@ -55,6 +56,10 @@ typedef struct Options {
 	const char **functions;         /* module classes written as ONNX functions (arena) */
 	int function_embedded;          /* function_weights: 1 embedded, 0 inputs */
 	TsInputs inputs;                /* inputs: (n -1 when not given) */
+	int verify;                     /* 1: run the written model with onnxruntime (docs/verify.md) */
+	const char *onnxruntime_library;/* its library, or NULL: $YOBX_ONNXRUNTIME, the loader's search */
+	const char *verify_inputs, *verify_outputs;   /* folders of raw N.bin files, or NULL */
+	double verify_tolerance;        /* absolute, for every float dtype; 0: the dtype's defaults */
 } Options;
 
 /* The defaults: opset 18, no renames, 1 MiB threshold, no dim names,
@@ -147,6 +152,11 @@ typedef struct Pipeline {
 	const char *strategy;       /* the capture written (the report's capture_strategy) */
 	const PipelineStrategy *winner;  /* a bundle's capture that converted, else NULL */
 	StrMap *origin;             /* `functions`: ONNX node name -> IR node, from lowering */
+	int verify;                 /* set by the caller: --verify (or the option `verify`) */
+	VerifyOrt *ort;             /* onnxruntime, loaded when verifying */
+	VerifyResult verified;      /* what verification found (ran when verify_seconds >= 0) */
+	double verify_seconds;      /* -1 until verification ran */
+	const char *verify_from;    /* where its inputs came from, for the report */
 } Pipeline;
 
 /* Zeroes pl (keeping input, options and out) and gives it the arena. */

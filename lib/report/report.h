@@ -5,7 +5,8 @@
  * row per optimizer event), stats_agg (stats summed per pattern), node_stats
  * (per ONNX op type), symbolic_flops (per node), functions (with the
  * option `functions`), captures (what was tried: a bundle's strategies,
- * or the one capture of a .pt2), and
+ * or the one capture of a .pt2), discrepancies (--verify: one row per
+ * tensor compared with torch's), and
  * unsupported when the conversion failed.  Rows keep insertion order except where a sheet is
  * documented as sorted; the file is deterministic (fixed creation time). */
 #ifndef REPORT_H
@@ -53,15 +54,28 @@ typedef struct ReportCapture {
 	double capture_seconds, convert_seconds;   /* -1: not known */
 } ReportCapture;
 
+/* A discrepancies row (--verify): one tensor compared with torch's. */
+typedef struct ReportDiscrepancy {
+	const char *kind;       /* "output" or "module" */
+	const char *name, *cls; /* the output, or the module's path and class */
+	const char *dtype, *shape;
+	double max_abs, max_rel;/* -1: not compared by value (no reference values) */
+	double tol;
+	int ok;
+	const char *problem;    /* what else failed (dtype, shape, NaN), or NULL */
+} ReportDiscrepancy;
+
 typedef struct Report {
 	Arena *a;
-	int nkv, nstat, nnode_stat, nflops, nunsupported, ncapture;
+	int nkv, nstat, nnode_stat, nflops, nunsupported, ncapture, ndiscrepancy;
 	ReportKV *kv;
 	ReportStat *stat;
 	ReportNodeStat *node_stat;
 	ReportFlops *flops;
 	ReportUnsupported *unsupported;
 	ReportCapture *capture;
+	ReportDiscrepancy *discrepancy; /* --verify: the discrepancies sheet; none: no sheet */
+	int cap_discrepancy;
 	int cap_kv, cap_stat, cap_node_stat, cap_flops, cap_unsupported, cap_capture;
 	const OutlineResult *functions; /* option `functions`: the functions sheet; NULL: no sheet */
 } Report;
@@ -77,6 +91,7 @@ void report_node_stat(Report *r, const ReportNodeStat *s);
 void report_flops(Report *r, const ReportFlops *f);
 void report_unsupported(Report *r, const ReportUnsupported *u);
 void report_capture(Report *r, const ReportCapture *c);
+void report_discrepancy(Report *r, const ReportDiscrepancy *x);
 /* The functions sheet: one row per function made (its instances, nodes),
  * then the instances left inline and the listed classes without instance
  * (res is not copied). */
