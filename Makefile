@@ -82,7 +82,7 @@ check: $(B)/yobx-export $(UNIT_BIN) $(B)/fuzz/graph_driver
 	@sh test/layers/run.sh $(B)
 	@sh test/run-ort.sh $(B)/yobx-export >$(B)/run-ort.log 2>&1 & ort=$$!; \
 	sh test/run-cli.sh $(B)/yobx-export && sh test/diag/run.sh $(B)/yobx-export && \
-		sh test/report/run.sh $(B) && sh test/report/e2e.sh $(B) && sh test/capture/check.sh $(B) && sh test/jit/run.sh $(B)/yobx-export && \
+		sh test/report/run.sh $(B) && sh test/report/e2e.sh $(B) && sh test/capture/check.sh $(B) && sh test/verify/run.sh $(B) && sh test/jit/run.sh $(B)/yobx-export && \
 		sh test/ort/selftest.sh build/test/tiny_add.onnx && sh test/install/run.sh $(B) $(MAKE); rc=$$?; \
 	wait $$ort; ort_rc=$$?; cat $(B)/run-ort.log; [ $$rc = 0 ] && [ $$ort_rc = 0 ]
 

@@ -249,12 +249,12 @@ def capture(model, args, path, kwargs=None, dynamic_shapes=None, strategies=None
     args = tuple(args)
     kwargs = dict(kwargs or {})
     model.eval()
-    rec = _ModuleRecorder(model, module_outputs)
+    mods = _ModuleRecorder(model, module_outputs)
     try:
         with torch.no_grad():
             outputs = _leaves(model(*args, **kwargs))
     finally:
-        rec.close()
+        mods.close()
     inputs = _leaves((args, kwargs))
     tv, hv = _versions()
     summary = {"format": "yobx-capture", "version": FORMAT_VERSION, "torch": tv,
@@ -283,19 +283,19 @@ def capture(model, args, path, kwargs=None, dynamic_shapes=None, strategies=None
             entry = "%s/%d.bin" % (kind, i)
             files.append((entry, _raw(x)))
             summary[kind].append({"file": entry, "dtype": _dtype_name(x), "shape": list(x.shape)})
-    if rec.calls or rec.skipped:
+    if mods.calls or mods.skipped:
         summary["modules"] = []
-        for n, (name, cls, leaves) in enumerate(rec.calls):
+        for n, (name, cls, leaves) in enumerate(mods.calls):
             outs = []
             for k, x in enumerate(leaves):
                 entry = "modules/%d_%d.bin" % (n, k)
                 files.append((entry, _raw(x)))
                 outs.append({"file": entry, "dtype": _dtype_name(x), "shape": list(x.shape)})
             summary["modules"].append({"name": name, "class": cls, "outputs": outs})
-        summary["modules_skipped"] = rec.skipped
-        if rec.skipped:
-            summary["modules_skipped_why"] = rec.why
-            print("yobx-capture: %d module call(s) not recorded (%s)" % (rec.skipped, rec.why),
+        summary["modules_skipped"] = mods.skipped
+        if mods.skipped:
+            summary["modules_skipped_why"] = mods.why
+            print("yobx-capture: %d module call(s) not recorded (%s)" % (mods.skipped, mods.why),
                   file=sys.stderr)
     tmp = path + ".tmp"
     with zipfile.ZipFile(tmp, "w", zipfile.ZIP_STORED) as z:

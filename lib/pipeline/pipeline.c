@@ -53,6 +53,8 @@ pipeline_close(Pipeline *pl)
 	pt2_close(&pl->prog);
 	zip_close(&pl->bundle.zip);   /* the input zip, .pt2 or bundle; a no-op otherwise */
 	onnx_input_close(&pl->onnx);
+	verify_close(pl->ort);
+	pl->ort = NULL;
 }
 
 char *

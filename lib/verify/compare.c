@@ -156,6 +156,7 @@ verify_compare(Arena *a, const VerifyTensor *got, const VerifyTensor *want, doub
 	double abs, rel, mag;
 	int64_t n = verify_numel(got), nan, inf;
 
+	row->problem = NULL;
 	row->dtype = got->dtype;
 	row->shape = shape_text(a, got);
 	row->max_abs = row->max_rel = -1;

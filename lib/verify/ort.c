@@ -121,6 +121,19 @@ verify_open(VerifyOrt **out, Arena *a, const char *library, const char *label, D
 	return 0;
 }
 
+void
+verify_close(VerifyOrt *o)
+{
+	if (!o)
+		return;
+	if (o->cpu)
+		o->f.ReleaseMemoryInfo(o->cpu);
+	if (o->env)
+		o->f.ReleaseEnv(o->env);
+	o->cpu = NULL;
+	o->env = NULL;
+}
+
 const char *
 verify_ort_version(const VerifyOrt *o)
 {

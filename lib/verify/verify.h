@@ -96,6 +96,9 @@ typedef struct VerifyOrt VerifyOrt;
  * libonnxruntime.so.1 from the dynamic loader's search.  Returns 0, or
  * DIAG_INPUT (YE0802) saying what failed and how to get the library. */
 int verify_open(VerifyOrt **o, Arena *a, const char *library, const char *label, Diag *d);
+/* Releases onnxruntime's environment (the library stays loaded); NULL is
+ * a no-op. */
+void verify_close(VerifyOrt *o);
 /* "1.30.0" */
 const char *verify_ort_version(const VerifyOrt *o);
 /* Runs job (see above) and fills res.  Returns 0 when every row is ok;
