@@ -244,9 +244,12 @@ print_summary(FILE *f, const Pipeline *pl, int failed)
 			        "(onnxruntime %s), %.6f s\n", v->noutput, v->noutput == 1 ? "" : "s",
 			        v->noutput == 1 ? "es" : "", v->modules_compared, v->modules_compared == 1 ? "" : "s",
 			        verify_ort_version(pl->ort), pl->verify_seconds);
+		else if (!v->nrow)
+			fprintf(f, "  verify    FAILED: onnxruntime %s cannot run the model; it is written, for "
+			        "inspection\n", verify_ort_version(pl->ort));
 		else
-			fprintf(f, "  verify    FAILED: %d tensor%s differ from torch (onnxruntime %s); the model "
-			        "is written, for inspection\n", v->nbad, v->nbad == 1 ? "" : "s",
+			fprintf(f, "  verify    FAILED: %d tensor%s differ%s from torch (onnxruntime %s); the model "
+			        "is written, for inspection\n", v->nbad, v->nbad == 1 ? "" : "s", v->nbad == 1 ? "s" : "",
 			        verify_ort_version(pl->ort));
 	}
 	if (pl->report_path)

@@ -5,10 +5,11 @@
  * bundle's example inputs; a .pt2's stored sample inputs (by the graph
  * input's name); values drawn with a fixed seed at the sizes the graph,
  * `inputs:` or torch's size hints give.  References: the `verify_outputs:`
- * files; a bundle's eager outputs; else the signature alone: each graph
- * output's dtype and shape, a dim_param evaluated at the inputs' sizes, and
- * no NaN or infinity in a float output unless the program's own weights
- * and constants hold some. */
+ * files; a bundle's eager outputs; else the signature alone: each output's
+ * dtype and shape as the program declares them (torch's symbols evaluated
+ * at the inputs' sizes; the ONNX graph's types, dim_params evaluated, for an
+ * ONNX input), and no NaN or infinity in a float output unless the
+ * program's own weights and constants hold some. */
 #include "pipeline/pipeline.h"
 
 #include <errno.h>
@@ -26,39 +27,20 @@
 
 #define VERIFY_SEED 20261206u
 
-typedef struct Binds {
-	int n;
-	const char *name[256];
-	int64_t v[256];
-} Binds;
-
-static int
-bound(void *ctx, const char *name, int64_t *v)
-{
-	const Binds *b = ctx;
-
-	for (int i = 0; i < b->n; i++)
-		if (strcmp(b->name[i], name) == 0)
-			return *v = b->v[i], 1;
-	return 0;
-}
-
 static const Onnx__TensorShapeProto *
 vi_shape(const Onnx__ValueInfoProto *vi, DType *dt)
 {
-	const Onnx__TypeProto *t = vi->type;
+	int elem;
+	const Onnx__TensorShapeProto *s = pipeline_tensor_shape(vi, &elem);
 
-	*dt = DT_UNKNOWN;
-	if (!t || t->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE || !t->tensor_type)
-		return NULL;
-	*dt = dtype_from_onnx(t->tensor_type->elem_type);
-	return t->tensor_type->shape;
+	*dt = dtype_from_onnx(elem);
+	return s;
 }
 
 /* The shape of vi with its dim_params evaluated by b; -1 where one cannot be
  * (rank -1 when vi has no shape). */
 static int
-eval_shape(Arena *a, const Onnx__ValueInfoProto *vi, const Binds *b, int64_t **out)
+eval_shape(Arena *a, const Onnx__ValueInfoProto *vi, const Bindings *b, int64_t **out)
 {
 	DType dt;
 	const Onnx__TensorShapeProto *s = vi_shape(vi, &dt);
@@ -75,29 +57,11 @@ eval_shape(Arena *a, const Onnx__ValueInfoProto *vi, const Binds *b, int64_t **o
 			v = dm->dim_value;
 		else if (dm->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM &&
 		         (e = sym_parse_infix(a, "", dm->dim_param, strlen(dm->dim_param), NULL)) &&
-		         sym_eval(e, bound, (void *)b, &v))
+		         sym_eval(e, pipeline_dim_lookup, (void *)b, &v))
 			v = -1;
 		(*out)[k] = v;
 	}
 	return (int)s->n_dim;
-}
-
-/* Binds the plain dim_params of input vi to the sizes of t. */
-static void
-bind(Binds *b, const Onnx__ValueInfoProto *vi, const VerifyTensor *t)
-{
-	DType dt;
-	const Onnx__TensorShapeProto *s = vi_shape(vi, &dt);
-	int64_t v;
-
-	if (!s || (int)s->n_dim != t->rank)
-		return;
-	for (size_t k = 0; k < s->n_dim && b->n < 256; k++)
-		if (s->dim[k]->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM &&
-		    !bound(b, s->dim[k]->dim_param, &v)) {
-			b->name[b->n] = s->dim[k]->dim_param;
-			b->v[b->n++] = t->shape[k];
-		}
 }
 
 /* ---- raw files ---- */
@@ -205,7 +169,7 @@ make_input(Pipeline *pl, int i, VerifyTensor *t, const char **how, Diag *d)
 		*t = (VerifyTensor){vi->name, s->dtype, s->rank, s->sizes, sample_bytes(pl->a, s), 0};
 		*how = "the .pt2's sample inputs";
 	} else {
-		rank = eval_shape(pl->a, vi, &(Binds){0}, &shape);
+		rank = eval_shape(pl->a, vi, &(Bindings){0}, &shape);
 		vi_shape(vi, &t->dtype);
 		for (int k = 0; k < rank; k++)
 			if (shape[k] < 0)
@@ -213,14 +177,16 @@ make_input(Pipeline *pl, int i, VerifyTensor *t, const char **how, Diag *d)
 		for (int k = 0; k < rank; k++)
 			if (shape[k] < 0)
 				return diag_report(d, YE_VERIFY_NO_INPUTS, &(DiagAt){.file = pl->input},
-				                   "input '%s' has a dynamic size at axis %d and the file keeps no "
-				                   "example of it: give `verify_inputs:`", vi->name, k);
+				                   "input '%s' has a dynamic size at axis %d that the file gives no example "
+				                   "of (raw `verify_inputs:` files carry no shape): give `inputs:` with "
+				                   "static sizes", vi->name, k);
 		if (rank < 0 || !dtype_size(t->dtype))
 			return diag_report(d, YE_VERIFY_NO_INPUTS, &(DiagAt){.file = pl->input},
 			                   "input '%s' is not a tensor of known shape", vi->name);
 		t->rank = rank;
 		t->shape = shape;
-		verify_fill(pl->a, t, VERIFY_SEED + (uint64_t)i);
+		if (!pl->opt.verify_inputs)
+			verify_fill(pl->a, t, VERIFY_SEED + (uint64_t)i);
 		*how = "values drawn with a fixed seed";
 	}
 	if (pl->opt.verify_inputs) {
@@ -262,11 +228,71 @@ program_has_nan(const Program *p)
 	return 0;
 }
 
+/* The program's signature for graph output i: its IR value (the user and
+ * loss outputs in order, as lowering writes them), or NULL when the graph
+ * does not line up with them or the output is not a tensor. */
+static const Value *
+ir_output(const Program *p, int i, int noutput)
+{
+	const Value *v = NULL;
+	int n = 0;
+
+	for (int k = 0; k < p->noutput_spec; k++) {
+		const OutputSpec *s = &p->output_specs[k];
+		if ((s->kind != OUT_USER_OUTPUT && s->kind != OUT_LOSS_OUTPUT) || s->arg->kind == ARG_NONE)
+			continue;
+		if (n++ == i && s->arg->kind == ARG_TENSOR)
+			v = s->arg->u.v;
+	}
+	return n == noutput ? v : NULL;
+}
+
+/* Binds torch's symbols of the program's tensor inputs (a size that is a
+ * symbol of its own) to the sizes fed to them. */
+static void
+bind_symbols(const Program *p, const VerifyTensor *in, int nin, Bindings *b)
+{
+	for (int i = 0; i < p->ninput_spec; i++) {
+		const InputSpec *s = &p->input_specs[i];
+		const Value *v;
+		if (s->kind != IN_USER_INPUT || s->arg->kind != ARG_TENSOR)
+			continue;
+		v = s->arg->u.v;
+		for (int j = 0; j < nin; j++) {
+			if (strcmp(in[j].name, v->name) != 0 || in[j].rank != v->rank)
+				continue;
+			for (int k = 0; k < v->rank && b->n < 256; k++)
+				if (v->dims[k].e && v->dims[k].e->op == SYM_SYMBOL) {
+					b->name[b->n] = v->dims[k].e->name;
+					b->v[b->n++] = in[j].shape[k];
+				}
+		}
+	}
+}
+
+/* t's dtype and shape from IR value v, its symbolic sizes evaluated by b
+ * (-1 where they cannot be: a data-dependent size). */
+static void
+ir_signature(Arena *a, const Value *v, const Bindings *b, VerifyTensor *t)
+{
+	int64_t *shape = ARENA_ARRAY(a, int64_t, v->rank + 1);
+
+	for (int k = 0; k < v->rank; k++)
+		if (!v->dims[k].e)
+			shape[k] = v->dims[k].v;
+		else if (sym_eval(v->dims[k].e, pipeline_dim_lookup, (void *)b, &shape[k]))
+			shape[k] = -1;
+	t->dtype = v->dtype;
+	t->rank = v->rank;
+	t->shape = shape;
+}
+
 static int
-make_output(Pipeline *pl, int i, const Binds *b, VerifyTensor *t, Diag *d)
+make_output(Pipeline *pl, int i, const Bindings *b, const Bindings *syms, VerifyTensor *t, Diag *d)
 {
 	const Onnx__ValueInfoProto *vi = pl->model->graph->output[i];
 	const Bundle *bd = &pl->bundle;
+	const Value *v;
 	int64_t *shape;
 
 	if (pl->kind == INPUT_BUNDLE && bd->noutput == (int)pl->model->graph->n_output && !pl->opt.verify_outputs) {
@@ -278,6 +304,8 @@ make_output(Pipeline *pl, int i, const Binds *b, VerifyTensor *t, Diag *d)
 	vi_shape(vi, &t->dtype);
 	t->rank = eval_shape(pl->a, vi, b, &shape);
 	t->shape = shape;
+	if ((v = ir_output(&pl->prog, i, (int)pl->model->graph->n_output)) && dtype_size(v->dtype))
+		ir_signature(pl->a, v, syms, t);   /* torch's own signature, not the model's types */
 	if (t->dtype == DT_UNKNOWN || !dtype_size(t->dtype))
 		return diag_report(d, YE_VERIFY_REFERENCE, &(DiagAt){.file = pl->out},
 		                   "output '%s' is not a tensor of a known element type", vi->name);
@@ -309,15 +337,16 @@ pipeline_verify(Pipeline *pl, Diag *d)
 	VerifyModule *mods = NULL;
 	const char *how = "no inputs";
 	double t0 = pipeline_now();
-	Binds b = {0};
+	Bindings b = {0}, syms = {0};
 	int rc = 0, nmod = 0, skipped = 0;
 	const char *why = NULL;
 
 	for (size_t i = 0; i < g->n_input && !rc; i++)
 		if (!(rc = make_input(pl, (int)i, &in[i], &how, d)))
-			bind(&b, g->input[i], &in[i]);
+			pipeline_bind_dims(&b, g->input[i], in[i].rank, in[i].shape);
+	bind_symbols(&pl->prog, in, (int)g->n_input, &syms);
 	for (size_t i = 0; i < g->n_output && !rc; i++)
-		rc = make_output(pl, (int)i, &b, &out[i], d);
+		rc = make_output(pl, (int)i, &b, &syms, &out[i], d);
 	if (rc)
 		return rc;
 	job.ninput = (int)g->n_input, job.inputs = in;

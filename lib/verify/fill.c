@@ -1,7 +1,10 @@
 /* fill.c: inputs made from shapes alone, for a model whose file keeps no
  * example inputs (a TorchScript archive, an ONNX model, a .pt2 saved
  * without them): the same values for the same seed on every machine
- * (splitmix64), so a failure can be replayed. */
+ * (splitmix64), so a failure can be replayed.  Floats are uniform in
+ * [-1, 1), integers in [0, 4), bools all true (the usual attention mask,
+ * which keeps every position: a row masked out entirely gives NaN in
+ * torch too). */
 #include "verify/verify.h"
 
 #include <string.h>
@@ -37,7 +40,7 @@ verify_fill(Arena *a, VerifyTensor *t, uint64_t seed)
 		case DT_FLOAT64: memcpy(q, &u, 8); break;
 		case DT_FLOAT16: h = dtype_f16_bits(f); memcpy(q, &h, 2); break;
 		case DT_BFLOAT16: h = dtype_bf16_bits(f); memcpy(q, &h, 2); break;
-		case DT_BOOL: *q = (uint8_t)(i & 1); break;
+		case DT_BOOL: *q = 1; break;   /* all true: a mask that masks nothing */
 		default:   /* integers: k in the element's own width */
 			memset(q, 0, (size_t)size);
 			memcpy(q, &k, (size_t)size < sizeof k ? (size_t)size : sizeof k);

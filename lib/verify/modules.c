@@ -20,7 +20,6 @@
 
 typedef struct Call {
 	const char *key, *path, *cls, *frame;
-	int first;              /* the first node of the call, graph order */
 	int n, cap;
 	const Value **out;      /* values leaving the call, deduplicated */
 } Call;
@@ -52,7 +51,7 @@ norm_path(Arena *a, const char *p)
 }
 
 static Call *
-call_of(Calls *cs, const IrModule *m, const Node *n)
+call_of(Calls *cs, const IrModule *m)
 {
 	intptr_t k = (intptr_t)strmap_get(cs->by_key, m->key);
 	Call *c;
@@ -71,7 +70,6 @@ call_of(Calls *cs, const IrModule *m, const Node *n)
 	c->key = m->key;
 	c->path = norm_path(cs->a, m->path);
 	c->cls = m->cls;
-	c->first = n->id;
 	strmap_put(cs->by_key, m->key, (void *)(intptr_t)cs->n);
 	return c;
 }
@@ -113,7 +111,7 @@ leaves(Calls *cs, IrModule **stacks, int *nstack, const Value *v, const IrModule
 	for (int i = 0; i < nstack[def->id]; i++) {
 		const IrModule *m = &stacks[def->id][i];
 		if (*m->path && !in_stack(st, nst, m->key))
-			add_out(cs, call_of(cs, m, def), v);
+			add_out(cs, call_of(cs, m), v);
 	}
 }
 
@@ -149,7 +147,7 @@ find_calls(Calls *cs, const Graph *g)
 		const Node *n = g->nodes[i];
 		nstack[i] = ir_module_stack(cs->a, n, &stacks[i]);
 		for (int k = 0; k < nstack[i]; k++) {
-			Call *c = call_of(cs, &stacks[i][k], n);
+			Call *c = call_of(cs, &stacks[i][k]);
 			if (!c->frame)
 				c->frame = n->frame;
 		}

@@ -218,16 +218,17 @@ verify_run(VerifyOrt *o, Arena *a, const VerifyJob *job, VerifyResult *res, Diag
 	if (!failed_outputs)
 		return 0;
 	w = &res->rows[res->worst];
+	rc = diag_report(d, YE_VERIFY_MISMATCH, &(DiagAt){.file = job->model},
+	                 "%d of %d output%s differ%s from torch's; the worst is '%s': %s%s (the model is "
+	                 "written, for inspection; the report's discrepancies sheet lists every tensor)",
+	                 failed_outputs, job->noutput, job->noutput == 1 ? "" : "s", failed_outputs == 1 ? "s" : "",
+	                 w->name,
+	                 w->problem ? w->problem
+	                 : arena_printf(a, "max abs error %.6g, tolerance %.6g", w->max_abs, w->tol),
+	                 module_words(a, res));
 	if (res->module)
 		diag_report(d, YE_VERIFY_MODULE, &(DiagAt){.file = job->label, .frame = res->module->frame},
 		            "first divergent module: '%s' (%s)", res->module->name,
 		            res->module->cls ? res->module->cls : "?");
-	return diag_report(d, YE_VERIFY_MISMATCH, &(DiagAt){.file = job->model},
-	                   "%d of %d output%s differ%s from torch's; the worst is '%s': %s%s (the model is "
-	                   "written, for inspection; the report's discrepancies sheet lists every tensor)",
-	                   failed_outputs, job->noutput, job->noutput == 1 ? "" : "s", failed_outputs == 1 ? "s" : "",
-	                   w->name,
-	                   w->problem ? w->problem
-	                   : arena_printf(a, "max abs error %.6g, tolerance %.6g", w->max_abs, w->tol),
-	                   module_words(a, res));
+	return rc;
 }

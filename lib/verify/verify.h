@@ -121,7 +121,7 @@ int verify_map_modules(Arena *a, const Bundle *b, const Program *prog, const Onn
                        VerifyModule **out, int *skipped, const char **why);
 
 /* Values made for input t (its dtype and shape set) from a fixed seed:
- * floats uniform in [-1, 1), integers in [0, 4), bools alternating. */
+ * floats uniform in [-1, 1), integers in [0, 4), bools all true. */
 void verify_fill(Arena *a, VerifyTensor *t, uint64_t seed);
 
 #endif
