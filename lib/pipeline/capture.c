@@ -130,7 +130,7 @@ check_outputs(Arena *a, const Onnx__ModelProto *m, const Bundle *bd)
 				v = dm->dim_value;
 			else if (dm->value_case != ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM ||
 			         !(e = sym_parse_infix(a, "", dm->dim_param, strlen(dm->dim_param), NULL)) ||
-			         sym_eval(e, pipeline_dim_lookup, &b, &v))
+			         !sym_eval(e, pipeline_dim_lookup, &b, &v))
 				continue;
 			if (v != want->shape[k])
 				return arena_printf(a, "output %d '%s' has size %lld at axis %d (%s), torch's has %lld",

@@ -57,7 +57,7 @@ eval_shape(Arena *a, const Onnx__ValueInfoProto *vi, const Bindings *b, int64_t 
 			v = dm->dim_value;
 		else if (dm->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM &&
 		         (e = sym_parse_infix(a, "", dm->dim_param, strlen(dm->dim_param), NULL)) &&
-		         sym_eval(e, pipeline_dim_lookup, (void *)b, &v))
+		         !sym_eval(e, pipeline_dim_lookup, (void *)b, &v))
 			v = -1;
 		(*out)[k] = v;
 	}
@@ -280,7 +280,7 @@ ir_signature(Arena *a, const Value *v, const Bindings *b, VerifyTensor *t)
 	for (int k = 0; k < v->rank; k++)
 		if (!v->dims[k].e)
 			shape[k] = v->dims[k].v;
-		else if (sym_eval(v->dims[k].e, pipeline_dim_lookup, (void *)b, &shape[k]))
+		else if (!sym_eval(v->dims[k].e, pipeline_dim_lookup, (void *)b, &shape[k]))
 			shape[k] = -1;
 	t->dtype = v->dtype;
 	t->rank = v->rank;
