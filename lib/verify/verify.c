@@ -220,7 +220,7 @@ verify_run(VerifyOrt *o, Arena *a, const VerifyJob *job, VerifyResult *res, Diag
 	w = &res->rows[res->worst];
 	rc = diag_report(d, YE_VERIFY_MISMATCH, &(DiagAt){.file = job->model},
 	                 "%d of %d output%s differ%s from torch's; the worst is '%s': %s%s (the model is "
-	                 "written, for inspection; the report's discrepancies sheet lists every tensor)",
+	                 "written, for inspection)",
 	                 failed_outputs, job->noutput, job->noutput == 1 ? "" : "s", failed_outputs == 1 ? "s" : "",
 	                 w->name,
 	                 w->problem ? w->problem
