@@ -16,7 +16,7 @@ SAN ?= 0
 OPT ?= -O2
 WARN = -Wall -Wextra -Werror
 CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(OPT) -g $(WARN) \
-         -Ilib -I$(B)/gen $(PKG_CFLAGS) -DXLSX_SONAME='"$(XLSX_SONAME)"' \
+         -Ilib -I$(B)/gen $(PKG_CFLAGS) \
          -DVERSION='"$(VERSION)"'
 LDLIBS = $(PKG_LIBS) -lm
 ifeq ($(SAN),1)
@@ -28,7 +28,7 @@ CFLAGS += -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all
 LDFLAGS += -fsanitize=fuzzer,address,undefined
 endif
 
-LIB_SRC  = $(sort $(wildcard lib/*/*.c lib/lower/ops/*.c))
+LIB_SRC  = $(sort $(wildcard lib/*/*.c lib/*/*/*.c))
 PROTO    = $(sort $(wildcard proto/*.proto))
 PROTO_C  = $(PROTO:proto/%.proto=$(B)/gen/%.pb-c.c)
 LIB_OBJ  = $(LIB_SRC:%.c=$(B)/%.o) $(PROTO_C:%.c=%.o)
@@ -82,7 +82,8 @@ check: $(B)/yobx-export $(UNIT_BIN) $(B)/fuzz/graph_driver
 	@sh test/layers/run.sh $(B)
 	@sh test/run-ort.sh $(B)/yobx-export >$(B)/run-ort.log 2>&1 & ort=$$!; \
 	sh test/run-cli.sh $(B)/yobx-export && sh test/diag/run.sh $(B)/yobx-export && \
-		sh test/report/run.sh $(B) && sh test/report/e2e.sh $(B) && sh test/capture/check.sh $(B) && sh test/verify/run.sh $(B) && sh test/jit/run.sh $(B)/yobx-export && \
+		sh test/report/run.sh $(B) && sh test/report/e2e.sh $(B) && $(if $(filter 1,$(SAN)),,sh test/report/lo.sh $(B) &&) sh test/capture/check.sh $(B) && sh test/verify/run.sh $(B) && sh test/jit/run.sh $(B)/yobx-export && \
+		sh test/shrink/run.sh $(B)/yobx-export 10 64 128 && \
 		sh test/ort/selftest.sh build/test/tiny_add.onnx && sh test/install/run.sh $(B) $(MAKE); rc=$$?; \
 	wait $$ort; ort_rc=$$?; cat $(B)/run-ort.log; [ $$rc = 0 ] && [ $$ort_rc = 0 ]
 
@@ -93,8 +94,8 @@ test:
 	CK_TIMEOUT_MULTIPLIER=4 $(MAKE) B=build-asan SAN=1 OPT=-O1 check
 
 # The fuzz targets exercise the readers only, so they link just those.
-FUZZ_LIB = core/die core/arena core/diag core/dtype core/strmap core/tensor read/zip read/json read/pickle \
-           sym/sym sym/symeval read/torchsave read/bundle read/tsarchive read/tslex read/tsparse
+FUZZ_LIB = core/die core/arena core/diag core/mapguard core/dtype core/strmap core/tensor read/zip read/json read/pickle \
+           sym/sym sym/symeval read/torchsave read/bundle read/ts/tsarchive read/ts/tslex read/ts/tsparse
 $(B)/fuzz/%: test/fuzz/%.c $(FUZZ_LIB:%=$(B)/lib/%.o)
 	@mkdir -p $(B)/fuzz
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lz -lm

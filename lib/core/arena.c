@@ -41,25 +41,38 @@ struct ArenaBlock {
 
 enum { FIRST_BLOCK = 64 << 10, MAX_BLOCK = 64 << 20 };
 
-/* A zeroed block with size bytes of data; dies when there is no memory. */
+/* A zeroed block with size bytes of data, or NULL when there is no memory. */
 static ArenaBlock *
-block_new(size_t size)
+block_try_new(size_t size)
 {
 	size_t n = sizeof(ArenaBlock) + size;
 	ArenaBlock *b;
 
+	if (size > SIZE_MAX / 2)
+		return NULL;
 	if (n >= MAP_MIN) {
 		void *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (p == MAP_FAILED)
-			die("out of memory (%zu bytes)", size);
+			return NULL;
 		b = p;
 		b->mapped = 1;
 	} else {
 		if (!(b = calloc(1, n)))
-			die("out of memory (%zu bytes)", size);
+			return NULL;
 		b->mapped = 0;
 	}
 	b->size = size;
+	return b;
+}
+
+/* block_try_new(), dying when there is no memory. */
+static ArenaBlock *
+block_new(size_t size)
+{
+	ArenaBlock *b = block_try_new(size);
+
+	if (!b)
+		die("out of memory (%zu bytes)", size);
 	return b;
 }
 
@@ -112,6 +125,8 @@ arena_alloc(Arena *a, size_t n)
 {
 	void *p;
 
+	if (n > SIZE_MAX / 2)
+		die("arena: %zu bytes asked for", n);   /* a size from input must use arena_try_alloc() */
 	n = (n + 15) & ~(size_t)15;
 	if (n == 0)
 		n = 16;
@@ -129,6 +144,29 @@ arena_alloc(Arena *a, size_t n)
 	p = a->head->data + a->used;
 	a->used += n;
 	return p;
+}
+
+void *
+arena_try_alloc(Arena *a, size_t n)
+{
+	ArenaBlock *b;
+
+	if (n > SIZE_MAX / 2)
+		return NULL;
+	if (n <= FIRST_BLOCK / 4)
+		return arena_alloc(a, n);
+	if (!(b = block_try_new((n + 15) & ~(size_t)15)))
+		return NULL;
+	if (a->head) {   /* behind the current block, which stays the one filled */
+		b->prev = a->head->prev;
+		a->head->prev = b;
+	} else {
+		b->prev = NULL;
+		a->head = b;
+		a->used = b->size;
+	}
+	a->total += b->size;
+	return b->data;
 }
 
 void *

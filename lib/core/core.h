@@ -37,6 +37,10 @@ void arena_init(Arena *a);
 void arena_free(Arena *a);
 /* Returns n zeroed bytes aligned to 16. */
 void *arena_alloc(Arena *a, size_t n);
+/* The same, or NULL when the memory cannot be had: for sizes an input
+ * gives (an entry to inflate, a storage of zeros), which must fail as a
+ * diagnostic, never reach die(). */
+void *arena_try_alloc(Arena *a, size_t n);
 /* Returns a copy of the n bytes at p; n may be 0. */
 void *arena_dup(Arena *a, const void *p, size_t n);
 /* Returns a NUL-terminated copy of s[0..n). */
@@ -179,6 +183,7 @@ size_t strmap_count(const StrMap *m);
 typedef struct DurableFile {
 	char *path, *tmp;       /* malloc'ed */
 	int fd;                 /* the temporary file, open until committed */
+	int synced;             /* fsynced by durable_sync() */
 } DurableFile;
 
 typedef struct Durable {
@@ -199,6 +204,14 @@ void durable_drop(Durable *out, int fd);
  * with *failed (when not NULL) the path it concerns.  On an error the
  * temporary files not yet renamed are removed.  out is empty afterwards. */
 int durable_commit(Durable *out, const char **failed);
+/* fsyncs the files of out so far, which durable_commit() then does not
+ * fsync again: a caller with other work for another thread (the report)
+ * waits for the disk meanwhile.  Returns 0 or the first errno (a file not
+ * synced is fsynced, and its error reported, by durable_commit()). */
+int durable_sync(Durable *out);
+/* Moves the files of from to the end of to (committed after to's own);
+ * from is empty afterwards. */
+void durable_join(Durable *to, Durable *from);
 /* Removes every temporary file (a failed run); out is empty afterwards. */
 void durable_abort(Durable *out);
 /* Starts writing bytes [from, from + len) of fd to disk without waiting
@@ -208,6 +221,36 @@ void durable_writeback(int fd, uint64_t from, uint64_t len);
 /* Starts the write-back of every file of out so far (len 0: to its end),
  * for a caller with other work to do before durable_commit(). */
 void durable_start(Durable *out);
+
+/* ==== mapguard ==== */
+
+/* Input files read through a mapping can change under us: a page of a file
+ * truncated by another program raises SIGBUS when touched, and a rewrite in
+ * place mixes old bytes with new.  Each reader registers its mapping
+ * (mapguard_add); mapguard_run() runs a phase so that a SIGBUS inside a
+ * registered mapping returns from it instead of killing the process (a
+ * fault anywhere else still does), and mapguard_changed() compares each
+ * file's size, mtime and inode with those it had when it was mapped.  The
+ * registry is process-wide, as signal handlers are. */
+
+#define MAPGUARD_MAX 72   /* an ONNX model, its 64 external data files, spare */
+
+/* Registers [base, base + len) as a mapping of path (copied), whose fd is
+ * duplicated to check it later (fd may be closed after).  Returns 0, or -1
+ * when the registry is full (the mapping is then unguarded). */
+int mapguard_add(const void *base, size_t len, int fd, const char *path);
+/* Forgets the mapping at base (before it is unmapped); a no-op if unknown. */
+void mapguard_remove(const void *base);
+/* Returns fn(ctx); or, when a registered mapping faults while it runs, -1
+ * with *faulted the path of that file (never NULL then).  Nests. */
+int mapguard_run(int (*fn)(void *ctx), void *ctx, const char **faulted);
+/* The path of a registered file whose size, mtime or inode differs from
+ * when it was mapped (or that can no longer be inspected), or NULL. */
+const char *mapguard_changed(void);
+/* When some registered file changed, reports YE_INPUT_CHANGED naming it
+ * and returns DIAG_INPUT; else 0.  path: the file known to have faulted, or
+ * NULL to look with mapguard_changed(). */
+int mapguard_report(Diag *d, const char *path);
 
 /* ==== dtype ==== */
 

@@ -57,6 +57,7 @@ durable_open(Durable *out, const char *path)
 	}
 	f->path = dup_n(path, strlen(path), "");
 	f->fd = fd;
+	f->synced = 0;
 	out->n++;
 	return fd;
 }
@@ -123,6 +124,33 @@ durable_start(Durable *out)
 		durable_writeback(out->f[i].fd, 0, 0);
 }
 
+int
+durable_sync(Durable *out)
+{
+	int err = 0;
+
+	durable_start(out);
+	for (int i = 0; i < out->n; i++) {
+		if (out->f[i].synced)
+			continue;
+		if (fsync(out->f[i].fd) == 0)
+			out->f[i].synced = 1;
+		else if (!err)
+			err = errno;
+	}
+	return err;
+}
+
+void
+durable_join(Durable *to, Durable *from)
+{
+	if (to->n + from->n > DURABLE_MAX)
+		die("durable: more than %d files", DURABLE_MAX);
+	memcpy(&to->f[to->n], from->f, sizeof *from->f * (size_t)from->n);
+	to->n += from->n;
+	from->n = 0;
+}
+
 void
 durable_abort(Durable *out)
 {
@@ -166,7 +194,7 @@ durable_commit(Durable *out, const char **failed)
 
 	durable_start(out);
 	for (int i = 0; i < out->n && !err; i++) {
-		if (fsync(out->f[i].fd) != 0)
+		if (!out->f[i].synced && fsync(out->f[i].fd) != 0)
 			err = errno, bad = i;
 		if (close(out->f[i].fd) != 0 && !err)
 			err = errno, bad = i;

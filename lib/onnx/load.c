@@ -89,6 +89,8 @@ data_file(Loader *l, const char *location)
 		close(fd);
 		return -1;
 	}
+	if (map)
+		mapguard_add(map, (size_t)st.st_size, fd, path);
 	in->files[in->nfile] = (OnnxDataFile){arena_strdup(l->a, location), fd, map, (size_t)st.st_size};
 	return in->nfile++;
 }
@@ -223,6 +225,8 @@ onnx_read_file(OnnxInput *in, Arena *a, const char *path, Diag *d)
 		close(fd);
 		return rc;
 	}
+	if (map)
+		mapguard_add(map, (size_t)st.st_size, fd, path);
 	close(fd);
 	rc = onnx_read(in, a, path, map, (size_t)st.st_size, dir, d);
 	in->map = map;
@@ -235,11 +239,15 @@ onnx_input_close(OnnxInput *in)
 {
 	for (int i = 0; i < in->nfile; i++) {
 		if (in->files[i].base)
+			mapguard_remove(in->files[i].base);
+		if (in->files[i].base)
 			munmap((void *)in->files[i].base, in->files[i].len);
 		close(in->files[i].fd);
 	}
-	if (in->map)
+	if (in->map) {
+		mapguard_remove(in->map);
 		munmap((void *)in->map, in->map_len);
+	}
 	in->nfile = 0;
 	in->map = NULL;
 }

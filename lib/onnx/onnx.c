@@ -726,12 +726,16 @@ write_model(Arena *a, Onnx__ModelProto *m, const char *path, int64_t ext_thresho
 		err = data_fd < 0 ? errno : err;
 		if (data_fd >= 0)
 			durable_drop(out, data_fd);
+		if (err == EFAULT && mapguard_changed())
+			return mapguard_report(d, NULL);   /* the input shrank under write() */
 		return diag_report(d, YE_WRITE_FAILED, &(DiagAt){.file = data_path},
 			"cannot write: %s", strerror(err));
 	}
 	if ((err = write_proto(m, path, cs, out))) {
 		if (data_fd >= 0)
 			durable_drop(out, data_fd);
+		if (err == EFAULT && mapguard_changed())
+			return mapguard_report(d, NULL);
 		return diag_report(d, YE_WRITE_FAILED, &(DiagAt){.file = path}, "cannot write: %s", strerror(err));
 	}
 	return 0;

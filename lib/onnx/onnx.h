@@ -192,6 +192,28 @@ uint64_t onnx_fnv1a(const void *p, size_t n);
  * External data is read from dir (the model's folder) when dir != NULL. */
 void onnx_print(FILE *f, const Onnx__ModelProto *m, const char *dir);
 
+/* ==== upgrade ==== */
+
+/* What onnx_upgrade() changed: the opsets, and how many nodes each row of
+ * upgrade.def rewrote (counts[i] for row i). */
+typedef struct OnnxUpgradeStats {
+	int from, to;
+	int nodes;              /* nodes rewritten */
+	int *counts;
+} OnnxUpgradeStats;
+
+/* Raises m's ai.onnx opset to `to` (7 <= its own <= to), rewriting the nodes
+ * whose operator changed in between (upgrade.def) in the graph, its
+ * subgraphs and its functions; nothing when m is already at `to`.  A node
+ * that cannot be upgraded exactly fails with a diagnostic naming it. */
+int onnx_upgrade(Onnx__ModelProto *m, int to, Arena *a, const char *label, OnnxUpgradeStats *st, Diag *d);
+/* "Softmax-13: 1, Squeeze-13: 2", or "no node changed". */
+const char *onnx_upgrade_summary(Arena *a, const OnnxUpgradeStats *st);
+/* Row i of upgrade.def: its operator, version, and whether it has an
+ * adapter (0: the row refuses). */
+int onnx_upgrade_rows(void);
+const char *onnx_upgrade_row(int i, int *version, int *exact);
+
 /* ==== ops ==== */
 
 /* The ONNX operators, one per row of onnxops.def: their enum, op type,

@@ -138,12 +138,14 @@ pipeline_convert(Pipeline *pl, Diag *d)
 	return rc;
 }
 
-/* An ONNX input keeps its own opset: an `opset` option that asks for
- * another is an error, not a silent conversion between versions. */
+/* An ONNX input is optimized at the `opset` option when one is given, else
+ * at its own opset raised to the default when older (ai.onnx 7 and up):
+ * onnx_upgrade() rewrites the nodes whose operator changed in between
+ * (pl->upgrade says what).  An opset is raised, never lowered. */
 int
 pipeline_onnx_opset(Pipeline *pl, const char *label, Diag *d)
 {
-	int own = 0;
+	int own = 0, given = 0, to;
 
 	if (onnx_model_check(pl->model, pl->a, label, d))
 		return DIAG_INPUT;
@@ -151,18 +153,21 @@ pipeline_onnx_opset(Pipeline *pl, const char *label, Diag *d)
 		if (!pl->model->opset_import[i]->domain || !*pl->model->opset_import[i]->domain ||
 		    strcmp(pl->model->opset_import[i]->domain, "ai.onnx") == 0)
 			own = (int)pl->model->opset_import[i]->version;
-	if (own < OPTIONS_OPSET_MIN || own > OPTIONS_OPSET_MAX)
-		return diag_report(d, YE_ONNX_INPUT, &(DiagAt){.file = label},
-		                   "the model is written for ai.onnx opset %d: this optimizer knows opsets %d "
-		                   "to %d (convert it with onnx.version_converter first)", own,
-		                   OPTIONS_OPSET_MIN, OPTIONS_OPSET_MAX);
 	for (int i = 0; i < options_count(); i++)
-		if (strcmp(options_key(i), "opset") == 0 && pl->opt.given && pl->opt.given[i] && own &&
-		    pl->opt.opset != own)
-			return diag_report(d, YE_OPTIONS_VALUE, &(DiagAt){.file = pl->opt.label},
-			                   "'opset' is %d but the ONNX input %s is written for opset %d: an ONNX "
-			                   "input is optimized at its own opset (drop `opset:`)",
-			                   pl->opt.opset, pl->input, own);
-	pl->opt.opset = own;
+		if (strcmp(options_key(i), "opset") == 0 && pl->opt.given && pl->opt.given[i])
+			given = 1;
+	if (own < 1 || own > OPTIONS_OPSET_MAX)
+		return diag_report(d, YE_ONNX_INPUT, &(DiagAt){.file = label},
+		                   "the model is written for ai.onnx opset %d: this optimizer knows opsets up "
+		                   "to %d", own, OPTIONS_OPSET_MAX);
+	if (given && pl->opt.opset < own)
+		return diag_report(d, YE_OPTIONS_VALUE, &(DiagAt){.file = pl->opt.label},
+		                   "'opset' is %d but the ONNX input %s is written for opset %d: an ONNX "
+		                   "input's opset is raised, never lowered (drop `opset:` or give %d or more)",
+		                   pl->opt.opset, pl->input, own, own);
+	to = given || own < pl->opt.opset ? pl->opt.opset : own;
+	if (onnx_upgrade(pl->model, to, pl->a, label, &pl->upgrade, d))
+		return DIAG_CONVERT;
+	pl->opt.opset = to;
 	return 0;
 }

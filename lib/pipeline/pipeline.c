@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -166,14 +167,27 @@ read_input(Pipeline *pl, Diag *d)
 	return pt2_load_mem(&pl->prog, pl->input, pl->bundle.zip.base, pl->bundle.zip.len, pl->bundle.zip.fd, d);
 }
 
+typedef struct Guarded {
+	Pipeline *pl;
+	Diag *d;
+} Guarded;
+
+static int
+read_guarded(void *ctx)
+{
+	Guarded *g = ctx;
+	return read_input(g->pl, g->d);
+}
+
 int
 pipeline_read(Pipeline *pl, Diag *d)
 {
 	double t = pipeline_now();
 	int rc = pl->options ? options_load(&pl->opt, pl->a, pl->options, d) : 0;
+	const char *faulted = NULL;
 
-	if (!rc)
-		rc = read_input(pl, d);
+	if (!rc && (rc = mapguard_run(read_guarded, &(Guarded){pl, d}, &faulted)) < 0)
+		rc = mapguard_report(d, faulted);
 	pl->ran[PHASE_READ] = 1;
 	pl->seconds[PHASE_READ] = pipeline_now() - t;
 	return rc;
@@ -333,6 +347,31 @@ put_value(Report *r, const char *key, const char *text)
 		report_text(r, key, text);
 }
 
+/* The written model's IR version, its ai.onnx opset and the external data
+ * file its initializers went to ("none" when all are inside). */
+static void
+fill_model_facts(Report *r, const Onnx__ModelProto *m)
+{
+	const char *data = "none";
+	int64_t opset = 0;
+
+	report_num(r, "onnx_ir_version", (double)m->ir_version);
+	for (size_t i = 0; i < m->n_opset_import; i++)
+		if (!m->opset_import[i]->domain || !*m->opset_import[i]->domain ||
+		    strcmp(m->opset_import[i]->domain, "ai.onnx") == 0)
+			opset = m->opset_import[i]->version;
+	report_num(r, "onnx_opset", (double)opset);
+	for (size_t i = 0; m->graph && i < m->graph->n_initializer && !strcmp(data, "none"); i++) {
+		const Onnx__TensorProto *t = m->graph->initializer[i];
+		if (t->data_location != ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL)
+			continue;
+		for (size_t k = 0; k < t->n_external_data; k++)
+			if (strcmp(t->external_data[k]->key, "location") == 0)
+				data = t->external_data[k]->value;
+	}
+	report_text(r, "onnx_external_data", data);
+}
+
 static void
 fill_extra(Pipeline *pl, double report_start)
 {
@@ -378,6 +417,13 @@ fill_extra(Pipeline *pl, double report_start)
 		report_text(r, "container", arena_printf(a, "ONNX model (IR version %lld)", (long long)m->ir_version));
 		report_text(r, "producer", arena_printf(a, "%s %s", m->producer_name ? m->producer_name : "",
 		                                        m->producer_version ? m->producer_version : ""));
+		if (pl->upgrade.from) {
+			report_num(r, "input_opset", pl->upgrade.from);
+			report_text(r, "opset_upgrade", pl->upgrade.from < pl->upgrade.to
+			            ? arena_printf(a, "%d to %d: %d nodes rewritten (%s)", pl->upgrade.from,
+			                           pl->upgrade.to, pl->upgrade.nodes, onnx_upgrade_summary(a, &pl->upgrade))
+			            : "none (already at the target opset)");
+		}
 	}
 	report_text(r, "capture_strategy", pl->strategy);
 	if (pl->winner) {
@@ -404,6 +450,7 @@ fill_extra(Pipeline *pl, double report_start)
 		report_num(r, "onnx_initializer_bytes", (double)pl->initializer_bytes);
 		report_num(r, "onnx_inputs", (double)pl->inputs);
 		report_num(r, "onnx_outputs", (double)pl->outputs);
+		fill_model_facts(r, pl->model);
 		if (pl->flops >= 0)
 			report_num(r, "flops_total", pl->flops);
 		else
@@ -476,20 +523,52 @@ commit(Pipeline *pl, Durable *out, Diag *d)
 	return diag_report(d, YE_WRITE_FAILED, &(DiagAt){.file = failed}, "cannot write: %s", strerror(err));
 }
 
-int
-pipeline_run(Pipeline *pl, Diag *d)
+typedef struct ReportJob {
+	Pipeline *pl;
+	Durable rep;
+	Diag *d;
+	int rc;
+} ReportJob;
+
+static void *
+report_job(void *arg)
+{
+	ReportJob *j = arg;
+
+	j->rc = report_write_to(&j->pl->report, &j->rep, j->pl->report_path, j->d);
+	return NULL;
+}
+
+/* Writes the workbook on a second thread while this one waits for the
+ * disk to take the ONNX files (their fsync), so that the report's CPU
+ * time and the weights' write-back overlap instead of adding up.  The
+ * thread alone uses the arena, the Report and d until it is joined.  The
+ * workbook's file then joins out, to be committed after the ONNX files. */
+static int
+write_report(Pipeline *pl, Durable *out, Diag *d)
+{
+	ReportJob j = {.pl = pl, .d = d};
+	pthread_t th;
+
+	durable_init(&j.rep);
+	if (pthread_create(&th, NULL, report_job, &j) != 0)
+		report_job(&j);
+	else {
+		(void)durable_sync(out);   /* an error shows again in commit() */
+		pthread_join(th, NULL);
+	}
+	durable_join(out, &j.rep);
+	return j.rc;
+}
+
+/* Every phase after reading, writing into pl->files. */
+static int
+run_phases(Pipeline *pl, Diag *d)
 {
 	double t, report_start = 0;
 	int rc = 0, rrc, crc, from, vrc = 0;
-	Durable out;
+	Durable *out = &pl->files;
 
-	if (!pl->ran[PHASE_READ] && (rc = pipeline_read(pl, d)))
-		return rc;
-	/* --verify: onnxruntime is loaded before anything is converted, so a
-	 * missing library fails at once (exit status 2) */
-	if ((pl->verify || pl->opt.verify) && (rc = verify_open(&pl->ort, pl->a, pl->opt.onnxruntime_library,
-	                                                        pl->options ? pl->options : pl->input, d)))
-		return rc;
 	from = d->n;
 	t = pipeline_now();
 	if (pl->kind == INPUT_BUNDLE) {
@@ -502,7 +581,6 @@ pipeline_run(Pipeline *pl, Diag *d)
 		single_capture(pl, rc, d, from, pipeline_now() - t);
 	}
 
-	durable_init(&out);
 	if (!rc) {
 		const Zip *z = pl->kind == INPUT_BUNDLE ? &pl->bundle.zip : pl->prog.zip;
 		const OnnxSource *src = pl->onnx.source.fd >= 0 && pl->model == pl->onnx.model
@@ -515,37 +593,81 @@ pipeline_run(Pipeline *pl, Diag *d)
 		pl->seconds[PHASE_REPORT] = pipeline_now() - report_start;
 
 		t = pipeline_now();
-		rc = onnx_write_to(pl->a, pl->model, pl->out, pl->opt.external_data_threshold, src, &out, d);
+		rc = onnx_write_to(pl->a, pl->model, pl->out, pl->opt.external_data_threshold, src, out, d);
 		pl->ran[PHASE_WRITE] = 1;
 		pl->seconds[PHASE_WRITE] = pipeline_now() - t;
 	}
 	if (!rc && pl->ort) {
-		/* onnxruntime reads the model from disk: commit it first */
-		if ((crc = commit(pl, &out, d)))
+		/* onnxruntime reads the model from disk: it is committed first, and
+		 * the report (written after) joins a new batch */
+		if ((crc = mapguard_report(d, NULL))) {
+			durable_abort(out);
+			return crc;
+		}
+		if ((crc = commit(pl, out, d)))
 			return crc;
 		vrc = pipeline_verify(pl, d);
-		durable_init(&out);
+		durable_init(out);
+	}
+	if (!pl->opt.report && (crc = mapguard_report(d, NULL))) {
+		durable_abort(out);   /* a rewrite in place, seen before anything is renamed */
+		return crc;
 	}
 	if ((rc && rc != DIAG_CONVERT) || !pl->opt.report) {
-		crc = commit(pl, &out, d);
+		crc = commit(pl, out, d);
 		crc = crc > rc ? crc : rc;
 		return crc > vrc ? crc : vrc;
 	}
 
 	/* the disk writes the ONNX files while the report is made */
-	durable_start(&out);
+	durable_start(out);
 	report_start = pipeline_now();
 	pl->ran[PHASE_REPORT] = 1;
 	fill_extra(pl, report_start);
 	t = pipeline_now();
 	pl->report_path = pipeline_report_path(pl->a, pl->out);
-	if ((rrc = report_write_to(&pl->report, &out, pl->report_path, d)))
+	if ((rrc = write_report(pl, out, d)))
 		pl->report_path = NULL;
 	pl->seconds[PHASE_REPORT] += pipeline_now() - t;
-	crc = commit(pl, &out, d);
+	if ((crc = mapguard_report(d, NULL))) {
+		durable_abort(out);
+		pl->report_path = NULL;
+		return crc;
+	}
+	crc = commit(pl, out, d);
 	rrc = crc > rrc ? crc : rrc;
 	rrc = rrc > vrc ? rrc : vrc;
 	return rrc > rc ? rrc : rc;
+}
+
+static int
+run_guarded(void *ctx)
+{
+	Guarded *g = ctx;
+	return run_phases(g->pl, g->d);
+}
+
+/* A mapped input that shrinks under a phase (SIGBUS) ends the run with a
+ * named error, and the files begun are removed. */
+int
+pipeline_run(Pipeline *pl, Diag *d)
+{
+	const char *faulted = NULL;
+	int rc;
+
+	if (!pl->ran[PHASE_READ] && (rc = pipeline_read(pl, d)))
+		return rc;
+	/* --verify: onnxruntime is loaded before anything is converted, so a
+	 * missing library fails at once (exit status 2) */
+	if ((pl->verify || pl->opt.verify) && (rc = verify_open(&pl->ort, pl->a, pl->opt.onnxruntime_library,
+	                                                        pl->options ? pl->options : pl->input, d)))
+		return rc;
+	durable_init(&pl->files);
+	if ((rc = mapguard_run(run_guarded, &(Guarded){pl, d}, &faulted)) >= 0)
+		return rc;
+	durable_abort(&pl->files);
+	pl->report_path = NULL;
+	return mapguard_report(d, faulted);
 }
 
 /* ---- summary helpers ---- */

@@ -149,9 +149,11 @@ typedef struct Pipeline {
 	InputFile kind;
 	Bundle bundle;              /* INPUT_BUNDLE; bundle.zip maps a .pt2 input too */
 	OnnxInput onnx;             /* INPUT_ONNX, or a bundle's ONNX capture */
+	OnnxUpgradeStats upgrade;   /* an ONNX input: its opset and what raising it changed */
 	const char *strategy;       /* the capture written (the report's capture_strategy) */
 	const PipelineStrategy *winner;  /* a bundle's capture that converted, else NULL */
 	StrMap *origin;             /* `functions`: ONNX node name -> IR node, from lowering */
+	Durable files;              /* the output files being written (pipeline_run) */
 	int verify;                 /* set by the caller: --verify (or the option `verify`) */
 	VerifyOrt *ort;             /* onnxruntime, loaded when verifying */
 	VerifyResult verified;      /* what verification found (ran when verify_seconds >= 0) */

@@ -168,7 +168,10 @@ read_config(Loader *l, const ZipEntry *e, Arena *tree, const char *dir)
 				return diag_report(l->d, YE_WEIGHT_SHORT, &(DiagAt){.file = l->p->path, .entry = data->name},
 					"entry '%s' is empty for tensor '%s'", data->name, fqn);
 			t->storage_bytes = (uint64_t)(n * dtype_size(t->dtype));
-			t->storage = arena_alloc(l->a, t->storage_bytes);
+			if (!(t->storage = arena_try_alloc(l->a, t->storage_bytes)))
+				return diag_report(l->d, YE_WEIGHT_SHORT, &(DiagAt){.file = l->p->path, .entry = data->name},
+					"entry '%s' is empty for tensor '%s', and its %llu bytes of zeros cannot be had",
+					data->name, fqn, (unsigned long long)t->storage_bytes);
 		}
 		strmap_put(l->tensors, arena_strdup(l->a, fqn), t);
 	}

@@ -345,8 +345,9 @@ typedef struct TsInputs {
 	const TsInput *in;      /* in forward's order, or by name */
 } TsInputs;
 
-/* 1 when the open zip z is a TorchScript archive (data.pkl and code/). */
-int ts_sniff(const Zip *z);
+/* 1 when the open zip z is a TorchScript archive (data.pkl and code/, or a
+ * data.pkl naming TorchScript classes: torch.jit.save cut short). */
+int ts_sniff(Zip *z);
 /* Reads the archive z (already open; its label names it) into p: the
  * module tree and code, forward run over in.  Returns 0, DIAG_INPUT
  * (a bad archive, code outside what the reader knows, no or wrong

@@ -350,6 +350,7 @@ zip_open(Zip *z, const char *path, Arena *a, Diag *d)
 	z->base = map;
 	z->len = (size_t)st.st_size;
 	z->mapped = 1;
+	mapguard_add(map, z->len, fd, path);
 	if ((rc = read_directory(z, d))) {
 		zip_close(z);
 		return rc;
@@ -360,8 +361,10 @@ zip_open(Zip *z, const char *path, Arena *a, Diag *d)
 void
 zip_close(Zip *z)
 {
-	if (z->mapped)
+	if (z->mapped) {
+		mapguard_remove(z->base);
 		munmap((void *)z->base, z->len);
+	}
 	if (z->mapped && z->fd >= 0)
 		close(z->fd);
 	z->mapped = 0;
@@ -398,7 +401,9 @@ inflate_entry(Zip *z, ZipEntry *e, const uint8_t *src, Diag *d)
 	if (e->size / DEFLATE_MAX_RATIO > e->csize)
 		return diag_report(d, YE_ZIP_INFLATE, &(DiagAt){.file = z->label, .entry = e->name},
 			"entry '%s': %llu bytes cannot inflate to %llu", e->name, (unsigned long long)e->csize, (unsigned long long)e->size);
-	out = arena_alloc(z->arena, (size_t)e->size);
+	if (e->size > SIZE_MAX / 2 || !(out = arena_try_alloc(z->arena, (size_t)e->size)))
+		return diag_report(d, YE_ZIP_INFLATE, &(DiagAt){.file = z->label, .entry = e->name},
+			"entry '%s': no memory for its %llu bytes", e->name, (unsigned long long)e->size);
 	memset(&s, 0, sizeof s);
 	if (inflateInit2(&s, -MAX_WBITS) != Z_OK)
 		return diag_report(d, YE_ZIP_INFLATE, &(DiagAt){.file = z->label, .entry = e->name},

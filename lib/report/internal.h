@@ -1,89 +1,137 @@
 /* report/internal.h: the report layer's own parts, for its files only.
  *
- * xlsx.c writes a SpreadsheetML workbook (.xlsx) in memory: worksheets of
- * string and number cells, one table per sheet, a frozen header row,
- * column widths, and the document properties.  It writes the bytes that
- * libxlsxwriter 1.1.4 (the library the report used before) writes for the
- * same calls, part for part and, with the same zlib, byte for byte: the
- * same XML, the same zip entries in the same order, deflated at zlib's
- * default level.  It does only what report.c needs; what it does not know
- * is an internal error (die()), never a silently different file.
- *
- * Why not libxlsxwriter itself: it cost about 16 ms of a 100-node
- * conversion's 20 (docs/report.md, "The file"): loading it with libcrypto
- * and minizip, one temporary file per part (each created and unlinked in
- * /tmp, then copied into the zip), and fprintf for every cell. */
+ * The workbook is written with libxlsxwriter (book.c wraps it): a sheet is
+ * begun with sheet_begin(), filled row by row with put_text() / put_num()
+ * / put_flops() at s->row (the header is row 0), and closed with
+ * sheet_end(), which makes it one Excel table with an autofilter, a frozen
+ * bold header, column widths fitted to its cells and a landscape print
+ * setup one page wide.  report.c writes the data sheets, overview.c the
+ * overview and chart.c the charts beside their tables. */
 #ifndef REPORT_INTERNAL_H
 #define REPORT_INTERNAL_H
 
 #include <stdint.h>
-#include <time.h>
 
-#include "core/core.h"
+#include <xlsxwriter.h>
+
+#include "report/report.h"
+
+#if LXW_VERSION_ID < 100
+#error "libxlsxwriter 1.0 or newer is needed (worksheet tables, workbook_new_opt)"
+#endif
 
 /* Cell formats, one row each: X(enum, bold, number format, horizontal
- * alignment).  A format's style index is given the first time a cell uses
- * it, in the order the sheets' XML is written, as libxlsxwriter does;
- * XLSX_PLAIN is style 0. */
+ * alignment, underlined blue: a link). */
 #define XLSX_FORMATS(X) \
-	X(XLSX_PLAIN,        0, NULL,       NULL) \
-	X(XLSX_BOLD,         1, NULL,       NULL) \
-	X(XLSX_RIGHT,        0, NULL,       "right") \
-	X(XLSX_LEFT,         0, NULL,       "left") \
-	X(XLSX_INT,          0, "#,##0",    NULL) \
-	X(XLSX_INT_LEFT,     0, "#,##0",    "left") \
-	X(XLSX_SECONDS,      0, "0.000000", NULL) \
-	X(XLSX_SECONDS_LEFT, 0, "0.000000", "left")
+	X(XLSX_PLAIN,        0, NULL,        LXW_ALIGN_NONE,  0) \
+	X(XLSX_BOLD,         1, NULL,        LXW_ALIGN_NONE,  0) \
+	X(XLSX_RIGHT,        0, NULL,        LXW_ALIGN_RIGHT, 0) \
+	X(XLSX_LEFT,         0, NULL,        LXW_ALIGN_LEFT,  0) \
+	X(XLSX_INT,          0, "#,##0",     LXW_ALIGN_NONE,  0) \
+	X(XLSX_INT_LEFT,     0, "#,##0",     LXW_ALIGN_LEFT,  0) \
+	X(XLSX_SECONDS,      0, "0.000000",  LXW_ALIGN_NONE,  0) \
+	X(XLSX_SECONDS_LEFT, 0, "0.000000",  LXW_ALIGN_LEFT,  0) \
+	X(XLSX_MS,           0, "#,##0.000", LXW_ALIGN_NONE,  0) \
+	X(XLSX_PERCENT,      0, "0.0%",      LXW_ALIGN_NONE,  0) \
+	X(XLSX_LINK,         0, NULL,        LXW_ALIGN_NONE,  1)
 
 typedef enum XlsxFormat {
-#define X(e, bold, numfmt, align) e,
+#define X(e, bold, numfmt, align, link) e,
 	XLSX_FORMATS(X)
 #undef X
 	XLSX_NFORMAT
 } XlsxFormat;
 
-#define XLSX_MAXCOL 9        /* columns A..I: all a sheet of the report has */
-#define XLSX_ROWS 1048576    /* Excel's rows per sheet, the header included */
+/* How a number column shows and sizes its numbers. */
+enum { NUM_GENERAL, NUM_INT, NUM_SECONDS, NUM_MS, NUM_KINDS };
 
-typedef struct Xlsx Xlsx;
-typedef struct XlsxSheet XlsxSheet;
+#define REPORT_MAXCOL 9          /* columns A..I: all a sheet of the report has */
+#ifndef REPORT_MAXROWS           /* data rows per sheet; -D for testing the cut */
+#define REPORT_MAXROWS (LXW_ROW_MAX - 1)
+#endif
+#define REPORT_MAXWIDTH 80.0
+#define REPORT_STR_MAX 32767     /* Excel's cell limit */
 
-/* A workbook in the arena a, with the document's title, author and
- * creation time (also its modification time). */
-Xlsx *xlsx_new(Arena *a, const char *title, const char *author, time_t created);
-/* Adds a sheet whose row 0 will hold the ncol column headers head (not
- * copied), in bold, once xlsx_table() is called. */
-XlsxSheet *xlsx_sheet(Xlsx *x, const char *name, int ncol, const char *const *head);
-/* Cells, in increasing (row, col) order, rows from 1 (row 0 is the
- * header).  Text must be valid UTF-8 without NUL, at most 32,767
- * characters, and is not copied; an empty text writes no cell. */
-void xlsx_string(XlsxSheet *s, uint32_t row, int col, const char *text, XlsxFormat fmt);
-/* v must be finite (xlsx has no cell for NaN or infinities). */
-void xlsx_number(XlsxSheet *s, uint32_t row, int col, double v, XlsxFormat fmt);
-/* Column col's width in characters (>= 1). */
-void xlsx_width(XlsxSheet *s, int col, double chars);
-/* Makes rows 0..last_row a table named name (not copied; a valid Excel
- * table name), with an autofilter and banded rows, and writes the headers
- * in row 0.  last_row >= 1: a table needs a data row, even a blank one. */
-void xlsx_table(XlsxSheet *s, uint32_t last_row, const char *name);
-/* The sheet the workbook opens on (the first one by default). */
-void xlsx_activate(XlsxSheet *s);
-/* The whole file: a malloc'ed buffer of *len bytes, for the caller to free. */
-uint8_t *xlsx_bytes(Xlsx *x, size_t *len);
+typedef struct Writer {
+	lxw_workbook *wb;
+	Arena *a;
+	lxw_format *fmt[XLSX_NFORMAT];
+	lxw_error err;       /* first library error; LXW_NO_ERROR while all is well */
+	const char *sheets[16];   /* the sheets begun, in order (overview's links) */
+	int nsheet;
+} Writer;
 
-/* A part stored already deflated: its length, CRC-32 and zip text bit,
- * then the deflated bytes. */
-typedef struct XlsxPart {
-	size_t len;
-	uint32_t crc;
-	int text;
-	size_t zlen;
-	const uint8_t *z;
-} XlsxPart;
+typedef struct Sheet {
+	lxw_worksheet *ws;
+	const char *name;
+	const char *const *head;        /* column headers */
+	int ncol;
+	int col0;                       /* first column of the table (0: A) */
+	uint32_t row;                   /* row being written; the header is 0 */
+	double width[REPORT_MAXCOL];    /* widest cell so far, in characters */
+} Sheet;
 
-/* xl/theme/theme1.xml (theme.c): the text, and the same deflated once, for
- * the 7 KB every workbook carries (a fifth of a small report's deflating). */
-extern const char xlsx_theme[];
-extern const XlsxPart xlsx_theme_z;
+static inline const char *
+nz(const char *s)
+{
+	return s ? s : "";
+}
+
+/* Rows beyond Excel's 1,048,576 are not written (libxlsxwriter would fail
+ * the whole file); the extra sheet opens with how many were left out. */
+static inline int
+shown(int n)
+{
+	return n < REPORT_MAXROWS ? n : REPORT_MAXROWS;
+}
+
+/* ---- book.c: the workbook and the per-sheet helpers ---- */
+
+/* Opens the workbook at path (an existing, empty file); returns 0, or an
+ * lxw_error with nothing to close. */
+lxw_error book_open(Writer *w, Arena *a, const char *path);
+/* Writes the file and frees the workbook; returns the first error. */
+lxw_error book_close(Writer *w);
+/* Notes a library error (the first one wins). */
+void note(Writer *w, lxw_error e);
+
+/* Adds the worksheet name with the ncol column headers head (not copied);
+ * returns 0, or -1 when the library failed (noted in w). */
+int sheet_begin(Writer *w, Sheet *s, const char *name, const char *const *head, int ncol);
+/* Cells of row s->row.  An empty text writes no cell; text is made valid
+ * UTF-8 and cut at Excel's 32,767 characters. */
+void put_text(Writer *w, Sheet *s, int col, const char *text, XlsxFormat fmt);
+/* A number of the given NUM_ kind, in its usual format or in fmt; NaN and
+ * infinities are written as the text "nan", "inf", "-inf". */
+void put_num(Writer *w, Sheet *s, int col, double v, int kind);
+void put_num_fmt(Writer *w, Sheet *s, int col, double v, int kind, XlsxFormat fmt);
+/* A FLOPs count: negative means unknown (the text "unknown"). */
+void put_flops(Writer *w, Sheet *s, int col, double v);
+/* A link to cell A1 of the sheet `sheet`, shown as text. */
+void put_link(Writer *w, Sheet *s, int col, const char *sheet, const char *text);
+/* Makes rows 0..s->row a table named "<sheet>_table" (a blank data row
+ * when there is none), sets the widths and the print setup. */
+void sheet_end(Writer *w, Sheet *s);
+/* A row "<sheet>_rows_not_shown" with how many rows of sheet were cut,
+ * when n is over the limit. */
+void note_cut(Writer *w, Sheet *s, const char *sheet, int n);
+
+/* ---- chart.c ---- */
+
+/* A bar chart (horizontal bars, categories top down) of the rows
+ * first..last (0-based, inclusive) of the sheet s, categories from column
+ * cat, one series per column of vals (nval of them, stacked when more than
+ * one), placed at column `at` of row 1. */
+void chart_bars(Writer *w, Sheet *s, const char *title, uint32_t first, uint32_t last,
+                int cat, const int *vals, int nval, int at);
+
+/* ---- overview.c ---- */
+
+/* The overview sheet, first in the workbook: overview_begin() adds it
+ * before the other sheets; write_overview() fills it once they are all
+ * written: the facts of r->kv a person looks for first, and links to every
+ * other sheet (w->sheets, filled as the sheets are begun). */
+int overview_begin(Writer *w, Sheet *s);
+void write_overview(Writer *w, Sheet *s, const Report *r);
 
 #endif

@@ -1,15 +1,14 @@
 /* report.c: the Report's arena-backed row arrays, and report_write(), which
- * lays them out as model.xlsx through xlsx.c.
+ * lays them out as model.xlsx with libxlsxwriter (book.c).
  *
  * Every sheet is an Excel table (header row, autofilter, banded rows) with a
  * bold, frozen header and column widths taken from the longest cell.  The
  * file must be byte-identical for the same Report, so the workbook's creation
- * time is fixed (zip entries are dated 1980-01-01), and numbers are printed
- * under the C locale (xlsx.c prints doubles with snprintf("%.16G"), which
- * follows LC_NUMERIC).  The workbook is built in memory and written in one
- * piece through a durable temporary file renamed into place (core's
- * durable_*), so a reader never sees half a workbook and a failure leaves
- * nothing behind. */
+ * time is fixed (book.c), and numbers are printed under the C locale
+ * (libxlsxwriter prints doubles with snprintf("%.16G"), which follows
+ * LC_NUMERIC).  The workbook is written to a durable temporary file renamed
+ * into place with the ONNX files (core's durable_*), so a reader never sees
+ * half a workbook and a failure leaves nothing behind. */
 #include "report/report.h"
 
 #include <errno.h>
@@ -20,16 +19,6 @@
 #include <string.h>
 
 #include "report/internal.h"
-
-/* 2000-01-01 00:00:00 UTC; xlsx.c formats it with gmtime(), so the stamp
- * does not depend on TZ. */
-#define REPORT_CREATED ((time_t)946684800)
-#define REPORT_MAXCOL XLSX_MAXCOL
-#ifndef REPORT_MAXROWS      /* data rows per sheet; -D for testing the cut */
-#define REPORT_MAXROWS (XLSX_ROWS - 1)
-#endif
-#define REPORT_MAXWIDTH 80.0
-#define REPORT_STR_MAX 32767   /* Excel's cell limit */
 
 /* ---- appenders ---------------------------------------------------------- */
 
@@ -130,215 +119,13 @@ report_functions(Report *r, const OutlineResult *res)
 	r->functions = res ? arena_dup(r->a, res, sizeof *res) : NULL;
 }
 
-/* ---- text that Excel accepts -------------------------------------------- */
+/* ---- the sheets -------------------------------------------------------- */
 
-/* Returns the length of the well-formed UTF-8 sequence at s that XML 1.0
- * allows, or 0 when s does not start with one. */
-static int
-utf8_seq(const unsigned char *s)
-{
-	unsigned c = s[0], cp, min;
-	int n;
-
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xc2 && c <= 0xdf)
-		n = 2, cp = c & 0x1f, min = 0x80;
-	else if (c >= 0xe0 && c <= 0xef)
-		n = 3, cp = c & 0x0f, min = 0x800;
-	else if (c >= 0xf0 && c <= 0xf4)
-		n = 4, cp = c & 0x07, min = 0x10000;
-	else
-		return 0;
-	for (int i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)   /* also stops at the NUL */
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff) ||
-	    cp == 0xfffe || cp == 0xffff)
-		return 0;
-	return n;
-}
-
-/* Returns s, or an arena copy in which each byte that is not valid UTF-8
- * became U+FFFD and that stops at Excel's 32767 characters (Excel calls a
- * file with bad bytes or longer cells corrupt).  Sets *chars to the length in characters. */
-static const char *
-cell_text(Arena *a, const char *s, size_t *chars)
-{
-	const unsigned char *p = (const unsigned char *)s;
-	size_t n = 0;
-	int clean = 1, k;
-	char *out, *o;
-
-	for (; *p; p += k ? k : 1, n++)
-		if (!(k = utf8_seq(p)))
-			clean = 0;
-	if (clean && n <= REPORT_STR_MAX) {
-		*chars = n;
-		return s;
-	}
-	o = out = arena_alloc(a, 3 * strlen(s) + 1);
-	p = (const unsigned char *)s;
-	for (n = 0; *p && n < REPORT_STR_MAX; n++) {
-		if ((k = utf8_seq(p))) {
-			memcpy(o, p, (size_t)k);
-			o += k, p += k;
-		} else {
-			memcpy(o, "\xef\xbf\xbd", 3);
-			o += 3, p++;
-		}
-	}
-	*o = 0;
-	*chars = n;
-	return out;
-}
-
-/* ---- sheets -------------------------------------------------------------- */
-
-enum { NUM_GENERAL, NUM_INT, NUM_SECONDS, NUM_KINDS };
-/* numbers in number columns, and numbers among text (symbolic_flops) */
-static const XlsxFormat num_format[NUM_KINDS] = {
-	[NUM_GENERAL] = XLSX_PLAIN, [NUM_INT] = XLSX_INT, [NUM_SECONDS] = XLSX_SECONDS,
-};
+/* numbers among text (symbolic_flops) */
 static const XlsxFormat left_format[NUM_KINDS] = {
 	[NUM_GENERAL] = XLSX_LEFT, [NUM_INT] = XLSX_INT_LEFT, [NUM_SECONDS] = XLSX_SECONDS_LEFT,
+	[NUM_MS] = XLSX_LEFT,
 };
-
-typedef struct Writer {
-	Xlsx *x;
-	Arena *a;
-} Writer;
-
-typedef struct Sheet {
-	XlsxSheet *ws;
-	const char *name;
-	const char *const *head;        /* column headers */
-	int ncol;
-	uint32_t row;                   /* row being written; the header is 0 */
-	double width[REPORT_MAXCOL];    /* widest cell so far, in characters */
-} Sheet;
-
-static void
-widen(Sheet *s, int col, double chars)
-{
-	if (chars > s->width[col])
-		s->width[col] = chars;
-}
-
-static int
-sheet_begin(Writer *w, Sheet *s, const char *name, const char *const *head, int ncol)
-{
-	if (ncol > REPORT_MAXCOL)
-		die("report: sheet %s has %d columns", name, ncol);
-	memset(s, 0, sizeof *s);
-	s->name = name, s->head = head, s->ncol = ncol;
-	s->ws = xlsx_sheet(w->x, name, ncol, head);
-	for (int c = 0; c < ncol; c++)
-		widen(s, c, (double)strlen(head[c]) + 3);   /* room for the filter button */
-	return 0;
-}
-
-static void
-put_text(Writer *w, Sheet *s, int col, const char *text, XlsxFormat fmt)
-{
-	size_t chars;
-
-	if (!text || !*text)
-		return;       /* a blank cell */
-	text = cell_text(w->a, text, &chars);
-	xlsx_string(s->ws, s->row, col, text, fmt);
-	widen(s, col, (double)chars + 1);
-}
-
-/* Numbers are numeric cells.  NaN and infinities have no cell type in
- * xlsx (Excel would reject "nan" in a number cell), so they are written as
- * the text "nan", "inf", "-inf". */
-static void
-put_num_fmt(Writer *w, Sheet *s, int col, double v, int kind, XlsxFormat fmt)
-{
-	char buf[64];
-	int len;
-
-	if (!isfinite(v)) {
-		put_text(w, s, col, isnan(v) ? "nan" : v > 0 ? "inf" : "-inf", XLSX_RIGHT);
-		return;
-	}
-	xlsx_number(s->ws, s->row, col, v, fmt);
-	if (kind == NUM_INT && fabs(v) < 1e15) {
-		/* the digits of %.0f, counted: most cells are counts */
-		uint64_t k = (uint64_t)nearbyint(fabs(v));
-		for (len = 1; k >= 10; k /= 10)
-			len++;
-		len += (len - 1) / 3 + (v < 0);      /* thousands separators */
-	} else if (kind == NUM_SECONDS && v == 0)
-		len = signbit(v) ? 9 : 8;            /* "0.000000", the default timings */
-	else if (kind == NUM_SECONDS && fabs(v) < 1e15)
-		len = snprintf(buf, sizeof buf, "%.6f", v);
-	else
-		len = snprintf(buf, sizeof buf, "%.10g", v);  /* about what General shows */
-	widen(s, col, (double)len + 1);
-}
-
-static void
-put_num(Writer *w, Sheet *s, int col, double v, int kind)
-{
-	put_num_fmt(w, s, col, v, kind, num_format[kind]);
-}
-
-/* A FLOPs count: negative means unknown. */
-static void
-put_flops(Writer *w, Sheet *s, int col, double v)
-{
-	if (v < 0)
-		put_text(w, s, col, "unknown", XLSX_RIGHT);
-	else
-		put_num(w, s, col, v, NUM_INT);
-}
-
-/* Turns rows 0..s->row into a table named "<sheet>_table" and sets the
- * column widths.  A table needs a data row, so an empty sheet gets a table
- * over its header and one blank row (what Excel itself shows for an
- * emptied table). */
-static void
-sheet_end(Writer *w, Sheet *s)
-{
-	char *name = arena_printf(w->a, "%s_table", s->name);
-
-	for (int c = 0; c < s->ncol; c++)
-		xlsx_width(s->ws, c, s->width[c] < REPORT_MAXWIDTH ? s->width[c] : REPORT_MAXWIDTH);
-	xlsx_table(s->ws, s->row ? s->row : 1, name);
-}
-
-/* ---- the six sheets ------------------------------------------------------ */
-
-static const char *
-nz(const char *s)
-{
-	return s ? s : "";
-}
-
-/* Rows beyond Excel's 1,048,576 are not written (libxlsxwriter would fail
- * the whole file); the extra sheet opens with how many were left out. */
-static int
-shown(int n)
-{
-	return n < REPORT_MAXROWS ? n : REPORT_MAXROWS;
-}
-
-static void
-note_cut(Writer *w, Sheet *s, const char *sheet, int n)
-{
-	char key[64];
-
-	if (n <= REPORT_MAXROWS)
-		return;
-	snprintf(key, sizeof key, "%s_rows_not_shown", sheet);
-	s->row++;
-	put_text(w, s, 0, key, XLSX_PLAIN);
-	put_num(w, s, 1, n - REPORT_MAXROWS, NUM_GENERAL);
-}
 
 static void
 write_extra(Writer *w, const Report *r)
@@ -468,6 +255,8 @@ write_stats_agg(Writer *w, const Report *r)
 		put_num(w, &s, 5, (double)g[i].events, NUM_INT);
 	}
 	sheet_end(w, &s);
+	chart_bars(w, &s, "nodes removed and added per pattern", 1, s.row, 0,
+	           (const int[]){1, 2}, 2, 7);
 }
 
 typedef struct NodeRef {
@@ -507,6 +296,55 @@ write_node_stats(Writer *w, const Report *r)
 		put_flops(w, &s, 2, ref[i].p->flops);
 	}
 	sheet_end(w, &s);
+	chart_bars(w, &s, "nodes by op type", 1, s.row, 0, (const int[]){1}, 1, 4);
+}
+
+static int
+cmp_flops(const void *x, const void *y)
+{
+	const NodeRef *a = x, *b = y;
+	double fa = a->p->flops, fb = b->p->flops;
+	int c;
+
+	if (fa != fb)
+		return fa > fb ? -1 : 1;     /* unknown (-1) last */
+	if ((c = strcmp(nz(a->p->op_type), nz(b->p->op_type))))
+		return c;
+	return (a->i > b->i) - (a->i < b->i);
+}
+
+/* node_stats sorted by FLOPs, largest first (unknown last), with each op
+ * type's share of the known total, and the chart of the known ones. */
+static void
+write_flops_by_op(Writer *w, const Report *r)
+{
+	static const char *const head[] = {"op_type", "flops", "share", "count"};
+	NodeRef *ref = ARENA_ARRAY(r->a, NodeRef, r->nnode_stat ? r->nnode_stat : 1);
+	double total = 0;
+	uint32_t known = 0;
+	Sheet s;
+
+	for (int i = 0; i < r->nnode_stat; i++) {
+		ref[i] = (NodeRef){&r->node_stat[i], i};
+		if (r->node_stat[i].flops > 0)
+			total += r->node_stat[i].flops;
+	}
+	qsort(ref, (size_t)r->nnode_stat, sizeof *ref, cmp_flops);
+	if (sheet_begin(w, &s, "flops_by_op", head, 4) < 0)
+		return;
+	for (int i = 0; i < shown(r->nnode_stat); i++) {
+		double f = ref[i].p->flops;
+		s.row = (uint32_t)i + 1;
+		put_text(w, &s, 0, ref[i].p->op_type, XLSX_PLAIN);
+		put_flops(w, &s, 1, f);
+		if (f >= 0 && total > 0)
+			put_num_fmt(w, &s, 2, f / total, NUM_GENERAL, XLSX_PERCENT);
+		put_num(w, &s, 3, (double)ref[i].p->count, NUM_INT);
+		if (f > 0)
+			known = s.row;
+	}
+	sheet_end(w, &s);
+	chart_bars(w, &s, "FLOPs by op type", 1, known, 0, (const int[]){1}, 1, 5);
 }
 
 /* The expression column holds text; an expression that is just a number
@@ -668,48 +506,63 @@ write_unsupported(Writer *w, const Report *r)
 		put_text(w, &s, 3, u->reason, XLSX_PLAIN);
 	}
 	sheet_end(w, &s);
-	xlsx_activate(s.ws);
+	worksheet_activate(s.ws);
 }
 
 /* ---- the file ------------------------------------------------------------ */
 
-/* The workbook's bytes (malloc'ed), built under the C locale. */
-static uint8_t *
-workbook(const Report *r, size_t *len)
+/* Builds the workbook at path (an existing, empty file) under the C
+ * locale; returns the first library error. */
+static lxw_error
+workbook(const Report *r, const char *path)
 {
-	Writer w = {xlsx_new(r->a, "yobx-export conversion report", "yobx-export", REPORT_CREATED), r->a};
+	Writer w;
+	Sheet ov;
 	locale_t c = newlocale(LC_ALL_MASK, "C", (locale_t)0);
 	locale_t old = c ? uselocale(c) : (locale_t)0;
-	uint8_t *bytes;
+	lxw_error err = book_open(&w, r->a, path);
 
-	write_extra(&w, r);
-	write_stats(&w, r);
-	write_stats_agg(&w, r);
-	write_node_stats(&w, r);
-	write_symbolic_flops(&w, r);
-	write_functions(&w, r);
-	write_captures(&w, r);
-	write_discrepancies(&w, r);
-	write_unsupported(&w, r);
-	bytes = xlsx_bytes(w.x, len);
+	if (err == LXW_NO_ERROR) {
+		int have_ov = overview_begin(&w, &ov) == 0;
+		write_extra(&w, r);
+		write_stats(&w, r);
+		write_stats_agg(&w, r);
+		write_node_stats(&w, r);
+		write_flops_by_op(&w, r);
+		write_symbolic_flops(&w, r);
+		write_functions(&w, r);
+		write_captures(&w, r);
+		write_discrepancies(&w, r);
+		write_unsupported(&w, r);
+		if (have_ov)
+			write_overview(&w, &ov, r);
+		err = book_close(&w);
+	}
 	if (c) {
 		uselocale(old);
 		freelocale(c);
 	}
-	return bytes;
+	return err;
 }
 
+/* libxlsxwriter writes to a file name: it is the durable temporary file,
+ * created (and kept open for the commit's fsync) by durable_open(), so a
+ * missing directory reads as strerror(errno) and the library never prints
+ * its own error line. */
 int
 report_write_to(const Report *r, Durable *out, const char *path, Diag *d)
 {
-	size_t len;
-	uint8_t *bytes = workbook(r, &len);
-	int err = durable_write(out, path, bytes, len);
+	int fd = durable_open(out, path);
+	lxw_error err;
 
-	free(bytes);
-	if (err)
+	if (fd < 0)
 		return diag_report(d, YE_REPORT_WRITE, &(DiagAt){.file = path},
-			"cannot write the report (%s)", strerror(err));
+			"cannot write the report (%s)", strerror(errno));
+	if ((err = workbook(r, out->f[out->n - 1].tmp)) != LXW_NO_ERROR) {
+		durable_drop(out, fd);
+		return diag_report(d, YE_REPORT_WRITE, &(DiagAt){.file = path},
+			"cannot write the report (%s)", lxw_strerror(err));
+	}
 	return DIAG_OK;
 }
 

@@ -26,7 +26,9 @@ poly_call(Arena *a, SymOp op, int n, SymExpr **args)
 
 	e->op = op;
 	e->n = n;
-	e->args = args;
+	e->args = ARENA_ARRAY(a, SymExpr *, n > 0 ? n : 1);
+	if (n > 0)
+		memcpy(e->args, args, sizeof *args * (size_t)n);
 	return e;
 }
 

@@ -137,7 +137,7 @@ int poly_value(const Poly *p, int (*lookup)(void *ctx, const char *name, int64_t
 
 /* SymExpr builders the counting code shares. */
 SymExpr *poly_num(Arena *a, int64_t v);                         /* the number v */
-SymExpr *poly_call(Arena *a, SymOp op, int n, SymExpr **args);  /* op(args...) */
+SymExpr *poly_call(Arena *a, SymOp op, int n, SymExpr **args);  /* op(args...); args copied into a */
 int poly_is_num(const SymExpr *e, int64_t *v);                  /* 1 (and *v) for a number */
 
 #endif

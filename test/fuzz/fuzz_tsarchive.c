@@ -1,5 +1,5 @@
 /* fuzz_tsarchive.c: libFuzzer target for the TorchScript archive reader
- * (lib/read/tsarchive.c, with pickle.c and torchsave.c under it).
+ * (lib/read/ts/tsarchive.c, with pickle.c and torchsave.c under it).
  *
  * The input is up to four parts separated by "@@@\n": data.pkl, the code
  * file code/__torch__.py, its .debug_pkl and constants.pkl.  They are
@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "read/ts.h"
+#include "read/ts/ts.h"
 #include "../unit/zipwrite.h"
 #include "pytree.h"
 

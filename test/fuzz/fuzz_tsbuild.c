@@ -1,5 +1,5 @@
 /* fuzz_tsbuild.c: libFuzzer target for running TorchScript code into the
- * IR (lib/read/tsbuild.c, with the parser, the schema table and the meta
+ * IR (lib/read/ts/tsbuild.c, with the parser, the schema table and the meta
  * rules under it), then lowering what it built.
  *
  * The input is the code file of the archive's top module (code/__torch__.py,
@@ -18,7 +18,7 @@
 #include "ir/ir.h"
 #include "lower/lower.h"
 #include "read/read.h"
-#include "read/ts.h"
+#include "read/ts/ts.h"
 #include "../unit/diagtext.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

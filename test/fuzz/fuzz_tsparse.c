@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "core/core.h"
-#include "read/ts.h"
+#include "read/ts/ts.h"
 #include "../unit/diagtext.h"
 #include "../unit/tsdump.h"
 

@@ -33,10 +33,12 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import onnxwire  # noqa: E402
 
 SHEETS = OrderedDict([
+    ("overview", ["fact", "value", "note"]),
     ("extra", ["key", "value"]),
     ("stats", ["pattern", "removed", "added", "time_in", "iteration", "match_index", "instances"]),
     ("stats_agg", ["pattern", "removed", "added", "time_in", "instances", "events"]),
     ("node_stats", ["op_type", "count", "flops"]),
+    ("flops_by_op", ["op_type", "flops", "share", "count"]),
     ("symbolic_flops", ["op_type", "node_name", "symbolic_flops", "flops"]),
     ("captures", ["strategy", "captured", "converted", "nodes", "capture_seconds",
                   "convert_seconds"]),
@@ -208,7 +210,7 @@ def check_ok(onnx_path, xlsx_path, io_dir, mode):
     g = onnxwire.read_model(onnx_path)
     wb = openpyxl.load_workbook(xlsx_path)
     check_layout(wb, SHEETS)
-    check(wb.active.title == "extra", "opens on extra", wb.active.title)
+    check(wb.active.title == "overview", "opens on overview", wb.active.title)
     kv = extra_dict(wb)
     check_extra_common(kv)
     check(kv.get("result") == "converted", "result", kv.get("result"))
@@ -216,6 +218,8 @@ def check_ok(onnx_path, xlsx_path, io_dir, mode):
     check_times(kv, mode, ["read", "lower", "write", "report"])
     check(kv.get("onnx_nodes") == len(g.nodes), "onnx_nodes", (kv.get("onnx_nodes"), len(g.nodes)))
     check_captures(wb, kv, True)
+    check_overview(wb, kv)
+    check_flops_by_op(wb)
     check(kv.get("onnx_initializers") == len(g.inits), "onnx_initializers")
     check(kv.get("onnx_initializer_bytes") == sum(t.nbytes for t in g.inits.values()),
           "onnx_initializer_bytes", (kv.get("onnx_initializer_bytes"), sum(t.nbytes for t in g.inits.values())))
@@ -280,6 +284,48 @@ def check_ok(onnx_path, xlsx_path, io_dir, mode):
           "flops_total", (kv.get("flops_total"), sum(r["flops"] for r in sf)))
 
 
+OVERVIEW = [("input file", "input"), ("torch version", "torch_version"), ("container", "container"),
+            ("capture strategy", "capture_strategy"), ("result", "result"), ("output", "output"),
+            ("unsupported nodes", "unsupported_nodes"), ("ATen nodes", "aten_nodes"),
+            ("ONNX nodes", "onnx_nodes"), ("weights", "onnx_initializers"),
+            ("weight bytes", "onnx_initializer_bytes"), ("external data file", "onnx_external_data"),
+            ("FLOPs at the sample sizes", "flops_total"), ("nodes of unknown FLOPs", "flops_unknown_nodes"),
+            ("ONNX opset", "onnx_opset"), ("IR version", "onnx_ir_version")]
+
+
+def check_overview(wb, kv):
+    """The overview: extra's facts under their labels, the phase times in
+    ms, and a link to every other sheet, in order."""
+    ov = rows(wb["overview"])
+    got = {r["fact"]: r["value"] for r in ov if r["fact"] != "sheet"}
+    want = {label: kv[key] for label, key in OVERVIEW if key in kv}
+    check(all(got.get(k) == v for k, v in want.items()), "overview facts equal extra's",
+          [(k, got.get(k), v) for k, v in want.items() if got.get(k) != v])
+    for p in PHASES + ["total"]:
+        t = kv.get("time_%s_seconds" % p)
+        check(t is not None and math.isclose(got.get("time %s (ms)" % p, -1), t * 1e3, rel_tol=1e-9,
+                                             abs_tol=1e-12),
+              "overview time %s in ms" % p, (got.get("time %s (ms)" % p), t))
+    links = [r["value"] for r in ov if r["fact"] == "sheet"]
+    check(links == wb.sheetnames[1:], "overview links every other sheet, in order", links)
+    cells = [row[1] for row in wb["overview"].iter_rows(min_row=2) if row[0].value == "sheet"]
+    check(all(c.hyperlink is not None and c.hyperlink.location == "'%s'!A1" % c.value for c in cells),
+          "overview links go to A1 of their sheet", [c.hyperlink for c in cells])
+
+
+def check_flops_by_op(wb):
+    """flops_by_op: node_stats sorted by flops (unknown last), shares of the known total."""
+    ns = {r["op_type"]: (r["count"], r["flops"]) for r in rows(wb["node_stats"])}
+    fb = rows(wb["flops_by_op"])
+    check({r["op_type"]: (r["count"], r["flops"]) for r in fb} == ns, "flops_by_op holds node_stats' rows")
+    key = [(-(r["flops"] if is_num(r["flops"]) else -1), r["op_type"]) for r in fb]
+    check(key == sorted(key), "flops_by_op sorted by flops, largest first")
+    total = sum(r["flops"] for r in fb if is_num(r["flops"]))
+    if total > 0:
+        check(all(math.isclose(r["share"], r["flops"] / total) for r in fb if is_num(r["flops"])),
+              "flops_by_op shares")
+
+
 def check_captures(wb, kv, ok):
     """A .pt2 is a bundle of one: one captures row, the capture written (or not)."""
     cap = rows(wb["captures"])
@@ -319,6 +365,7 @@ def check_failed(xlsx_path, want):
           [r["reason"] for r in un])
     check(not rows(wb["node_stats"]) and not rows(wb["symbolic_flops"]), "no node_stats, no symbolic_flops")
     check_captures(wb, kv, False)
+    check_overview(wb, kv)
 
 
 def check_functions(onnx_path, xlsx_path):

@@ -12,17 +12,21 @@ change both together.  docs/report.md is the specification checked here.
 import datetime
 import math
 import os
+import re
 import sys
+import zipfile
 
 import openpyxl
 
 SHEETS = {
+    "overview": ["fact", "value", "note"],
     "extra": ["key", "value"],
     "stats": ["pattern", "removed", "added", "time_in", "iteration",
               "match_index", "instances"],
     "stats_agg": ["pattern", "removed", "added", "time_in", "instances",
                   "events"],
     "node_stats": ["op_type", "count", "flops"],
+    "flops_by_op": ["op_type", "flops", "share", "count"],
     "symbolic_flops": ["op_type", "node_name", "symbolic_flops", "flops"],
     "unsupported": ["node", "target", "frame", "reason"],
 }
@@ -32,8 +36,9 @@ NUMERIC = {
               "instances"},
     "stats_agg": {"removed", "added", "time_in", "instances", "events"},
     "node_stats": {"count"},
+    "flops_by_op": {"share", "count"},
 }
-FLOPS = {"node_stats": {"flops"}, "symbolic_flops": {"flops"}}
+FLOPS = {"node_stats": {"flops"}, "flops_by_op": {"flops"}, "symbolic_flops": {"flops"}}
 
 passed = failed = 0
 
@@ -72,6 +77,11 @@ def check_layout(wb, name, tag):
     check(all(c.font.b for c in ws[1]), "%s %s: bold header" % (tag, name))
     check(ws.freeze_panes == "A2", "%s %s: header row frozen" % (tag, name),
           ws.freeze_panes)
+    ps = ws.page_setup
+    check(ps.orientation == "landscape" and ps.fitToWidth in (1, None) and ps.fitToHeight == 0
+          and ws.sheet_properties.pageSetUpPr.fitToPage and ws.print_title_rows in ("1:1", "$1:$1"),
+          "%s %s: printed landscape, one page wide, header repeated" % (tag, name),
+          (ps.orientation, ps.fitToWidth, ps.fitToHeight, ws.print_title_rows))
     n = len(rows(ws))
     want = "A1:%s%d" % (col_letter(len(head)), max(n, 1) + 1)
     tables = dict(ws.tables.items())
@@ -99,6 +109,22 @@ def check_layout(wb, name, tag):
                           % (tag, name, h), (c.coordinate, c.value))
                     return
     check(True, "%s %s: number columns hold numeric cells" % (tag, name))
+
+
+def charts(path):
+    """The sheets with a chart, in workbook order (openpyxl drops charts on
+    reading, so the zip's parts tell)."""
+    z = zipfile.ZipFile(path)
+    wbx = z.read("xl/workbook.xml").decode()
+    names = re.findall(r'<sheet name="([^"]+)"', wbx)
+    out = []
+    for i, n in enumerate(names, 1):
+        rels = "xl/worksheets/_rels/sheet%d.xml.rels" % i
+        if rels in z.namelist() and "drawing" in z.read(rels).decode():
+            d = re.search(r'Target="../drawings/(drawing\d+\.xml)"', z.read(rels).decode()).group(1)
+            if "chart" in z.read("xl/drawings/_rels/%s.rels" % d).decode():
+                out.append(n)
+    return out
 
 
 def check_sample(path):
@@ -172,6 +198,22 @@ def check_sample(path):
     check(ns[2]["flops"] == 1.5e9 and ns[4]["flops"] == "unknown",
           "sample node_stats: MatMul flops 1.5e9, FusedMatMul unknown")
 
+    fb = [{h: c.value for h, c in r.items()} for r in rows(wb["flops_by_op"])]
+    check([(f["op_type"], f["flops"], f["count"]) for f in fb] ==
+          [("MatMul", 1.5e9, 12), ("Add", 3e6, 12), ("Relu", 1e5, 4), ("Shape", 0, 30),
+           ("com.microsoft:FusedMatMul", "unknown", 2)],
+          "sample flops_by_op: largest first, unknown last", fb)
+    total = 1.5e9 + 3e6 + 1e5
+    check(math.isclose(fb[0]["share"], 1.5e9 / total) and fb[3]["share"] == 0
+          and fb[4]["share"] is None, "sample flops_by_op: shares of the known total",
+          [f["share"] for f in fb])
+
+    ov = [{h: c.value for h, c in r.items()} for r in rows(wb["overview"])]
+    check([o["value"] for o in ov if o["fact"] == "sheet"] == wb.sheetnames[1:],
+          "sample overview: links every other sheet", ov)
+    check(charts(path) == ["stats_agg", "node_stats", "flops_by_op"],
+          "sample: a chart beside stats_agg, node_stats and flops_by_op", charts(path))
+
     sf = rows(wb["symbolic_flops"])
     check([r["node_name"].value for r in sf] ==
           ["matmul_1", "add_3", "shape_0", "fused_2", "relu_4"],
@@ -203,8 +245,12 @@ def check_empty(path):
           wb.sheetnames)
     for name in names:
         check_layout(wb, name, "empty")
-        check(rows(wb[name]) == [], "empty %s: header row only" % name)
-    check(wb.active.title == "extra", "empty: opens on extra", wb.active.title)
+        if name != "overview":
+            check(rows(wb[name]) == [], "empty %s: header row only" % name)
+    ov = [r["fact"].value for r in rows(wb["overview"])]
+    check(ov == ["sheet"] * (len(names) - 1), "empty overview: the links only", ov)
+    check(charts(path) == [], "empty: no chart (no data)", charts(path))
+    check(wb.active.title == "overview", "empty: opens on overview", wb.active.title)
 
 
 def check_odd(path):

@@ -24,6 +24,13 @@ START_TEST(arena_alignment_and_zero)
 	big[(10u << 20) - 1] = 1;
 	ck_assert_str_eq(arena_printf(&a, "%s-%d", "x", 42), "x-42");
 	ck_assert_str_eq(arena_strndup(&a, "hello", 3), "hel");
+	/* sizes from input: NULL when they cannot be had, never die() */
+	ck_assert_ptr_null(arena_try_alloc(&a, SIZE_MAX - 3));
+	ck_assert_ptr_null(arena_try_alloc(&a, (size_t)1 << 62));
+	big = arena_try_alloc(&a, 1u << 20);
+	ck_assert_ptr_nonnull(big);
+	ck_assert_int_eq(big[(1u << 20) - 1], 0);
+	ck_assert_str_eq(arena_printf(&a, "%s", "after"), "after");
 	arena_free(&a);
 }
 END_TEST

@@ -102,6 +102,17 @@ static const struct { const char *text, *want; } bad[] = {
 	 "t.txt:3:3: value 'y' is defined twice"},
 	{"graph other() {\n  return ()\n}\n", "t.txt:1:7: the top-level graph must be 'graph main(...)'"},
 	{"program x\n  flavour: sweet\ngraph main() {\n  return ()\n}\n", "t.txt:2:3: unknown program line"},
+	/* sizes, strides and offsets from the text are range-checked before use (issue 20) */
+	{"inputs\n  parameter w: float32[4] <- w [e, -1 bytes]\ngraph main(w: float32[4]) {\n  return (w)\n}\n",
+	 "t.txt:2:36: a storage of -1 bytes (1 or more)"},
+	{"inputs\n  parameter w: float32[4] <- w [e, 1000000000000 bytes]\ngraph main(w: float32[4]) {\n  return (w)\n}\n",
+	 "weight 'w': a storage of more than 268435456 bytes"},
+	{"samples\n  0: float32[2] strides [-1] offset 0\ngraph main(x: float32[2]) {\n  return (x)\n}\n",
+	 "sample 0: stride -1 is not in [0, 16777216]"},
+	{"samples\n  0: float32[2] strides [1] offset -5\ngraph main(x: float32[2]) {\n  return (x)\n}\n",
+	 "sample 0: storage offset -5 is not in [0, 16777216]"},
+	{"samples\n  0: float32[2] strides [1] offset 9223372036854775807\ngraph main(x: float32[2]) {\n  return (x)\n}\n",
+	 "is not in [0, 16777216]"},
 };
 
 START_TEST(test_bad_text)

@@ -17,9 +17,7 @@
 #include <unistd.h>
 
 #include "report/report.h"
-#include "report/internal.h"
 
-#include <zlib.h>
 #include "diagtext.h"
 #include "testutil.h"
 
@@ -278,30 +276,6 @@ START_TEST(failed_rename_removes_temp)
 }
 END_TEST
 
-/* The theme part xlsx.c stores deflated is the theme text, deflated as
- * zip_add() would (the sample's bytes, checked by test/report/run.sh,
- * show the second half). */
-START_TEST(theme_inflates_to_its_text)
-{
-	size_t n = strlen(xlsx_theme);
-	uint8_t *back = malloc(n + 1);
-	z_stream z = {0};
-
-	ck_assert_int_eq(xlsx_theme_z.len, n);
-	ck_assert_uint_eq(xlsx_theme_z.crc, (uint32_t)crc32(0, (const Bytef *)xlsx_theme, (uInt)n));
-	ck_assert_int_eq(inflateInit2(&z, -MAX_WBITS), Z_OK);
-	z.next_in = (Bytef *)xlsx_theme_z.z;
-	z.avail_in = (uInt)xlsx_theme_z.zlen;
-	z.next_out = back;
-	z.avail_out = (uInt)n + 1;
-	ck_assert_int_eq(inflate(&z, Z_FINISH), Z_STREAM_END);
-	ck_assert_uint_eq(z.total_out, n);
-	ck_assert(memcmp(back, xlsx_theme, n) == 0);
-	inflateEnd(&z);
-	free(back);
-}
-END_TEST
-
 static Suite *
 make_suite(void)
 {
@@ -313,7 +287,6 @@ make_suite(void)
 	tcase_add_test(core, rewrite_is_byte_identical);
 	tcase_add_test(core, missing_directory_fails);
 	tcase_add_test(core, failed_rename_removes_temp);
-	tcase_add_test(core, theme_inflates_to_its_text);
 	tcase_add_test(sample, sample_workbooks);
 	tcase_add_test(sample, odd_values_still_write);
 	tcase_set_timeout(core, 20);

@@ -542,6 +542,19 @@ START_TEST(equality)
 }
 END_TEST
 
+/* poly_call copies its arguments: callers pass arrays on their stack, and an
+ * expression poly_canon cannot rewrite (a FloorDiv of a symbol) is returned
+ * as it is, outliving the caller's frame (swin_v2_t traced: a slice's start). */
+START_TEST(call_copies_args)
+{
+	SymExpr *args[2] = {infix("s0"), poly_num(&arena, 8)};
+	SymExpr *e = poly_canon(&arena, poly_call(&arena, SYM_FLOORDIV, 2, args));
+
+	args[0] = args[1] = NULL;
+	ck_assert_str_eq(sym_print(&arena, e), "(s0//8)");
+}
+END_TEST
+
 static Suite *
 make_suite(void)
 {
@@ -558,6 +571,7 @@ make_suite(void)
 	tcase_add_test(tc, truncated);
 	tcase_add_test(tc, depth_limits);
 	tcase_add_test(tc, equality);
+	tcase_add_test(tc, call_copies_args);
 	suite_add_tcase(s, tc);
 	return s;
 }

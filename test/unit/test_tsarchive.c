@@ -1,4 +1,4 @@
-/* test_tsarchive.c: the TorchScript archive reader (lib/read/tsarchive.c)
+/* test_tsarchive.c: the TorchScript archive reader (lib/read/ts/tsarchive.c)
  * on the archives torch 1.13, 2.6 and 2.14 wrote (test/models/jit-unit/,
  * made by make.py there) and on small ones made here (zipwrite.h) for the
  * faults torch never writes.  The lines spans must point at are found in
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "read/ts.h"
+#include "read/ts/ts.h"
 #include "diagtext.h"
 #include "zipwrite.h"
 #include "testutil.h"
@@ -534,6 +534,24 @@ START_TEST(sniff)
 }
 END_TEST
 
+/* torch.jit.save cut short (a transformers Bloom model: its GeLUFunction
+ * cannot be exported): data.pkl of __torch__ classes and no code/.  It is
+ * a TorchScript archive, refused as one, not "a torch.save file". */
+START_TEST(sniff_cut_short)
+{
+	made_fault("code", NULL, NULL, 0, "made.pt: a TorchScript archive without code (no code/ records): "
+	           "torch.jit.save stopped after data.pkl");
+	{
+		Zb b = {0};
+		Opened o;
+		base(&b, "code");
+		open_mem(&o, &b);
+		ck_assert(ts_sniff(&o.z));
+		done(&o);
+	}
+}
+END_TEST
+
 /* The older record layouts, as Python pickles them (protocol 2): the
  * records alone, text inline, as (offset, range) pairs and as (offset,
  * tag, range); the source is "def f(x):\n  y = x + 1\n  return y\n" of
@@ -636,6 +654,7 @@ make_suite(void)
 	tcase_add_test(tc, made_faults);
 	tcase_add_test(tc, made_not_module);
 	tcase_add_test(tc, sniff);
+	tcase_add_test(tc, sniff_cut_short);
 	tcase_add_test(tc, old_layouts);
 	tcase_add_test(tc, span_lookup);
 	suite_add_tcase(s, tc);

@@ -1,4 +1,4 @@
-/* test_tsparse.c: the TorchScript code parser (lib/read/tsparse.c).
+/* test_tsparse.c: the TorchScript code parser (lib/read/ts/tsparse.c).
  *
  * Every code file test/unit/tsparse/make.py extracted from torch 2.14, 2.6
  * and 1.13 archives parses, with the trees of a few known ones checked
@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "core/core.h"
-#include "read/ts.h"
+#include "read/ts/ts.h"
 #include "diagtext.h"
 #include "tsdump.h"
 #include "testutil.h"

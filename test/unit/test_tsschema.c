@@ -1,4 +1,4 @@
-/* test_tsschema.c: the schema table (lib/read/tsschema.def) and the
+/* test_tsschema.c: the schema table (lib/read/ts/tsschema.def) and the
  * overload TorchScript's rules choose for a call.
  *
  * The choices are torch's own: test/unit/tsschema/make_cases.py scripts
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "read/ts.h"
+#include "read/ts/ts.h"
 #include "testutil.h"
 
 static char why[4096];
@@ -293,7 +293,7 @@ START_TEST(errors)
 
 	ck_assert_int_eq(bind("aten", "no_such_op", "Tensor", &b), -1);
 	ck_assert_str_eq(why, "aten::no_such_op(Tensor): no such operator in torch's schemas "
-	                      "(lib/read/tsschema.def)");
+	                      "(lib/read/ts/tsschema.def)");
 	ck_assert_int_eq(bind("aten", "gelu", "Tensor, str", &b), -1);
 	ck_assert_str_eq(why, "aten::gelu(Tensor, str) matches none of its 1 overload: "
 	                      "(Tensor self, *, str approximate='none')");

@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "read/ts.h"
+#include "read/ts/ts.h"
 
 typedef struct TsDumpCheck {
 	size_t len;             /* the text's length: every ofs is below it */

@@ -178,6 +178,12 @@ stacked(LowerCtx *c, const IndexList *il, const Value *sv)
 		int same = v->rank == il->nb && !il->dynamic;
 		if (sv && !sv->dims[il->pos[i]].e)
 			t = lower_op(c, "Mod", NULL, 2, t, lower_i64(c, sv->dims[il->pos[i]].v));
+		else if (sv) {                  /* a dynamic dim: its size at run time */
+			int64_t at = il->pos[i];
+			const char *dim = lower_op(c, "Gather", NULL, 2, lower_shape(c, sv, lower_value(c, sv)),
+			                           lower_i64s(c, 1, &at));
+			t = lower_op(c, "Mod", NULL, 2, t, dim);
+		}
 		for (int d = 0; same && d < v->rank; d++)
 			same = v->dims[d].v == il->b[d];
 		if (!same && il->k > 1)
@@ -363,6 +369,53 @@ put_block(LowerCtx *c, const Node *n, const Value *sv, const Value *vv)
 	return 1;
 }
 
+/* The shape of self[indices] in torch's layout as a 1-D int64, and its rank
+ * in *m: the dims of self before adjacent indexed dims, the index tensors'
+ * broadcast shape B, the other dims of self (perm: self's dims indexed
+ * first).  A constant when self and the indices are static, else built at
+ * run time from Shape(self) and the shape of the indices' sum. */
+static const char *
+put_shape(LowerCtx *c, const Node *n, const IndexList *il, const Value *sv, const int64_t *perm, int *m)
+{
+	int64_t pre[MAXR], post[MAXR], sd[MAXR], res[2 * MAXR];
+	int npre = 0, npost = 0, r = sv->rank;
+	const char *parts[3], *b, *s, *out;
+	int k = 0;
+
+	if (il->adjacent)
+		for (int i = 0; i < il->pos[0]; i++)
+			pre[npre++] = i;
+	for (int i = il->k; i < r; i++)
+		if (!il->adjacent || perm[i] > il->pos[0])
+			post[npost++] = perm[i];
+	*m = npre + il->nb + npost;
+	if (static_dims(sv, sd) && !il->dynamic) {
+		for (int i = 0; i < npre; i++)
+			res[i] = sd[pre[i]];
+		for (int i = 0; i < il->nb; i++)
+			res[npre + i] = il->b[i];
+		for (int i = 0; i < npost; i++)
+			res[npre + il->nb + i] = sd[post[i]];
+		return lower_i64s(c, *m, res);
+	}
+	s = lower_shape(c, sv, lower_input(c, n, "self"));
+	b = lower_cast(c, lower_value(c, il->ix[0]), il->ix[0]->dtype, DT_INT64);
+	for (int i = 1; i < il->k; i++)
+		b = lower_op(c, "Add", NULL, 2, b, lower_cast(c, lower_value(c, il->ix[i]), il->ix[i]->dtype, DT_INT64));
+	b = lower_op(c, "Shape", NULL, 1, b);
+	if (npre)
+		parts[k++] = lower_op(c, "Gather", NULL, 2, s, lower_i64s(c, npre, pre));
+	parts[k++] = b;
+	if (npost)
+		parts[k++] = lower_op(c, "Gather", NULL, 2, s, lower_i64s(c, npost, post));
+	if (k == 1)
+		return b;
+	out = lower_tmp(c);
+	lower_emit(c, "Concat", k, parts, 1, &out);
+	onnx_attr_int(c->a, c->last, "axis", 0);
+	return out;
+}
+
 /* index_put(self, indices, values, accumulate=False): a ScatterND (with
  * reduction add when accumulating) into self with the indexed dims moved
  * first; values are broadcast to the indexing result in torch's layout,
@@ -374,8 +427,8 @@ lower_index_put(LowerCtx *c, const Node *n, const OpRow *row)
 	const Value *sv = lower_arg_value(n, "self"), *vv = lower_arg_value(n, "values"), *mask = NULL;
 	int accumulate = (int)lower_int(c, n, "accumulate", 0), r, m = 0, at;
 	DType cdt;
-	int64_t perm[MAXR], inv[MAXR], tperm[2 * MAXR], tinv[2 * MAXR], sd[MAXR], res[2 * MAXR];
-	const char *x, *upd;
+	int64_t perm[MAXR], inv[MAXR], tperm[2 * MAXR], tinv[2 * MAXR];
+	const char *x, *upd, *shape;
 	IndexList il;
 
 	if (!vv || !sv)
@@ -388,23 +441,15 @@ lower_index_put(LowerCtx *c, const Node *n, const OpRow *row)
 		return 0;
 	if (read_indices(c, n, sv, &il))
 		return DIAG_CONVERT;
-	if (!static_dims(sv, sd) || il.dynamic)
-		return lower_fail(c, n, "needs a static self and index tensors of static shapes");
+	if (sv->rank > MAXR)
+		return lower_fail(c, n, "self of rank above %d", MAXR);
 	r = sv->rank;
 	indexed_first(&il, r, perm);
 	for (int i = 0; i < r; i++)
 		inv[perm[i]] = i;
-	/* the indexing result's shape in torch's layout */
-	if (il.adjacent)
-		for (int i = 0; i < il.pos[0]; i++)
-			res[m++] = sd[i];
-	for (int i = 0; i < il.nb; i++)
-		res[m++] = il.b[i];
-	for (int i = il.k; i < r; i++)
-		if (!il.adjacent || perm[i] > il.pos[0])
-			res[m++] = sd[perm[i]];
+	shape = put_shape(c, n, &il, sv, perm, &m);
 	cdt = lower_opmath_nobool(sv->dtype);
-	upd = lower_op(c, "Expand", NULL, 2, lower_operand(c, n, "values", cdt), lower_i64s(c, m, res));
+	upd = lower_op(c, "Expand", NULL, 2, lower_operand(c, n, "values", cdt), shape);
 	if (torch_layout(&il, r, tperm)) {
 		for (int i = 0; i < m; i++)
 			tinv[tperm[i]] = i;
@@ -443,6 +488,21 @@ lower_index_select(LowerCtx *c, const Node *n, const OpRow *row)
 	lower_op(c, row->onnx, lower_out(c, n, 0), 2, self_name(c, n), lower_input(c, n, "index"));
 	onnx_attr_int(c->a, c->last, "axis", lower_int(c, n, "dim", 0));
 	return 0;
+}
+
+/* fit() for an index of dynamic shape (ONNX name idx): src as it is when
+ * its dims are the index's, else its leading part Slice'd to Shape(idx). */
+static const char *
+fit_dyn(LowerCtx *c, const char *x, const Value *xv, const Value *iv, const char *idx)
+{
+	int64_t zeros[MAXR] = {0};
+	int same = xv->rank == iv->rank;
+
+	for (int i = 0; same && i < iv->rank; i++)
+		same = dim_same(xv->dims[i], iv->dims[i]);
+	if (same)
+		return x;
+	return lower_op(c, "Slice", NULL, 3, x, lower_i64s(c, iv->rank, zeros), lower_op(c, "Shape", NULL, 1, idx));
 }
 
 /* x cut to shape to (static): torch's scatters read only the part of src
@@ -540,11 +600,15 @@ lower_scatter(LowerCtx *c, const Node *n, const OpRow *row)
 	const char *reduce = lower_str(c, n, "reduce", NULL), *red = NULL, *x, *idx, *src, *r;
 	int include_self = (int)lower_int(c, n, "include_self", 1), mean = 0;
 
-	if (!sv || !iv || !static_dims(iv, idims))
-		return lower_fail(c, n, "needs self and an index of static shape");
+	if (!sv || !iv || iv->rank > MAXR)
+		return lower_fail(c, n, "needs self and an index");
 	idx = lower_value(c, iv);
 	x = lower_operand(c, n, "self", cdt);
-	if (srcv)
+	if (!static_dims(iv, idims))            /* a dynamic index: its shape at run time */
+		src = srcv ? fit_dyn(c, lower_operand(c, n, "src", cdt), srcv, iv, idx)
+		           : lower_op(c, "Expand", NULL, 2, lower_operand(c, n, "value", cdt),
+		                      lower_op(c, "Shape", NULL, 1, idx));
+	else if (srcv)
 		src = fit(c, lower_operand(c, n, "src", cdt), srcv, idims, iv->rank);
 	else
 		src = lower_op(c, "Expand", NULL, 2, lower_operand(c, n, "value", cdt), lower_i64s(c, iv->rank, idims));
@@ -556,8 +620,9 @@ lower_scatter(LowerCtx *c, const Node *n, const OpRow *row)
 		    : strcmp(reduce, "amax") == 0 ? "max" : strcmp(reduce, "amin") == 0 ? "min" : NULL;
 		if (!red)
 			return lower_fail(c, n, "reduce '%s' is not supported", reduce);
-		if ((strcmp(red, "max") == 0 || strcmp(red, "min") == 0) && c->opset < 18 && idims[dim] > 1024)
-			return lower_fail(c, n, "reduce '%s' before opset 18 needs an index of at most 1024 along dim",
+		if ((strcmp(red, "max") == 0 || strcmp(red, "min") == 0) && c->opset < 18 &&
+		    (!lower_static(iv) || idims[dim] > 1024))
+			return lower_fail(c, n, "reduce '%s' before opset 18 needs a static index of at most 1024 along dim",
 			                  reduce);
 	}
 	if (reduce && !include_self) {

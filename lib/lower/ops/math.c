@@ -77,7 +77,9 @@ lower_topk(LowerCtx *c, const Node *n, const OpRow *row)
 	if (!sv || sv->rank == 0)
 		return lower_fail(c, n, "needs a tensor 'self' of rank 1 or more");
 	dim = lower_axis(dim, sv->rank);
-	if (is_topk) {
+	if (is_topk && lower_arg(n, "k")->kind == ARG_SYM_INT) {      /* k known at run time */
+		kk = lower_unsqueeze(c, lower_value(c, lower_arg(n, "k")->u.v), 1, (int64_t[]){0}, NULL);
+	} else if (is_topk) {
 		k = lower_int(c, n, "k", 1);
 		kk = lower_i64s(c, 1, &k);
 	} else if (!sv->dims[dim].e) {

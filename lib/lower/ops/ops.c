@@ -37,6 +37,32 @@ static const struct {
 
 enum { CX_COUNT = sizeof complex_table / sizeof complex_table[0] };
 
+static const struct {
+	const char *aten;
+	const char *note;
+} open_table[] = {
+#define OPEN(aten, note) {aten, note},
+#include "open.def"
+#undef OPEN
+};
+
+enum { OPEN_COUNT = sizeof open_table / sizeof open_table[0] };
+
+const char *
+ops_open_note(const char *aten)
+{
+	for (int i = 0; i < OPEN_COUNT; i++)   /* a few rows: a scan */
+		if (strcmp(open_table[i].aten, aten) == 0)
+			return open_table[i].note;
+	return NULL;
+}
+
+const char *
+ops_open_name(int i)
+{
+	return i >= 0 && i < OPEN_COUNT ? open_table[i].aten : NULL;
+}
+
 LowerFn
 ops_find_complex(const char *aten)
 {
@@ -212,6 +238,24 @@ write_family_notes(FILE *f, const char *family)
 	fputc('\n', f);
 }
 
+/* The notes of open.def for the ops of family, after its table: what the
+ * lowering writes where torch leaves the result open, and why it matches. */
+static void
+write_open_notes(FILE *f, const char *family)
+{
+	int first = 1;
+
+	for (int i = 0; i < OPEN_COUNT; i++) {
+		const OpRow *r = ops_find(open_table[i].aten);
+		if (!r || strcmp(r->family, family) != 0)
+			continue;
+		if (first)
+			fputs("\nWhere torch leaves the result open (`lib/lower/ops/open.def`):\n\n", f);
+		first = 0;
+		fprintf(f, "- `%s`: %s\n", open_table[i].aten, open_table[i].note);
+	}
+}
+
 void
 ops_write_doc(FILE *f)
 {
@@ -231,7 +275,9 @@ ops_write_doc(FILE *f)
 	        "one lowering differ in besides the ONNX operator (the spatial rank of a pool, the\n"
 	        "reduction, ...; `OPV_*` in `lib/lower/ops/ops.h`). *view*: the result aliases `self`;\n"
 	        "*in-place*: the result is written back into `self` (both are functionalized\n"
-	        "during lowering, so writes through views reach their base).\n\n"
+	        "during lowering, so writes through views reach their base); *open*: torch leaves\n"
+	        "part of the result open (uninitialized contents, the order of ties), and the note\n"
+	        "under the family's table says what the lowering gives there and why it matches.\n\n"
 	        "The rows hold %d distinct ATen base names (`add` of `aten.add.Tensor`; the in-place\n"
 	        "`add_` counted apart), %d with the in-place forms folded into their function.\n"
 	        "Each family below opens with its notes: what it covers, how, and what ONNX cannot\n"
@@ -249,8 +295,11 @@ ops_write_doc(FILE *f)
 		fprintf(f, "| `%s` | %s | %d-%d%s | ", r->aten, r->onnx[0] ? r->onnx : "-", r->opset_min,
 		        r->opset_max, r->flags & OPF_INT18 ? "; 18 on integers" : "");
 		write_variant(f, r->variant_name);
-		fprintf(f, " | `%s` | %s |\n", r->fn_name,
-		        r->flags & OPF_INPLACE ? "in-place" : r->flags & OPF_VIEW ? "view" : "");
+		fprintf(f, " | `%s` | %s%s |\n", r->fn_name,
+		        r->flags & OPF_INPLACE ? "in-place" : r->flags & OPF_VIEW ? "view" : "",
+		        ops_open_note(r->aten) && ops_find(r->aten) == r ? " open (below)" : "");
+		if (i + 1 == OP_COUNT || strcmp(op_table[i + 1].family, family) != 0)
+			write_open_notes(f, family);
 	}
 	fprintf(f, "\n## complex operands\n\n"
 	        "A complex tensor is carried as its (real, imaginary) parts, a trailing dim of 2 of the\n"

@@ -135,6 +135,12 @@ enum {
 
 extern const OpRow op_table[OP_COUNT];
 
+/* The note of open.def for an op whose torch result is partly left open
+ * (uninitialized contents, the order of ties), or NULL; ops_open_name(i)
+ * is the op of note i, NULL past the last. */
+const char *ops_open_note(const char *aten);
+const char *ops_open_name(int i);
+
 /* Returns the first row of an ATen overload (that of its lowest opsets),
  * or NULL when it has none. */
 const OpRow *ops_find(const char *aten);

@@ -96,15 +96,20 @@ reshape_back(LowerCtx *c, const Node *n)
 	return 0;
 }
 
-/* view(self, size), reshape(self, shape), _unsafe_view(self, size) */
+/* view(self, size), reshape(self, shape), _unsafe_view(self, size),
+ * reshape_as(self, other): to other's shape. */
 int
 lower_reshape(LowerCtx *c, const Node *n, const OpRow *row)
 {
+	const Value *other = lower_arg_value(n, "other");
 	const char *shape;
 
 	if (c->update)
 		return reshape_back(c, n);
-	shape = lower_size_arg(c, n, lower_arg(n, "size") ? "size" : "shape");
+	if (other)
+		shape = lower_shape(c, other, lower_value(c, other));
+	else
+		shape = lower_size_arg(c, n, lower_arg(n, "size") ? "size" : "shape");
 	if (!shape)
 		return lower_fail(c, n, "no target shape");
 	lower_op(c, row->onnx, lower_out(c, n, 0), 2, self_name(c, n), shape);
@@ -486,11 +491,24 @@ lower_cat(LowerCtx *c, const Node *n, const OpRow *row)
 	return 0;
 }
 
+/* 1 when a split_sizes argument holds a SymInt (a size known at run time). */
+static int
+split_sym(const Arg *g)
+{
+	if (!g || g->kind != ARG_SYM_INTS)
+		return 0;
+	for (int i = 0; i < g->n; i++)
+		if (g->u.list[i].kind == ARG_SYM_INT)
+			return 1;
+	return 0;
+}
+
 /* split.Tensor(self, split_size, dim=0), split_with_sizes(self,
  * split_sizes, dim=0), chunk(self, chunks, dim=0): parts of split_size (of
  * ceil(size / chunks) for chunk), the last one smaller; unbind.int(self,
  * dim=0): parts of 1, squeezed.  Equal parts use num_outputs from opset
- * 18, else split sizes. */
+ * 18, else split sizes; split_sizes holding SymInts (data-dependent sizes)
+ * are Split's sizes input, computed at run time. */
 int
 lower_split(LowerCtx *c, const Node *n, const OpRow *row)
 {
@@ -501,6 +519,17 @@ lower_split(LowerCtx *c, const Node *n, const OpRow *row)
 
 	if (k < 1 || k > 256 || dim < 0 || dim >= sv->rank)
 		return lower_fail(c, n, "bad split");
+	if (split_sym(lower_arg(n, "split_sizes"))) {
+		/* sizes known at run time only (a MoE's tokens per expert): Split's sizes input */
+		if (lower_arg(n, "split_sizes")->n != k)
+			return lower_fail(c, n, "split_sizes and outputs disagree");
+		for (int i = 0; i < k; i++)
+			outs[i] = lower_out_value(n, i) ? lower_out(c, n, i) : lower_tmp(c);
+		lower_emit(c, row->onnx, 2, (const char *[]){self_name(c, n), lower_size_arg(c, n, "split_sizes")},
+		           k, outs);
+		onnx_attr_int(c->a, c->last, "axis", dim);
+		return 0;
+	}
 	if (lower_arg(n, "split_sizes")) {
 		if (lower_ints(c, n, "split_sizes", sizes, 256) != k)
 			return lower_fail(c, n, "split_sizes and outputs disagree");

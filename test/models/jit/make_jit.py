@@ -248,6 +248,32 @@ class CfWhile(nn.Module):
         return y, torch.full([1], n, dtype=torch.int64)
 
 
+class DictOut(nn.Module):
+    """Outputs as structures: a dict built, read, updated and returned (torchvision's
+    segmentation models return {"out": ..., "aux": ...}); traced, the dict literal is
+    printed as is. Outputs flatten in torch's order (a dict's values in insertion order)."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, 3, padding=1)
+        self.aux = nn.Conv2d(4, 2, 1)
+
+    def forward(self, x):
+        y = self.conv(x)
+        d = {"out": torch.relu(y), "aux": self.aux(y)}
+        d["out"] = d["out"] * 2.0
+        return d
+
+
+class NestedOut(nn.Module):
+    """Nested tuples and lists of outputs, and a dict only inside (scripted)."""
+
+    def forward(self, x):
+        d = {"a": x + 1.0, "b": x * 3.0}
+        d["c"] = d["a"] - d["b"]
+        return (d["c"], [d["a"], (d["b"], x * float(len(d)))])
+
+
 class CfAttr(nn.Module):
     """Python attributes known at conversion time: a bool and an int (evaluated away), a
     ModuleList iterated (unrolled by the compiler) and a float."""
@@ -319,6 +345,16 @@ def tiny_mobilenet():
     """torchvision's mobilenet_v3_small at width 0.25 with the reduced tail: depthwise
     convs, squeeze-excitation, hardswish and hardsigmoid."""
     return _tvm("mobilenetv3").mobilenet_v3_small(width_mult=0.25, reduced_tail=True, num_classes=10)
+
+
+def tiny_swin_v2():
+    """torchvision's SwinTransformer V2 with 8 channels, one block per stage and
+    PatchMergingV2 between: traced code takes torch.numel of the qkv bias, floor-divides
+    it as a tensor and slices with int() of that (a SIGSEGV once: issue 21)."""
+    sw = _tvm("swin_transformer")
+    return sw.SwinTransformer(patch_size=[2, 2], embed_dim=8, depths=[1, 1], num_heads=[1, 2],
+                              window_size=[4, 4], num_classes=10, block=sw.SwinTransformerBlockV2,
+                              downsample_layer=sw.PatchMergingV2)
 
 
 def _transformers():
@@ -412,10 +448,15 @@ MODELS = [
                    ("none", (r(2, 4).clamp(-0.9, 0.9),))], kinds=("script",)),
     Model("cf_attr", CfAttr, [("x", "float32", [2, 8])], lambda: [("example inputs", (r(2, 8),))],
           kinds=("script",)),
+    Model("dict_out", DictOut, [("x", "float32", [2, 3, 8, 8])], _image(2, 3, 8, 8)),
+    Model("nested_out", NestedOut, [("x", "float32", [2, 5])], lambda: [("example inputs", (r(2, 5),))],
+          kinds=("script",)),
     Model("tv_resnet", tiny_resnet, [("x", "float32", [2, 3, 32, 32])], _image(2, 3, 32, 32),
           kinds=TRACE_FREEZE, deflate=True),
     Model("tv_mobilenet", tiny_mobilenet, [("x", "float32", [1, 3, 32, 32])], _image(1, 3, 32, 32),
           kinds=TRACE_FREEZE, deflate=True, coarse=True, full={"trace": (2, 14)}),   # 205 code files, 0.36 MB
+    Model("tv_swin_v2", tiny_swin_v2, [("x", "float32", [1, 3, 16, 16])], _image(1, 3, 16, 16),
+          kinds=TRACE_FREEZE, deflate=True, coarse=True),
     Model("bert", lambda: HF(hf_model("BertModel", "BertConfig", vocab_size=100, hidden_size=32,
                                       num_hidden_layers=1, num_attention_heads=2,
                                       intermediate_size=64, max_position_embeddings=16)),
@@ -484,7 +525,7 @@ _TRACE = compile("""
 def trace(out, module, example):
     try:
         with torch.no_grad():
-            out.append(torch.jit.trace(module, example, check_trace=False))
+            out.append(torch.jit.trace(module, example, check_trace=False, strict=False))
     except BaseException as e:
         out.append(e)
 """, "<make_jit trace>", "exec")
@@ -514,6 +555,8 @@ def flat_outputs(out):
         return [out]
     if isinstance(out, (tuple, list)):
         return [t for o in out for t in flat_outputs(o)]
+    if isinstance(out, dict):   # torch's order: the values in insertion order
+        return [t for o in out.values() for t in flat_outputs(o)]
     if out is None:
         return []
     raise TypeError("cannot store an output of type %s" % type(out).__name__)

@@ -31,7 +31,7 @@ the running torch X.Y: run so with torch 1.13 (Debian 12's python3-torch,
 bind to the same overloads in the 2.14 table.
 
 It also checks that every name's schemas come in the order
-lib/read/tsschema.def keeps (torch._C._jit_get_schemas_for_operator).
+lib/read/ts/tsschema.def keeps (torch._C._jit_get_schemas_for_operator).
 """
 import io
 import os
