@@ -89,6 +89,7 @@ SUITES = \
 	'report_e2e sh test/report/e2e.sh $(B)' \
 	$(if $(filter 1,$(SAN)),,'report_lo sh test/report/lo.sh $(B)') \
 	'capture sh test/capture/check.sh $(B)' \
+	'verify sh test/verify/run.sh $(B)' \
 	'jit sh test/jit/run.sh $(B)/yobx-export' \
 	'shrink sh test/shrink/run.sh $(B)/yobx-export 10 64 128' \
 	$(if $(filter 1,$(SAN)),,'onnx_node sh test/onnx-node/run.sh $(B)/yobx-export') \

@@ -91,7 +91,7 @@ flag_find(const char *a, const char **val)
 
 typedef struct Cli {
 	const char *dump, *options, *out;
-	int print, quiet;
+	int print, quiet, verify;
 	int json;                  /* --diagnostics json or json:FILE */
 	const char *json_file;     /* NULL: stderr */
 	const char *sarif;         /* --sarif FILE, or NULL */
@@ -126,6 +126,9 @@ parse_cli(int argc, char **argv, Cli *cli)
 			break;
 		case USAGE_QUIET:
 			cli->quiet = 1;
+			break;
+		case USAGE_VERIFY:
+			cli->verify = 1;
 			break;
 		case USAGE_OPTIONS:
 			cli->options = val;
@@ -245,6 +248,21 @@ print_summary(FILE *f, const Pipeline *pl, int failed)
 	for (int i = 0; i < ntop; i++)
 		fprintf(f, "    %-36s -%s +%s\n", top[i].pattern, grouped(b1, sizeof b1, (double)top[i].removed),
 		        grouped(b2, sizeof b2, (double)top[i].added));
+	if (pl->verify_seconds >= 0) {
+		const VerifyResult *v = &pl->verified;
+		if (v->worst < 0 && v->nrow)
+			fprintf(f, "  verify    ok: %d output%s match%s torch, %d module call%s compared "
+			        "(onnxruntime %s), %.6f s\n", v->noutput, v->noutput == 1 ? "" : "s",
+			        v->noutput == 1 ? "es" : "", v->modules_compared, v->modules_compared == 1 ? "" : "s",
+			        verify_ort_version(pl->ort), pl->verify_seconds);
+		else if (!v->nrow)
+			fprintf(f, "  verify    FAILED: onnxruntime %s cannot run the model; it is written, for "
+			        "inspection\n", verify_ort_version(pl->ort));
+		else
+			fprintf(f, "  verify    FAILED: %d tensor%s differ%s from torch (onnxruntime %s); the model "
+			        "is written, for inspection\n", v->nbad, v->nbad == 1 ? "" : "s", v->nbad == 1 ? "s" : "",
+			        verify_ort_version(pl->ort));
+	}
 	if (pl->report_path)
 		fprintf(f, "  report    %s%s\n", pl->report_path,
 		        !failed || pl->signature_changes ? "" : bundle ? " (sheet 'captures')" : " (sheet 'unsupported')");
@@ -305,6 +323,7 @@ main(int argc, char **argv)
 	pipeline_init(&pl, &arena);
 	pl.signature_out = cli.signature;
 	pl.signature_expect = cli.expect;
+	pl.verify = cli.verify;
 	if (cli.print) {
 		if (!(rc = pipeline_read(&pl, &d)))
 			rc = pipeline_print(&pl, stdout, &d);
@@ -320,7 +339,7 @@ main(int argc, char **argv)
 	else
 		render_text(stderr, &d);
 	if (!cli.print && !cli.quiet && !(cli.json && !cli.json_file) && rc != DIAG_INPUT)
-		print_summary(stderr, &pl, rc == DIAG_CONVERT);
+		print_summary(stderr, &pl, rc == DIAG_CONVERT && pl.verify_seconds < 0);
 	pipeline_close(&pl);
 	arena_free(&arena);
 	diag_free(&d);

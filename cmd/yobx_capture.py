@@ -13,7 +13,8 @@ dynamic_shapes, kwargs). From Python:
 
     import yobx_capture
     summary = yobx_capture.capture(model, args, "model.yxc", kwargs=None,
-                                   dynamic_shapes=None, strategies=None)
+                                   dynamic_shapes=None, strategies=None,
+                                   module_outputs=256 << 20)
 
 Strategies, in the default order:
     nostrict        torch.export.export(strict=False)
@@ -39,6 +40,12 @@ The bundle is one zip whose entries are all stored (not deflated), each entry's 
     captures/STRATEGY.EXT   .pt2 (torch.export.save), .pt (torch.jit.save), .onnx
     inputs/N.bin            the example inputs, flattened (pytree order), raw
     outputs/N.bin           torch's eager outputs for them, flattened, raw
+    modules/N_K.bin         output K of the N-th submodule call of that eager run
+                            (forward hooks, in the order the calls end), listed in
+                            capture.json "modules": [{"name", "class", "outputs"}]; at most
+                            module_outputs bytes in all (--module-outputs MiB, default 256;
+                            0: none), the calls past it counted in "modules_skipped":
+                            yobx-export --verify names the first module that diverges
 Tensor entries are {"file", "dtype" (torch's name: float32, bfloat16, int64, bool, ...),
 "shape"}, the bytes little-endian in row-major order (bfloat16: its 16-bit pattern).
 A Python int output is stored as a 0-d int64, a float as a 0-d float64; None is dropped.
@@ -193,9 +200,47 @@ def _versions():
     return torch.__version__, tv
 
 
-def capture(model, args, path, kwargs=None, dynamic_shapes=None, strategies=None, verbose=False):
+class _ModuleRecorder:
+    """Forward hooks on every submodule: each call's outputs (leaves, cloned, since a later
+    in-place op may change them), in the order the calls end, up to cap bytes in all."""
+
+    def __init__(self, model, cap):
+        self.cap, self.used, self.calls, self.skipped, self.why = cap, 0, [], 0, None
+        self.handles = []
+        if cap <= 0:
+            return
+        for name, m in model.named_modules():
+            if name:
+                self.handles.append(m.register_forward_hook(self._hook(name)))
+
+    def _hook(self, name):
+        def hook(m, args, out):
+            try:
+                leaves = [t.clone() for t in _leaves(out)]
+            except TypeError as e:
+                self.skipped += 1
+                self.why = self.why or "%s: %s" % (name, e)
+                return
+            size = sum(t.numel() * t.element_size() for t in leaves)
+            if self.used + size > self.cap:
+                self.skipped += 1
+                self.why = self.why or "over the %d-byte cap" % self.cap
+                return
+            self.used += size
+            cls = type(m).__module__ + "." + type(m).__qualname__
+            self.calls.append((name, cls, leaves))
+        return hook
+
+    def close(self):
+        for h in self.handles:
+            h.remove()
+
+
+def capture(model, args, path, kwargs=None, dynamic_shapes=None, strategies=None, verbose=False,
+            module_outputs=256 << 20):
     """Captures model(*args, **kwargs) with each strategy (default: all, in STRATEGIES
-    order) and writes the bundle at path. Returns the summary written as capture.json."""
+    order) and writes the bundle at path. Returns the summary written as capture.json.
+    module_outputs caps the bytes of submodule outputs recorded (0: none)."""
     import torch
     strategies = list(strategies or STRATEGIES)
     unknown = [s for s in strategies if s not in CAPTURES]
@@ -204,8 +249,12 @@ def capture(model, args, path, kwargs=None, dynamic_shapes=None, strategies=None
     args = tuple(args)
     kwargs = dict(kwargs or {})
     model.eval()
-    with torch.no_grad():
-        outputs = _leaves(model(*args, **kwargs))
+    mods = _ModuleRecorder(model, module_outputs)
+    try:
+        with torch.no_grad():
+            outputs = _leaves(model(*args, **kwargs))
+    finally:
+        mods.close()
     inputs = _leaves((args, kwargs))
     tv, hv = _versions()
     summary = {"format": "yobx-capture", "version": FORMAT_VERSION, "torch": tv,
@@ -234,6 +283,20 @@ def capture(model, args, path, kwargs=None, dynamic_shapes=None, strategies=None
             entry = "%s/%d.bin" % (kind, i)
             files.append((entry, _raw(x)))
             summary[kind].append({"file": entry, "dtype": _dtype_name(x), "shape": list(x.shape)})
+    if mods.calls or mods.skipped:
+        summary["modules"] = []
+        for n, (name, cls, leaves) in enumerate(mods.calls):
+            outs = []
+            for k, x in enumerate(leaves):
+                entry = "modules/%d_%d.bin" % (n, k)
+                files.append((entry, _raw(x)))
+                outs.append({"file": entry, "dtype": _dtype_name(x), "shape": list(x.shape)})
+            summary["modules"].append({"name": name, "class": cls, "outputs": outs})
+        summary["modules_skipped"] = mods.skipped
+        if mods.skipped:
+            summary["modules_skipped_why"] = mods.why
+            print("yobx-capture: %d module call(s) not recorded (%s)" % (mods.skipped, mods.why),
+                  file=sys.stderr)
     tmp = path + ".tmp"
     with zipfile.ZipFile(tmp, "w", zipfile.ZIP_STORED) as z:
         _aligned_write(z, "capture.json", (json.dumps(summary, indent=1) + "\n").encode())
@@ -262,11 +325,14 @@ def main(argv=None):
     ap.add_argument("factory", help="MODULE:FACTORY, factory() returning (model, args[, dynamic_shapes[, kwargs]])")
     ap.add_argument("-o", "--output", required=True, help="the bundle to write (model.yxc)")
     ap.add_argument("--strategies", help="comma-separated, in order (default: %s)" % ",".join(STRATEGIES))
+    ap.add_argument("--module-outputs", type=float, default=256, metavar="MIB",
+                    help="record submodule outputs up to MIB MiB in all (default 256; 0: none)")
     ap.add_argument("-v", "--verbose", action="store_true")
     o = ap.parse_args(argv)
     model, args, ds, kw = _factory(o.factory)
     s = capture(model, args, o.output, kwargs=kw, dynamic_shapes=ds,
-                strategies=o.strategies.split(",") if o.strategies else None, verbose=o.verbose)
+                strategies=o.strategies.split(",") if o.strategies else None, verbose=o.verbose,
+                module_outputs=int(o.module_outputs * (1 << 20)))
     ok = [a["strategy"] for a in s["attempts"] if a["ok"]]
     print("%s: %d of %d captures (%s)" % (o.output, len(ok), len(s["attempts"]), ", ".join(ok) or "none"))
     return 0 if ok else 1

@@ -42,14 +42,8 @@ order(const Options *o, const char **out)
 
 /* ---- the output check ---- */
 
-typedef struct Bindings {
-	int n;
-	const char *name[256];
-	int64_t v[256];
-} Bindings;
-
-static int
-lookup(void *ctx, const char *name, int64_t *v)
+int
+pipeline_dim_lookup(void *ctx, const char *name, int64_t *v)
 {
 	const Bindings *b = ctx;
 
@@ -59,8 +53,8 @@ lookup(void *ctx, const char *name, int64_t *v)
 	return 0;
 }
 
-static const Onnx__TensorShapeProto *
-shape_of(const Onnx__ValueInfoProto *vi, int *elem)
+const Onnx__TensorShapeProto *
+pipeline_tensor_shape(const Onnx__ValueInfoProto *vi, int *elem)
 {
 	const Onnx__TypeProto *t = vi->type;
 
@@ -71,6 +65,25 @@ shape_of(const Onnx__ValueInfoProto *vi, int *elem)
 	return t->tensor_type->shape;
 }
 
+void
+pipeline_bind_dims(Bindings *b, const Onnx__ValueInfoProto *vi, int rank, const int64_t *sizes)
+{
+	int elem;
+	const Onnx__TensorShapeProto *s = pipeline_tensor_shape(vi, &elem);
+
+	if (!s || (int)s->n_dim != rank)
+		return;
+	for (size_t k = 0; k < s->n_dim && b->n < 256; k++) {
+		const Onnx__TensorShapeProto__Dimension *dm = s->dim[k];
+		int64_t v;
+		if (dm->value_case != ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM ||
+		    pipeline_dim_lookup(b, dm->dim_param, &v))
+			continue;
+		b->name[b->n] = dm->dim_param;
+		b->v[b->n++] = sizes[k];
+	}
+}
+
 /* Binds the dim_params of the graph inputs that are plain names to the
  * sizes of the bundle's example inputs, when both list the same tensors. */
 static void
@@ -78,21 +91,8 @@ bind_inputs(Bindings *b, const Onnx__GraphProto *g, const Bundle *bd)
 {
 	if ((int)g->n_input != bd->ninput)
 		return;
-	for (size_t i = 0; i < g->n_input; i++) {
-		int elem;
-		const Onnx__TensorShapeProto *s = shape_of(g->input[i], &elem);
-		if (!s || (int)s->n_dim != bd->inputs[i].rank)
-			continue;
-		for (size_t k = 0; k < s->n_dim && b->n < 256; k++) {
-			const Onnx__TensorShapeProto__Dimension *dm = s->dim[k];
-			int64_t v;
-			if (dm->value_case != ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM ||
-			    lookup(b, dm->dim_param, &v))
-				continue;
-			b->name[b->n] = dm->dim_param;
-			b->v[b->n++] = bd->inputs[i].shape[k];
-		}
-	}
+	for (size_t i = 0; i < g->n_input; i++)
+		pipeline_bind_dims(b, g->input[i], bd->inputs[i].rank, bd->inputs[i].shape);
 }
 
 /* NULL when m's outputs have the bundle's dtypes and shapes, else what
@@ -111,7 +111,7 @@ check_outputs(Arena *a, const Onnx__ModelProto *m, const Bundle *bd)
 	for (size_t i = 0; i < g->n_output; i++) {
 		const BundleTensor *want = &bd->outputs[i];
 		int elem;
-		const Onnx__TensorShapeProto *s = shape_of(g->output[i], &elem);
+		const Onnx__TensorShapeProto *s = pipeline_tensor_shape(g->output[i], &elem);
 		DType got = dtype_from_onnx(elem);
 
 		if (got != want->dtype)
@@ -130,7 +130,7 @@ check_outputs(Arena *a, const Onnx__ModelProto *m, const Bundle *bd)
 				v = dm->dim_value;
 			else if (dm->value_case != ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM ||
 			         !(e = sym_parse_infix(a, "", dm->dim_param, strlen(dm->dim_param), NULL)) ||
-			         sym_eval(e, lookup, &b, &v))
+			         !sym_eval(e, pipeline_dim_lookup, &b, &v))
 				continue;
 			if (v != want->shape[k])
 				return arena_printf(a, "output %d '%s' has size %lld at axis %d (%s), torch's has %lld",

@@ -35,6 +35,26 @@ int pipeline_onnx_opset(Pipeline *pl, const char *label, Diag *d);
  * report either way. */
 int pipeline_convert_bundle(Pipeline *pl, Diag *d);
 
+/* Sizes bound to dim_param names (capture.c), for sym_eval(). */
+typedef struct Bindings {
+	int n;
+	const char *name[256];
+	int64_t v[256];
+} Bindings;
+/* sym_eval()'s lookup over a Bindings (ctx). */
+int pipeline_dim_lookup(void *ctx, const char *name, int64_t *v);
+/* The shape of tensor type vi (NULL when it has none), its element type in *elem. */
+const Onnx__TensorShapeProto *pipeline_tensor_shape(const Onnx__ValueInfoProto *vi, int *elem);
+/* Binds each dim_param of vi not bound yet to sizes[k], when vi has rank dims. */
+void pipeline_bind_dims(Bindings *b, const Onnx__ValueInfoProto *vi, int rank, const int64_t *sizes);
+
+/* verify.c: after the model is written (pl->out on disk) and pl->ort
+ * loaded: gathers the inputs and references, runs lib/verify/ and puts
+ * its rows in the report.  Returns 0, DIAG_CONVERT (a mismatch, YE0801, or
+ * onnxruntime cannot run the model) or DIAG_INPUT (no inputs, a bad
+ * verify_inputs/verify_outputs file). */
+int pipeline_verify(Pipeline *pl, Diag *d);
+
 /* options_custom.c */
 /* Reads the value v of `custom_ops` into o->custom_ops.  Returns 0 or
  * DIAG_INPUT with "label:line:col: ..." in d. */

@@ -276,6 +276,58 @@ opt_report_timings(OptCtx *c, yaml_node_t *v)
 	return opt_bool(c, v, "report_timings", &c->o->report_timings);
 }
 
+static int
+opt_verify_key(OptCtx *c, yaml_node_t *v)
+{
+	return opt_bool(c, v, "verify", &c->o->verify);
+}
+
+/* A non-empty path scalar into *out. */
+static int
+opt_path(OptCtx *c, yaml_node_t *v, const char *key, const char **out)
+{
+	const char *s = scalar(v);
+
+	if (!s || !*s)
+		return opt_err(c, v, arena_printf(c->a, "'%s' needs a path", key));
+	*out = arena_strdup(c->a, s);
+	return 0;
+}
+
+static int
+opt_onnxruntime_library(OptCtx *c, yaml_node_t *v)
+{
+	return opt_path(c, v, "onnxruntime_library", &c->o->onnxruntime_library);
+}
+
+static int
+opt_verify_inputs(OptCtx *c, yaml_node_t *v)
+{
+	return opt_path(c, v, "verify_inputs", &c->o->verify_inputs);
+}
+
+static int
+opt_verify_outputs(OptCtx *c, yaml_node_t *v)
+{
+	return opt_path(c, v, "verify_outputs", &c->o->verify_outputs);
+}
+
+static int
+opt_verify_tolerance(OptCtx *c, yaml_node_t *v)
+{
+	const char *s = scalar(v);
+	char *end = NULL;
+	double x;
+
+	errno = 0;
+	x = s && *s && *s != ' ' ? strtod(s, &end) : -1;
+	if (!end || *end || errno || !(x > 0 && x < 1e6))
+		return opt_err(c, v, arena_printf(c->a, "'verify_tolerance' needs a number above 0, got '%s'",
+		                                  s ? s : "a collection"));
+	c->o->verify_tolerance = x;
+	return 0;
+}
+
 /* One selection expression (opt_select_parse) read from scalar node v;
  * an unknown name is reported at its own column when the scalar is on
  * one line. */

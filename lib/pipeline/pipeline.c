@@ -45,6 +45,7 @@ pipeline_init(Pipeline *pl, Arena *a)
 	pl->strategy = "torch.export (pt2)";
 	pl->bundle.zip.fd = -1;
 	pl->onnx.source.fd = -1;
+	pl->verify_seconds = -1;
 }
 
 void
@@ -53,6 +54,8 @@ pipeline_close(Pipeline *pl)
 	pt2_close(&pl->prog);
 	zip_close(&pl->bundle.zip);   /* the input zip, .pt2 or bundle; a no-op otherwise */
 	onnx_input_close(&pl->onnx);
+	verify_close(pl->ort);
+	pl->ort = NULL;
 }
 
 char *
@@ -456,6 +459,13 @@ fill_extra(Pipeline *pl, double report_start)
 	} else {
 		report_num(r, "unsupported_nodes", (double)pl->unsupported);
 	}
+	if (pl->verify_seconds >= 0) {
+		report_num(r, "verified", pl->verified.nrow && pl->verified.worst < 0 ? 1 : 0);
+		report_num(r, "n_discrepancies", pl->verified.nbad);
+		report_num(r, "verify_seconds", pl->opt.report_timings ? pl->verify_seconds : 0);
+		report_text(r, "verify_inputs", pl->verify_from);
+		report_text(r, "onnxruntime_version", verify_ort_version(pl->ort));
+	}
 	if (p->graph)
 		histogram(p->graph, strmap_new(a, 64), &ops, &nops, a);
 	if (nops)
@@ -607,7 +617,7 @@ static int
 run_phases(Pipeline *pl, Diag *d)
 {
 	double t, report_start = 0;
-	int rc = 0, rrc, crc, from, sgrc = 0;
+	int rc = 0, rrc, crc, from, sgrc = 0, vrc = 0;
 	Durable *out = &pl->files;
 
 	from = d->n;
@@ -640,6 +650,18 @@ run_phases(Pipeline *pl, Diag *d)
 		if (!rc)
 			sgrc = signature_step(pl, out, d);
 	}
+	if (!rc && pl->ort) {
+		/* onnxruntime reads the model from disk: it is committed first, and
+		 * the report (written after) joins a new batch */
+		if ((crc = mapguard_report(d, NULL))) {
+			durable_abort(out);
+			return crc;
+		}
+		if ((crc = commit(pl, out, d)))
+			return crc;
+		vrc = pipeline_verify(pl, d);
+		durable_init(out);
+	}
 	if (!pl->opt.report && (crc = mapguard_report(d, NULL))) {
 		durable_abort(out);   /* a rewrite in place, seen before anything is renamed */
 		return crc;
@@ -647,7 +669,8 @@ run_phases(Pipeline *pl, Diag *d)
 	if ((rc && rc != DIAG_CONVERT) || !pl->opt.report) {
 		crc = commit(pl, out, d);
 		crc = crc > sgrc ? crc : sgrc;
-		return crc > rc ? crc : rc;
+		crc = crc > rc ? crc : rc;
+		return crc > vrc ? crc : vrc;
 	}
 
 	/* the disk writes the ONNX files while the report is made */
@@ -668,6 +691,7 @@ run_phases(Pipeline *pl, Diag *d)
 	crc = commit(pl, out, d);
 	rrc = crc > rrc ? crc : rrc;
 	rrc = sgrc > rrc ? sgrc : rrc;
+	rrc = rrc > vrc ? rrc : vrc;
 	return rrc > rc ? rrc : rc;
 }
 
@@ -687,6 +711,11 @@ pipeline_run(Pipeline *pl, Diag *d)
 	int rc;
 
 	if (!pl->ran[PHASE_READ] && (rc = pipeline_read(pl, d)))
+		return rc;
+	/* --verify: onnxruntime is loaded before anything is converted, so a
+	 * missing library fails at once (exit status 2) */
+	if ((pl->verify || pl->opt.verify) && (rc = verify_open(&pl->ort, pl->a, pl->opt.onnxruntime_library,
+	                                                        pl->options ? pl->options : pl->input, d)))
 		return rc;
 	durable_init(&pl->files);
 	if ((rc = mapguard_run(run_guarded, &(Guarded){pl, d}, &faulted)) >= 0)

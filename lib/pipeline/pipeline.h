@@ -20,6 +20,7 @@
 #include "onnx/onnx.h"
 #include "lower/lower.h"
 #include "read/read.h"
+#include "verify/verify.h"
 #include "report/report.h"
 
 /* ==== options ==== */
@@ -69,6 +70,10 @@ typedef struct Options {
 	const char **functions;         /* module classes written as ONNX functions (arena) */
 	int function_embedded;          /* function_weights: 1 embedded, 0 inputs */
 	TsInputs inputs;                /* inputs: (n -1 when not given) */
+	int verify;                     /* 1: run the written model with onnxruntime (docs/verify.md) */
+	const char *onnxruntime_library;/* its library, or NULL: $YOBX_ONNXRUNTIME, the loader's search */
+	const char *verify_inputs, *verify_outputs;   /* folders of raw N.bin files, or NULL */
+	double verify_tolerance;        /* absolute, for every float dtype; 0: the dtype's defaults */
 } Options;
 
 /* The defaults: opset 18, no renames, 1 MiB threshold, no dim names,
@@ -257,6 +262,11 @@ struct Pipeline {
 	int signature_changes;      /* differences from the golden signature not allowed */
 	StrMap *renamed;            /* input_names: ONNX name -> the program's name */
 	Durable files;              /* the output files being written (pipeline_run) */
+	int verify;                 /* set by the caller: --verify (or the option `verify`) */
+	VerifyOrt *ort;             /* onnxruntime, loaded when verifying */
+	VerifyResult verified;      /* what verification found (ran when verify_seconds >= 0) */
+	double verify_seconds;      /* -1 until verification ran */
+	const char *verify_from;    /* where its inputs came from, for the report */
 };
 
 /* Zeroes pl (keeping input, options and out) and gives it the arena. */

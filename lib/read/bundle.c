@@ -144,6 +144,32 @@ read_attempts(BundleReader *r, const Json *list)
 	return 0;
 }
 
+/* "modules" (optional): [{"name", "class", "outputs": [tensors]}]. */
+static int
+read_modules(BundleReader *r, const Json *list, const Json *skipped)
+{
+	Bundle *b = r->b;
+
+	if (skipped && (!json_int(skipped, &b->modules_skipped) || b->modules_skipped < 0))
+		return bad(r, skipped, "\"%s\" must be a count", "modules_skipped");
+	if (!list)
+		return 0;
+	if (list->type != JSON_ARRAY)
+		return bad(r, list, "\"%s\": a list of module calls is wanted", "modules");
+	b->nmodule = (int)list->len;
+	b->modules = ARENA_ARRAY(r->a, BundleModule, list->len + 1);
+	for (uint32_t i = 0; i < list->len; i++) {
+		const Json *j = list->kids[i];
+		BundleModule *m = &b->modules[i];
+		if (j->type != JSON_OBJECT || !(m->name = json_str(json_get(j, "name"))))
+			return bad(r, j, "\"%s\": each module call is an object with a \"name\"", "modules");
+		m->cls = json_str(json_get(j, "class"));
+		if (read_tensors(r, json_get(j, "outputs"), "modules", &m->noutput, &m->outputs))
+			return r->d->code ? r->d->code : DIAG_INPUT;
+	}
+	return 0;
+}
+
 int
 bundle_read(Bundle *b, Arena *a, Diag *d)
 {
@@ -177,7 +203,8 @@ bundle_read(Bundle *b, Arena *a, Diag *d)
 	b->model_class = json_str(json_get(root, "model_class"));
 	if (read_attempts(&r, json_get(root, "attempts")) ||
 	    read_tensors(&r, json_get(root, "inputs"), "inputs", &b->ninput, &b->inputs) ||
-	    read_tensors(&r, json_get(root, "outputs"), "outputs", &b->noutput, &b->outputs))
+	    read_tensors(&r, json_get(root, "outputs"), "outputs", &b->noutput, &b->outputs) ||
+	    read_modules(&r, json_get(root, "modules"), json_get(root, "modules_skipped")))
 		return d->code ? d->code : DIAG_INPUT;
 	return 0;
 }

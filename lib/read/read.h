@@ -274,6 +274,15 @@ typedef struct BundleAttempt {
 	double seconds;         /* the capture's time */
 } BundleAttempt;
 
+/* One submodule call's outputs, as the capture helper's forward hooks
+ * recorded them (capture.json "modules", in the order the calls ended). */
+typedef struct BundleModule {
+	const char *name;       /* its path in the model: "layer1.0" */
+	const char *cls;        /* its class: "torchvision.models.resnet.BasicBlock" */
+	int noutput;
+	BundleTensor *outputs;
+} BundleModule;
+
 typedef struct Bundle {
 	Zip zip;                /* the bundle, mapped (opened by the caller) */
 	int version;
@@ -282,6 +291,9 @@ typedef struct Bundle {
 	BundleAttempt *attempts;    /* in the order captured */
 	int ninput, noutput;
 	BundleTensor *inputs, *outputs;
+	int nmodule;            /* 0 when the bundle recorded none */
+	BundleModule *modules;  /* in execution order (a call ends before its caller's) */
+	int64_t modules_skipped;/* calls the helper left out past its size cap */
 } Bundle;
 
 /* 1 when the open zip z is a capture bundle (it holds capture.json). */

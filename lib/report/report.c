@@ -114,6 +114,12 @@ report_axis(Report *r, const ReportAxis *x)
 }
 
 void
+report_discrepancy(Report *r, const ReportDiscrepancy *x)
+{
+	*REPORT_PUSH(r, discrepancy, ndiscrepancy, cap_discrepancy) = *x;
+}
+
+void
 report_functions(Report *r, const OutlineResult *res)
 {
 	r->functions = res ? arena_dup(r->a, res, sizeof *res) : NULL;
@@ -140,6 +146,7 @@ write_extra(Writer *w, const Report *r)
 	note_cut(w, &s, "symbolic_flops", r->nflops);
 	note_cut(w, &s, "unsupported", r->nunsupported);
 	note_cut(w, &s, "captures", r->ncapture);
+	note_cut(w, &s, "discrepancies", r->ndiscrepancy);
 	for (int i = 0; i < r->nkv && (int)s.row < REPORT_MAXROWS; i++) {
 		const ReportKV *kv = &r->kv[i];
 		s.row++;
@@ -483,6 +490,37 @@ write_signature(Writer *w, const Report *r)
 	sheet_end(w, &s);
 }
 
+/* With --verify: one row per tensor compared; an error not measured (no
+ * reference values) is an empty cell; ok is "yes", "no", or "no: " and
+ * what failed besides the numbers (a dtype, a shape, NaN). */
+static void
+write_discrepancies(Writer *w, const Report *r)
+{
+	static const char *const head[] = {"kind", "name", "module_class", "dtype", "shape", "max_abs_err",
+	                                   "max_rel_err", "tolerance", "ok"};
+	Sheet s;
+
+	if (!r->ndiscrepancy || sheet_begin(w, &s, "discrepancies", head, 9) < 0)
+		return;
+	for (int i = 0; i < shown(r->ndiscrepancy); i++) {
+		const ReportDiscrepancy *x = &r->discrepancy[i];
+		s.row = (uint32_t)i + 1;
+		put_text(w, &s, 0, x->kind, XLSX_PLAIN);
+		put_text(w, &s, 1, x->name, XLSX_PLAIN);
+		put_text(w, &s, 2, x->cls, XLSX_PLAIN);
+		put_text(w, &s, 3, x->dtype, XLSX_PLAIN);
+		put_text(w, &s, 4, x->shape, XLSX_PLAIN);
+		if (x->max_abs >= 0)
+			put_num(w, &s, 5, x->max_abs, NUM_GENERAL);
+		if (x->max_rel >= 0)
+			put_num(w, &s, 6, x->max_rel, NUM_GENERAL);
+		put_num(w, &s, 7, x->tol, NUM_GENERAL);
+		put_text(w, &s, 8, x->ok ? "yes" : x->problem ? arena_printf(r->a, "no: %s", x->problem) : "no",
+		         XLSX_PLAIN);
+	}
+	sheet_end(w, &s);
+}
+
 /* Only when the conversion failed; the workbook then opens on this sheet. */
 static void
 write_unsupported(Writer *w, const Report *r)
@@ -528,6 +566,7 @@ workbook(const Report *r, const char *path)
 		write_functions(&w, r);
 		write_captures(&w, r);
 		write_signature(&w, r);
+		write_discrepancies(&w, r);
 		write_unsupported(&w, r);
 		if (have_ov)
 			write_overview(&w, &ov, r);

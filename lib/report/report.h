@@ -8,7 +8,8 @@
  * node), functions (with the
  * option `functions`), captures (what was tried: a bundle's strategies,
  * or the one capture of a .pt2), signature (each input axis, symbolic or
- * fixed and why), and
+ * fixed and why), discrepancies (--verify: one row per tensor compared with
+ * torch's), and
  * unsupported when the conversion failed.  Rows keep insertion order except where a sheet is
  * documented as sorted; the file is deterministic (fixed creation time). */
 #ifndef REPORT_H
@@ -69,9 +70,20 @@ typedef struct ReportAxis {
 	const char *why;        /* why it is what it is, as far as the dump says */
 } ReportAxis;
 
+/* A discrepancies row (--verify): one tensor compared with torch's. */
+typedef struct ReportDiscrepancy {
+	const char *kind;       /* "output" or "module" */
+	const char *name, *cls; /* the output, or the module's path and class */
+	const char *dtype, *shape;
+	double max_abs, max_rel;/* -1: not compared by value (no reference values) */
+	double tol;
+	int ok;
+	const char *problem;    /* what else failed (dtype, shape, NaN), or NULL */
+} ReportDiscrepancy;
+
 typedef struct Report {
 	Arena *a;
-	int nkv, nstat, nnode_stat, nflops, nunsupported, ncapture;
+	int nkv, nstat, nnode_stat, nflops, nunsupported, ncapture, ndiscrepancy;
 	ReportKV *kv;
 	ReportStat *stat;
 	ReportNodeStat *node_stat;
@@ -80,6 +92,8 @@ typedef struct Report {
 	ReportCapture *capture;
 	int naxis;
 	ReportAxis *axis;       /* the signature sheet; none: no sheet */
+	ReportDiscrepancy *discrepancy; /* --verify: the discrepancies sheet; none: no sheet */
+	int cap_discrepancy;
 	int cap_kv, cap_stat, cap_node_stat, cap_flops, cap_unsupported, cap_capture, cap_axis;
 	const OutlineResult *functions; /* option `functions`: the functions sheet; NULL: no sheet */
 } Report;
@@ -96,6 +110,7 @@ void report_flops(Report *r, const ReportFlops *f);
 void report_unsupported(Report *r, const ReportUnsupported *u);
 void report_capture(Report *r, const ReportCapture *c);
 void report_axis(Report *r, const ReportAxis *x);
+void report_discrepancy(Report *r, const ReportDiscrepancy *x);
 /* The functions sheet: one row per function made (its instances, nodes),
  * then the instances left inline and the listed classes without instance
  * (res is not copied). */

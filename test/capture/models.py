@@ -90,3 +90,29 @@ def every_strategy():
     batch is dynamic."""
     batch = torch.export.Dim("batch", min=1, max=64)
     return _seeded(SmallMLP()), (_x(4, 6),), ({0: batch},)
+
+
+class Block(nn.Module):
+    """Linear then GELU: one level of nesting for the module records."""
+    def __init__(self, n):
+        super().__init__()
+        self.fc = nn.Linear(n, n)
+        self.act = nn.GELU()
+
+    def forward(self, x):
+        return self.act(self.fc(x))
+
+
+class Nested(nn.Module):
+    """Two Blocks in a Sequential, then a head: --verify's module fixtures (verify_*)."""
+    def __init__(self):
+        super().__init__()
+        self.blocks = nn.Sequential(Block(6), Block(6))
+        self.head = nn.Linear(6, 3)
+
+    def forward(self, x):
+        return self.head(self.blocks(x)) * 2
+
+
+def verify_nested():
+    return _seeded(Nested()), (_x(2, 6),)

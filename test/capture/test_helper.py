@@ -137,10 +137,33 @@ def test_cli(tmp):
           r.stderr[-300:])
 
 
+def test_module_outputs(tmp):
+    """Every submodule call recorded in the order the calls end, child before parent, the
+    bytes in modules/; the cap leaves calls out and counts them; 0 records none."""
+    model, args = models.verify_nested()
+    out = os.path.join(tmp, "m.yxc")
+    s = yobx_capture.capture(model, args, out, strategies=["nostrict"])
+    names = [m["name"] for m in s.get("modules", [])]
+    check(names == ["blocks.0.fc", "blocks.0.act", "blocks.0", "blocks.1.fc", "blocks.1.act",
+                    "blocks.1", "blocks", "head"], "module calls in the order they end", names)
+    check(s["modules_skipped"] == 0, "none skipped under the default cap", s["modules_skipped"])
+    with zipfile.ZipFile(out) as z:
+        m = s["modules"][5]
+        got = z.read(m["outputs"][0]["file"])
+        want = model.blocks[1](model.blocks[0](args[0])).detach().numpy().tobytes()
+    check(m["class"].endswith("models.Block") and got == want, "blocks.1's output is stored as computed")
+    s = yobx_capture.capture(model, args, out, strategies=["nostrict"], module_outputs=100)
+    check(len(s["modules"]) < 8 and s["modules_skipped"] == 8 - len(s["modules"])
+          and "cap" in s["modules_skipped_why"], "a cap of 100 bytes skips calls and says so",
+          (len(s["modules"]), s["modules_skipped"]))
+    s = yobx_capture.capture(model, args, out, strategies=["nostrict"], module_outputs=0)
+    check("modules" not in s, "module_outputs=0 records none")
+
+
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         for t in [test_bundle_layout, test_raising_strategy_does_not_stop,
-                  test_bfloat16_and_scalars, test_unknown_strategy, test_cli]:
+                  test_bfloat16_and_scalars, test_unknown_strategy, test_cli, test_module_outputs]:
             try:
                 t(tmp)
             except Exception as e:

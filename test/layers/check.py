@@ -15,7 +15,7 @@ only its own layer's headers, the public header (L2/L2.h) of a lower
 layer, and a lower layer's tables (L2/*.def)."""
 import glob, os, re, subprocess, sys
 
-LAYERS = ['core', 'sym', 'ir', 'read', 'onnx', 'lower', 'opt', 'report', 'pipeline', 'cmd']
+LAYERS = ['core', 'sym', 'ir', 'read', 'onnx', 'lower', 'opt', 'verify', 'report', 'pipeline', 'cmd']
 PUBLIC = {l: '%s/%s.h' % (l, l) for l in LAYERS[:-1]}
 GENERATED = {'onnx.pb-c.h'}      # protoc-c's output, in BUILD_DIR/gen
 
