@@ -134,8 +134,7 @@ def one(name, w, log):
         with torch.no_grad():
             torch.manual_seed(0)
             ref = w(*ins)
-            torch.manual_seed(0)
-            ref2 = w(*ins)
+            ref2 = w(*ins)          # a second draw: a random op differs
         if any(not torch.equal(a, b) for a, b in zip(ref, ref2) if not a.is_complex()):
             return "random"
         if any(t.is_complex() for t in list(ref) + ins):
@@ -152,7 +151,10 @@ def one(name, w, log):
         torch.export.save(ep, d + "/model.pt2")
     except Exception as e:  # noqa: BLE001
         return "save: %s" % (str(e).splitlines()[0][:100] if str(e) else type(e).__name__)
-    save_io(d, ins, ref)
+    try:
+        save_io(d, ins, ref)
+    except Exception as e:  # noqa: BLE001
+        return "io: %s" % type(e).__name__   # numpy has no bfloat16
     if DYNAMO:
         try:
             torch.onnx.export(ep, (), d + "/dynamo.onnx", dynamo=True, verbose=False, opset_version=18)

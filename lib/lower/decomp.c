@@ -1004,8 +1004,10 @@ dc_vander(Dc *b, const DcRow *row)
 	Value *x = tensor(b, "x"), *ar;
 	int64_t n;
 
+	if (x && x->rank == 0)          /* a 0-d x is one point: [1, N] */
+		x = OP(b, "aten.unsqueeze.default", {"self", 2, A_T(x)}, {"dim", 2, A_I(0)});
 	if (!x || x->rank < 1 || x->dims[x->rank - 1].e)
-		return fail(b, "needs a tensor x with a static last dim");
+		return b->bad ? -1 : fail(b, "needs a tensor x with a static last dim");
 	n = int_arg(b, "N", x->dims[x->rank - 1].v);
 	ar = OP(b, "aten.arange.default", {"end", 2, A_I(n)});
 	return ar ? FINAL(b, row->into, {"self", 2, A_T(OP(b, "aten.unsqueeze.default", {"self", 2, A_T(x)}, {"dim", 2, A_I(-1)}))},
@@ -1104,6 +1106,68 @@ dc_bilinear(Dc *b, const DcRow *row)
 		return t ? FINAL(b, "aten.sum.dim_IntList", {"self", 2, A_T(t)}, {"dim", 2, A_INTS(b, 1, (int64_t[]){-1})}) : -1;
 	t = sum_dim(b, t, -1, 0);
 	return t ? FINAL(b, "aten.add.Tensor", {"self", 2, A_T(t)}, {"other", 2, A_T(bias)}) : -1;
+}
+
+/* max_pool1d_with_indices(self, kernel_size, stride=[], padding=0,
+ * dilation=1, ceil_mode=False): the 2-D pool of self[..., None, :] with a
+ * window of height 1, both results squeezed back. */
+static int
+dc_max_pool1d(Dc *b, const DcRow *row)
+{
+	static const char *const names[] = {"kernel_size", "stride", "padding", "dilation"};
+	static const int64_t pad1[] = {1, 1, 0, 1};     /* the added dim's kernel, stride, padding, dilation */
+	Value *x = tensor(b, "self"), *u;
+	NamedArg in[DC_MAXIN];
+	int nin = 0;
+	Node *n;
+
+	if (!x || x->rank < 2)
+		return fail(b, "needs a tensor self of 2 dims or more");
+	u = OP(b, "aten.unsqueeze.default", {"self", 2, A_T(x)}, {"dim", 2, A_I(-2)});
+	in[nin++] = (NamedArg){"self", 2, A_T(u)};
+	for (int i = 0; i < 4; i++) {
+		const Arg *a = arg(b, names[i]);
+		int64_t v = a && a->kind == ARG_INTS && a->n > 0 ? a->u.list[0].u.i : a && a->kind == ARG_INT ? a->u.i : -1;
+		if (v < 0 && i == 1 && (a = arg(b, names[0])) && a->kind == ARG_INTS && a->n > 0)
+			v = a->u.list[0].u.i;           /* stride defaults to the kernel */
+		if (v < 0)
+			v = i == 2 ? 0 : 1;
+		in[nin++] = (NamedArg){names[i], 2, A_INTS(b, 2, (int64_t[]){pad1[i], v})};
+	}
+	in[nin++] = (NamedArg){"ceil_mode", 2, A_B((int)int_arg(b, "ceil_mode", 0))};
+	if (!u || !op_k(b, row->into, nin, in, 0))
+		return -1;
+	n = b->out[b->nout - 1];
+	for (int k = 0; k < 2; k++)
+		if (out_k(b, k) && INTO(b, out_k(b, k), "aten.squeeze.dims", {"self", 2, n->out[k]},
+		                        {"dim", 2, A_INTS(b, 1, (int64_t[]){-2})}))
+			return -1;
+	return 0;
+}
+
+/* linalg_diagonal(A, offset=0, dim1=-2, dim2=-1): diagonal with the
+ * last two dims as its defaults. */
+static int
+dc_linalg_diagonal(Dc *b, const DcRow *row)
+{
+	Value *x = tensor(b, "A");
+
+	if (!x)
+		return fail(b, "needs a tensor A");
+	return FINAL(b, row->into, {"self", 2, A_T(x)}, {"offset", 2, A_I(int_arg(b, "offset", 0))},
+	             {"dim1", 2, A_I(int_arg(b, "dim1", -2))}, {"dim2", 2, A_I(int_arg(b, "dim2", -1))});
+}
+
+/* var / std / var_mean / std_mean (self, unbiased=True): the .correction
+ * form over every dim, correction 1 or 0. */
+static int
+dc_unbiased(Dc *b, const DcRow *row)
+{
+	Value *x = tensor(b, "self");
+
+	if (!x)
+		return fail(b, "needs a tensor self");
+	return FINAL(b, row->into, {"self", 2, A_T(x)}, {"correction", 2, A_I(int_arg(b, "unbiased", 1))});
 }
 
 /* ---- the pass ---- */

@@ -60,7 +60,7 @@ strict_fails||0|nostrict
 strict_fails|strategy: strict\nfallback: [tracing]\n|0|tracing
 strict_fails|fallback: [strict]\n|1|-
 only_decomposed||0|nostrict-dec
-only_decomposed|fallback: [strict, nostrict-decall, nostrict-dec]\n|0|nostrict-dec
+only_decomposed|fallback: [strict, nostrict-decall, nostrict-dec]\n|0|nostrict-decall
 only_decomposed|fallback: [strict, nostrict]\n|1|-
 only_tracing||0|tracing
 only_tracing|fallback: [nostrict, strict, nostrict-dec]\n|1|-

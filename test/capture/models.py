@@ -38,18 +38,19 @@ def strict_fails():
 
 
 class LossModel(nn.Module):
-    """mse_loss stays one ATen op in the training IR (no ONNX lowering) and decomposes into
-    sub/pow/mean in core ATen: only the decomposed captures convert."""
+    """multi_margin_loss stays one ATen op in the training IR (no ONNX lowering, no
+    declared decomposition) and decomposes into gather/clamp/mean in core ATen: only the
+    decomposed captures convert."""
     def __init__(self):
         super().__init__()
         self.fc = nn.Linear(4, 4)
 
     def forward(self, x, y):
-        return torch.nn.functional.mse_loss(self.fc(x), y, reduction="none").sum(-1)
+        return torch.nn.functional.multi_margin_loss(self.fc(x), y, reduction="none")
 
 
 def only_decomposed():
-    return _seeded(LossModel()), (_x(3, 4), _x(3, 4, seed=2))
+    return _seeded(LossModel()), (_x(3, 4), torch.tensor([0, 3, 1]))
 
 
 def _exporting():

@@ -45,8 +45,7 @@ static const struct {
 	{"strict_fails", "strategy: strict\nfallback: [nostrict-dec]\n", "nostrict-dec", "strict nostrict-dec"},
 	{"strict_fails", "fallback: [strict, tracing, nostrict]\n", "tracing", "strict tracing"},
 	{"only_decomposed", "", "nostrict-dec", "nostrict strict nostrict-dec"},
-	{"only_decomposed", "fallback: [nostrict-decall, nostrict-dec]\n", "nostrict-dec",
-	 "nostrict-decall nostrict-dec"},
+	{"only_decomposed", "fallback: [nostrict-decall, nostrict-dec]\n", "nostrict-decall", "nostrict-decall"},
 	{"only_decomposed", "strategy: nostrict-dec\n", "nostrict-dec", "nostrict-dec"},
 	{"only_tracing", "", "tracing", "nostrict strict nostrict-dec nostrict-decall tracing"},
 	{"only_tracing", "strategy: tracing\n", "tracing", "tracing"},
@@ -105,7 +104,7 @@ START_TEST(captures_rows_say_why)
 	/* a capture that does not convert names its first diagnostic */
 	test_run(&r, BUNDLE("only_decomposed"), "");
 	c = row(&r, "nostrict");
-	ck_assert_msg(strstr(c->converted, "no ONNX lowering") && strstr(c->converted, "(and 1 more)"), "%s",
+	ck_assert_msg(strstr(c->converted, "no ONNX lowering") && strstr(c->converted, "multi_margin_loss"), "%s",
 	              c->converted);
 	ck_assert(strstr(c->converted, "models.py:"));  /* the user's source line */
 	test_run_done(&r);

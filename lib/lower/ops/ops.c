@@ -313,12 +313,19 @@ ops_write_doc(FILE *f)
 	        "| ATen overload | lowering |\n| --- | --- |\n");
 	for (int i = 0; i < CX_COUNT; i++)
 		fprintf(f, "| `%s` | `%s` |\n", complex_table[i].aten, complex_table[i].fn_name);
+	static const char *const decomp[][2] = {   /* the rows of decomp.def (no call into decomp.c: it uses this file) */
+#define DECOMP(aten, into, args, fn) {aten, into},
+#include "../decomp.def"
+#undef DECOMP
+	};
+	int ndecomp = (int)(sizeof decomp / sizeof decomp[0]);
+
 	fprintf(f, "\n## decompositions\n\n"
 	        "%d overloads without a lowering of their own become nodes of other ATen ops before\n"
 	        "lowering (`lib/lower/decomp.def`, `lib/lower/decomp.c`), which then go through the same\n"
 	        "lowering, optimizer and report; *into* is the op the result comes from.  A row of the\n"
 	        "tables above, where one is written, takes over from its decomposition.\n\n"
-	        "| ATen overload | into |\n| --- | --- |\n", lower_decomp_count());
-	for (int i = 0; i < lower_decomp_count(); i++)
-		fprintf(f, "| `%s` | `%s` |\n", lower_decomp_name(i), lower_decomp_into(lower_decomp_name(i)));
+	        "| ATen overload | into |\n| --- | --- |\n", ndecomp);
+	for (int i = 0; i < ndecomp; i++)
+		fprintf(f, "| `%s` | `%s` |\n", decomp[i][0], decomp[i][1]);
 }
