@@ -94,7 +94,7 @@ SUITES = \
 	'shrink sh test/shrink/run.sh $(B)/yobx-export 10 64 128' \
 	$(if $(filter 1,$(SAN)),,'onnx_node sh test/onnx-node/run.sh $(B)/yobx-export') \
 	'install sh test/install/run.sh $(B) $(MAKE)' \
-	'size sh test/models/size.sh && sh test/models/size.sh test/conformance/data 8000000' \
+	'size sh test/models/size.sh && sh test/models/size.sh test/conformance/data 8000000 && sh test/models/size.sh test/onnx-node 6500000' \
 	'conformance sh test/conformance/run.sh $(B)/yobx-export' \
 	'facts python3 test/facts/check.py'
 check: $(B)/yobx-export $(UNIT_BIN) $(B)/fuzz/graph_driver $(B)/test/convert_many
