@@ -59,7 +59,9 @@ op_type count flops
 op_type flops share count
 op_type node_name symbolic_flops flops
 strategy captured converted nodes capture_seconds convert_seconds
-node target frame reason'
+node target frame reason
+input axis dim kind torch min max why
+kind name module_class dtype shape max_abs_err max_rel_err tolerance ok'
 
 # first_line PDF PAGE: the page's first line of text, spaces squeezed
 first_line() {
