@@ -571,6 +571,8 @@ dc_addmx(Dc *b, const DcRow *row)
 		p = OP(b, "aten.sum.dim_IntList", {"self", 2, A_T(p)}, {"dim", 2, A_INTS(b, 1, (int64_t[]){0})});
 	if (!s || !p)
 		return b->bad ? -1 : fail(b, "needs tensors self and the product's two operands");
+	if (!dtype_is_float(s->dtype))  /* int beta/alpha and bool products: not read here */
+		return fail(b, "integer and bool operands are not decomposed");
 	if (float_arg(b, "beta", 1) != 0)
 		return scaled_sum(b, s, p);
 	if (alpha == 1)
@@ -1046,6 +1048,8 @@ dc_sum_to_size(Dc *b, const DcRow *row)
 
 	if (!x || !s || s->kind != ARG_INTS || s->n > x->rank || x->rank > MAX_RANK)
 		return fail(b, "needs a static size of at most self's rank");
+	if (x->dtype == DT_BOOL)    /* torch keeps bool (an any); sum would make int64 */
+		return fail(b, "a bool self is not decomposed (torch keeps its dtype)");
 	k = s->n;
 	for (int i = 0; i < k; i++)
 		sz[i] = s->u.list[i].u.i;

@@ -1,16 +1,20 @@
 #!/bin/sh
 # size.sh [DIR [LIMIT]]: a fixture set stays under its budget, by default
-# test/models and its 16,000,000 bytes; make check also runs it on
+# test/models and its 16,500,000 bytes (16 MB until session 6, which added
+# the MoE decoders of issue 27 (641 KB), TorchScript patterns of issue 21
+# (159 KB), the verification bundles of issue 22 (66 KB) and the signature
+# fixture of issue 24 (37 KB)); make check also runs it on
 # test/conformance/data, torch's own operator samples (make_suite.py), with
 # a budget of 8,000,000 bytes (issue 19: every sample of about 800 op_db and
-# module_db entries, deflated, identical tensors stored once).
+# module_db entries, deflated, identical tensors stored once) and on
+# test/onnx-node with 6,500,000 (issue 25: ONNX's node tests, deflated).
 #
 # Counts the bytes of every file under DIR (what a clone carries),
 # not disk blocks: `du` without --apparent-size also counts the unused tail
 # of each 4 KiB block, which depends on the file system, not on the set.
 # Prints "fixtures (or DIR): N bytes of LIMIT" and exits 1 over budget.
 dir=${1:-test/models} label=${1:-fixtures}
-limit=${2:-16000000}
+limit=${2:-16500000}
 bytes=$(find "$dir" -type f -printf '%s\n' | awk '{ s += $1 } END { print s + 0 }')
 echo "$label: $bytes bytes of $limit"
 [ "$bytes" -le "$limit" ] || { echo "$label: over budget by $((bytes - limit)) bytes"; exit 1; }

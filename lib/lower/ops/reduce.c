@@ -81,11 +81,16 @@ lower_var_mean(LowerCtx *c, const Node *n, const OpRow *row)
 		cnt *= xv->dims[a].v;
 		axes[i] = a;
 	}
+	if (cnt == 0)           /* torch's mean of nothing is NaN; onnxruntime's is 0 */
+		return lower_fail(c, n, "reduces an empty tensor (torch gives NaN there)");
 	mean = lower_reduce(c, row->onnx, x, k, axes, 1, NULL);
 	d = lower_op(c, "Sub", NULL, 2, x, mean);
 	var = lower_reduce(c, row->onnx, lower_op(c, "Mul", NULL, 2, d, d), k, axes, keep, NULL);
-	if (corr != 0)
+	if (corr != 0 && (double)cnt - corr > 0)
 		var = lower_op(c, "Mul", NULL, 2, var, lower_scalar(c, cdt, (double)cnt / ((double)cnt - corr)));
+	else if (corr != 0)     /* torch divides the sum of squares by max(0, N - correction): 0/0 is NaN */
+		var = lower_op(c, "Div", NULL, 2, lower_op(c, "Mul", NULL, 2, var, lower_scalar(c, cdt, (double)cnt)),
+		               lower_scalar(c, cdt, 0.0));
 	if (std)
 		var = lower_op(c, "Sqrt", NULL, 1, var);
 	lower_finish_typed(c, n, 0, var, cdt);
