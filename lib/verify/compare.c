@@ -34,16 +34,11 @@ verify_tolerance(DType t, double *abs, double *rel)
 	}
 }
 
+/* Compared within a tolerance: the floats and the complex types (dtype.def's kinds). */
 static int
-is_float(DType t)
+inexact(DType t)
 {
-	switch (t) {
-	case DT_FLOAT16: case DT_FLOAT32: case DT_FLOAT64: case DT_BFLOAT16:
-	case DT_COMPLEX32: case DT_COMPLEX64: case DT_COMPLEX128:
-		return 1;
-	default:
-		return 0;
-	}
+	return dtype_kind(t) == DK_FLOAT || dtype_kind(t) == DK_COMPLEX;
 }
 
 /* Element i of t as a double (complex: its parts are elements). */
@@ -161,7 +156,7 @@ verify_compare(Arena *a, const VerifyTensor *got, const VerifyTensor *want, doub
 	row->shape = shape_text(a, got);
 	row->max_abs = row->max_rel = -1;
 	verify_tolerance(want->dtype, &abs, &rel);
-	if (tol_abs > 0 && is_float(want->dtype))
+	if (tol_abs > 0 && inexact(want->dtype))
 		abs = tol_abs, rel = tol_abs / 10;
 	row->tol = abs;
 	row->ok = 0;
@@ -181,12 +176,12 @@ verify_compare(Arena *a, const VerifyTensor *got, const VerifyTensor *want, doub
 	}
 	if (want->dtype == DT_COMPLEX32 || want->dtype == DT_COMPLEX64 || want->dtype == DT_COMPLEX128)
 		n *= 2;   /* compared part by part */
-	if (want->data && !is_float(want->dtype) && (int64_equal(got, want, n) ||
+	if (want->data && !inexact(want->dtype) && (int64_equal(got, want, n) ||
 	    memcmp(got->data, want->data, (size_t)n * (size_t)dtype_size(want->dtype)) == 0)) {
 		row->max_abs = row->max_rel = 0;
 		return row->ok = 1;
 	}
-	if (!want->data && !is_float(want->dtype))
+	if (!want->data && !inexact(want->dtype))
 		return row->ok = 1;
 	scan_values(got, want, n, row, &nan, &inf);
 	mag = row->tol;
@@ -195,7 +190,7 @@ verify_compare(Arena *a, const VerifyTensor *got, const VerifyTensor *want, doub
 		row->problem = arena_printf(a, "%lld NaN and %lld infinite value%s where torch has %s", (long long)nan,
 		                            (long long)inf, nan + inf == 1 ? "" : "s",
 		                            want->data ? "numbers" : "none in the program");
-	else if (!is_float(want->dtype) && row->max_abs > 0)
+	else if (!inexact(want->dtype) && row->max_abs > 0)
 		row->problem = "values differ (an integer or bool output must be exact)";
 	row->ok = !row->problem && (row->max_abs < 0 || row->max_abs <= row->tol);
 	return row->ok;
