@@ -68,7 +68,8 @@ $(B)/test/%: test/unit/%.c $(B)/libyobx.a test/unit/testutil.h test/unit/minigra
 # The suites are independent: test/suites.sh runs them two at a time (J),
 # the longest first, and prints each one's log and wall time at the end.
 # The onnxruntime runs (run-ort.sh, two node processes of their own) start
-# first; the unit tests are one suite each.  A new suite is one line here.
+# first; the unit tests are one suite each (test_irtext with the goldens it
+# writes for golden.mjs).  A new suite is one line here.
 # Check's default timeout of 4 s is raised to the 60 s most test cases set
 # themselves: test_arena's first case takes 2-3 s of CPU under ASan, and a
 # loaded machine made it time out.
@@ -81,8 +82,8 @@ SUITES = \
 	'layers sh test/layers/run.sh $(B)' \
 	'cli sh test/run-cli.sh $(B)/yobx-export' \
 	'onnxproto $(B)/test/test_onnxproto && sh test/ort/selftest.sh build/test/tiny_add.onnx' \
-	$(foreach t,$(filter-out $(UNIT_SLOW) $(B)/test/test_onnxproto,$(UNIT_BIN)),'$(notdir $(t)) $(t)') \
-	'golden node test/ort/golden.mjs $(B)/test/irtext test/lower/*.txt' \
+	$(foreach t,$(filter-out $(UNIT_SLOW) $(B)/test/test_onnxproto $(B)/test/test_irtext,$(UNIT_BIN)),'$(notdir $(t)) $(t)') \
+	'test_irtext $(B)/test/test_irtext && node test/ort/golden.mjs $(B)/test/irtext test/lower/*.txt' \
 	'graph_driver $(B)/fuzz/graph_driver -seed=1 -runs=1000 -dir=$(B)' \
 	'diag sh test/diag/run.sh $(B)/yobx-export' \
 	'report sh test/report/run.sh $(B)' \

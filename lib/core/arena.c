@@ -151,7 +151,9 @@ arena_try_alloc(Arena *a, size_t n)
 {
 	ArenaBlock *b;
 
-	if (n > SIZE_MAX / 2)
+	/* 1 TiB: beyond any machine this runs on, and below what the
+	 * sanitizers' allocator aborts on instead of failing */
+	if (n > ((size_t)1 << 40))
 		return NULL;
 	if (n <= FIRST_BLOCK / 4)
 		return arena_alloc(a, n);

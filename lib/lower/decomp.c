@@ -102,7 +102,8 @@ node_new(Dc *b, const char *op, int nin, const NamedArg *in)
 	n->op = op;
 	n->target = arena_printf(b->c->a, "torch.ops.%s", op);
 	n->nin = nin;
-	n->in = arena_dup(b->c->a, in, sizeof *in * (size_t)(nin + 1));
+	n->in = ARENA_ARRAY(b->c->a, NamedArg, nin + 1);     /* zeroed: the entry after the last is empty */
+	memcpy(n->in, in, sizeof *in * (size_t)nin);
 	n->stack_trace = b->at->stack_trace;
 	n->nn_module_stack = b->at->nn_module_stack;
 	n->frame = b->at->frame;
