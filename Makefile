@@ -1,8 +1,10 @@
 # Top-level Makefile for yobx-export.
 #
 #   make                 build build/yobx-export
-#   make check           unit, golden and bad-input tests
-#   make test            check, then check again under ASan+UBSan (the CI command)
+#   make check           the quick tier: unit, golden and bad-input tests and a
+#                        deterministic slice of each external suite (minutes)
+#   make test            the full tier (every external suite whole), then the
+#                        quick tier again under ASan+UBSan (the CI command)
 #   make fuzz            build the libFuzzer targets (clang) into build-fuzz/
 #   make install         install into $(DESTDIR)$(PREFIX) (mk/install.mk); make uninstall
 #
@@ -73,12 +75,31 @@ $(B)/test/%: test/unit/%.c $(B)/libyobx.a test/unit/testutil.h test/unit/minigra
 # Check's default timeout of 4 s is raised to the 60 s most test cases set
 # themselves: test_arena's first case takes 2-3 s of CPU under ASan, and a
 # loaded machine made it time out.
+# Two tiers, as SQLite's veryquick and full: TIER=quick (make check) runs
+# every Nth case of the external suites (SLICE=N, in name order, the same
+# cases every run) and a third of the op-table fixtures; TIER=full (make
+# test) runs every case.
 J ?= 2
+TIER ?= quick
+ifeq ($(TIER),full)
+SLICE_NODE = 1
+SLICE_CONF = 1
+SLICE_VERIFY = 1
+ONNXOPS_SHARDS = 0/2 1/2
+else
+SLICE_NODE = 12
+SLICE_CONF = 4
+SLICE_VERIFY = 8
+ONNXOPS_SHARDS = 0/3
+endif
 UNIT_SLOW = $(B)/test/test_onnxops
 SUITES = \
+	$(if $(filter 1,$(SAN)),,'onnx_node env SLICE=$(SLICE_NODE) sh test/onnx-node/run.sh $(B)/yobx-export') \
 	'ort sh test/run-ort.sh $(B)/yobx-export' \
-	'test_onnxops_0 env ONNXOPS_SHARD=0/2 $(B)/test/test_onnxops' \
-	'test_onnxops_1 env ONNXOPS_SHARD=1/2 $(B)/test/test_onnxops' \
+	'verify env SLICE=$(SLICE_VERIFY) sh test/verify/run.sh $(B)' \
+	'conformance env SLICE=$(SLICE_CONF) sh test/conformance/run.sh $(B)/yobx-export' \
+	$(foreach s,$(ONNXOPS_SHARDS),'test_onnxops_$(subst /,of,$(s)) env ONNXOPS_SHARD=$(s) $(B)/test/test_onnxops') \
+	'jit sh test/jit/run.sh $(B)/yobx-export' \
 	'layers sh test/layers/run.sh $(B)' \
 	'cli sh test/run-cli.sh $(B)/yobx-export' \
 	'onnxproto $(B)/test/test_onnxproto && sh test/ort/selftest.sh build/test/tiny_add.onnx' \
@@ -90,27 +111,24 @@ SUITES = \
 	'report_e2e sh test/report/e2e.sh $(B)' \
 	$(if $(filter 1,$(SAN)),,'report_lo sh test/report/lo.sh $(B)') \
 	'capture sh test/capture/check.sh $(B)' \
-	'verify sh test/verify/run.sh $(B)' \
-	'jit sh test/jit/run.sh $(B)/yobx-export' \
 	'shrink sh test/shrink/run.sh $(B)/yobx-export 10 64 128' \
-	$(if $(filter 1,$(SAN)),,'onnx_node sh test/onnx-node/run.sh $(B)/yobx-export') \
 	'install sh test/install/run.sh $(B) $(MAKE)' \
 	'size sh test/models/size.sh && sh test/models/size.sh test/conformance/data 8000000 && sh test/models/size.sh test/onnx-node 6500000' \
-	'conformance sh test/conformance/run.sh $(B)/yobx-export' \
 	'facts python3 test/facts/check.py'
 check: $(B)/yobx-export $(UNIT_BIN) $(B)/fuzz/graph_driver $(B)/test/convert_many
 	@printf '%s\n' $(SUITES) | CK_DEFAULT_TIMEOUT=$${CK_DEFAULT_TIMEOUT:-60} sh test/suites.sh $(B) $(J)
 
-# The conformance suite's conversions, many per process (test/conformance/run.sh).
-$(B)/test/convert_many: test/conformance/convert_many.c $(B)/cmd/render.o $(B)/libyobx.a
+# Many conversions per process, for the suites of thousands of models (test/batch/convert.sh).
+$(B)/test/convert_many: test/batch/convert_many.c $(B)/cmd/render.o $(B)/libyobx.a
 	@mkdir -p $(B)/test
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(B)/cmd/render.o $(B)/libyobx.a $(LDLIBS)
 
-# The sanitized tests run several times slower: Check's per-test timeout
-# (4 s by default) scales with them.
+# The full tier, then the quick one under the sanitizers.  The sanitized
+# tests run several times slower: Check's per-test timeout (4 s by default)
+# scales with them.
 test:
-	$(MAKE) check
-	CK_TIMEOUT_MULTIPLIER=4 $(MAKE) B=build-asan SAN=1 OPT=-O1 check
+	$(MAKE) check TIER=full
+	CK_TIMEOUT_MULTIPLIER=4 $(MAKE) B=build-asan SAN=1 OPT=-O1 check TIER=quick
 
 # The fuzz targets exercise the readers only, so they link just those.
 FUZZ_LIB = core/die core/arena core/diag core/mapguard core/dtype core/strmap core/tensor read/zip read/json read/pickle \

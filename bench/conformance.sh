@@ -18,14 +18,14 @@ bin=${BIN:-build/yobx-export}
 jobs=${JOBS:-2}
 if [ "${ALL:-0}" = 1 ]; then out=bench/out/conformance-all gen="--dtypes f32,i64,b8"
 else out=bench/out/conformance-first gen="--first --dtypes f32"; fi
-torchrun=${TORCHRUN:-/work/wt/torchrun.sh}
+torchrun=${TORCHRUN:-bash ../shared/tools/torch-env.sh run}
 if [ "${KEEP:-0}" != 1 ] || [ ! -d $out/data ]; then
 	rm -rf $out/data
 	mkdir -p $out/data
 	i=0
 	while [ $i -lt "$jobs" ]; do
 		# shellcheck disable=SC2086 # $gen: several flags
-		nice $torchrun sid env PYTHONPATH=/opt/onnxscript:/opt/irpy/src python3 test/conformance/make_suite.py \
+		nice $torchrun sid env PYTHONPATH=${PYEXTRA:-/src/bench/out/py/onnxscript:/src/bench/out/py/ir-py/src} python3 test/conformance/make_suite.py \
 			$gen --dynamo --data $out/data --shard $i/$jobs >$out/gen$i.log 2>&1 &
 		i=$((i + 1))
 	done

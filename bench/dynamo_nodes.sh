@@ -16,17 +16,13 @@
 #   DIR=test/models/torch-2.14 (default) where NAME.pt2 are; bench/out/hf holds
 #       the transformers models of bench/make_hf.py (DeBERTa-v2, 2-layer Mistral)
 #   TORCHRUN="cmd"  how to run a command in the sid chroot with this checkout at
-#                   /src (default: /work/wt/torchrun.sh sid when it exists,
-#                   else bash ../shared/tools/torch-env.sh run sid)
+#                   /src (default: bash ../shared/tools/torch-env.sh run sid)
 set -e
 bin=${BIN:-build/yobx-export}
 opset=${OPSET:-18}
 dir=${DIR:-test/models/torch-2.14}
 out=bench/out/nodes/o$opset
-if [ -z "$TORCHRUN" ]; then
-	if [ -x /work/wt/torchrun.sh ]; then TORCHRUN="/work/wt/torchrun.sh sid"
-	else TORCHRUN="bash ../shared/tools/torch-env.sh run sid"; fi
-fi
+TORCHRUN=${TORCHRUN:-bash ../shared/tools/torch-env.sh run sid}
 mkdir -p $out/ours $out/dynamo
 printf 'opset: %s\nreport: false\n' "$opset" >$out/opts.yaml
 if [ $# = 0 ]; then
@@ -47,5 +43,5 @@ for f; do
 done
 set -- $(for f; do echo /src/$f; done)
 # shellcheck disable=SC2086 # TORCHRUN is a command and its arguments
-$TORCHRUN env PYTHONPATH=/opt/onnxscript:/opt/irpy/src python3 /src/bench/dynamo_nodes.py \
+$TORCHRUN env PYTHONPATH=${PYEXTRA:-/src/bench/out/py/onnxscript:/src/bench/out/py/ir-py/src} python3 /src/bench/dynamo_nodes.py \
 	"$opset" /src/$out/ours /src/$out/dynamo "$@" 2>$out/dynamo.log

@@ -59,7 +59,7 @@ gen_node(Buf *b, long i)
 	buf_printf(b, "\"outputs\": [{\"as_tensor\": {\"name\": \"relu_%ld\"}}], ", i);
 	buf_printf(b, "\"metadata\": {\"stack_trace\": \"");
 	for (int k = 0; k < 4; k++)
-		buf_printf(b, "  File \\\"/home/user/project/models/resnet_block_%d.py\\\", line %ld, "
+		buf_printf(b, "  File \\\"models/resnet_block_%d.py\\\", line %ld, "
 		           "in forward\\n    out = self.layer%d(self.bn%d(out)) + identity\\n",
 		           k, 100 + i % 400, k, k);
 	buf_printf(b, "\", \"nn_module_stack\": \"L__self__,,__main__.Net;L__self___layer%ld_conv,"

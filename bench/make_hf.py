@@ -4,7 +4,7 @@ configs, seeds, inputs, NAME.pt2 and NAME.io with torch's outputs), for the
 benches (bench/dynamo_nodes.sh, bench/latency.sh: DIR=bench/out/hf).  Run in the
 sid chroot (torch 2.14 + transformers):
 
-    /work/wt/torchrun.sh sid python3 bench/make_hf.py bench/out/hf
+    ../shared/tools/torch-env.sh run sid python3 bench/make_hf.py bench/out/hf
 
 The models (each also as NAME_decomp, core ATen):
   hf_deberta_v2     DeBERTa-v2 encoder, relative (disentangled) attention, 2 layers

@@ -2,7 +2,7 @@
 (issue 27), tiny, exported four ways, for bench/moe_sweep.sh.  Run in the sid chroot
 (torch 2.14 + transformers 5.12):
 
-    /work/wt/torchrun.sh sid python3 bench/moe_sweep.py bench/out/moe [ARCH...]
+    ../shared/tools/torch-env.sh run sid python3 bench/moe_sweep.py bench/out/moe [ARCH...]
 
   python3 bench/moe_sweep.py --list     the architectures found, one a line
 

@@ -15,7 +15,7 @@
 # each status.
 #
 # Usage: sh bench/moe_sweep.sh [NAME...]   (from the repo root, after make)
-#   first: /work/wt/torchrun.sh sid python3 bench/moe_sweep.py bench/out/moe
+#   first: ../shared/tools/torch-env.sh run sid python3 bench/moe_sweep.py bench/out/moe
 #   BIN=build/yobx-export  DIR=bench/out/moe (where NAME.pt2 are)
 bin=${BIN:-build/yobx-export}
 dir=${DIR:-bench/out/moe}

@@ -2,7 +2,7 @@
 # bench/opdb_export.py wrote into DIR: each DIR/NAME/model.pt2 (reloaded) becomes
 # DIR/NAME/dynamo.onnx at opset 18, unless it exists; DIR/dynamo.tsv lists NAME and
 # "ok" or why not.  Run in the torch chroot with onnxscript on the path:
-#   /work/wt/torchrun.sh sid env PYTHONPATH=/opt/onnxscript:/opt/irpy/src python3 bench/opdb_dynamo.py DIR
+#   ../shared/tools/torch-env.sh run sid env PYTHONPATH=/src/bench/out/py/onnxscript:/src/bench/out/py/ir-py/src python3 bench/opdb_dynamo.py DIR
 import os
 import sys
 import warnings

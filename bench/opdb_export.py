@@ -1,11 +1,11 @@
 # bench/opdb_export.py: the first float32 sample of every op_db and module_db
 # entry, exported for bench/opdb.sh (run in the torch chroot:
-# /work/wt/torchrun.sh sid python3 bench/opdb_export.py OUT [FILTER...]).
+# ../shared/tools/torch-env.sh run sid python3 bench/opdb_export.py OUT [FILTER...]).
 #
 # Each case OUT/NAME/ gets model.pt2 (torch.export.export(strict=False),
 # training IR), io/ (a run.mjs manifest: the sample's tensors and torch's
 # outputs as .npy) and, with DYNAMO=1, dynamo.onnx (torch.onnx.export(dynamo=True),
-# PYTHONPATH=/opt/onnxscript:/opt/irpy/src).  OUT/cases.tsv lists one line per
+# PYTHONPATH=/src/bench/out/py/onnxscript:/src/bench/out/py/ir-py/src).  OUT/cases.tsv lists one line per
 # entry: NAME, then "ok" or the stage that failed (export, save, dynamo) and why.
 # FILTER words keep the entries whose name contains one of them.
 # The conformance suite (test/conformance) replaces this; it stays simple.

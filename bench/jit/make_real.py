@@ -3,8 +3,8 @@
 
 Usage (in a torch chroot, from the repository root):
 
-    /work/wt/torchrun.sh sid    python3 bench/jit/make_real.py OUTDIR [NAME...]
-    /work/wt/torchrun.sh trixie python3 bench/jit/make_real.py OUTDIR [NAME...]
+    ../shared/tools/torch-env.sh run sid    python3 bench/jit/make_real.py OUTDIR [NAME...]
+    ../shared/tools/torch-env.sh run trixie python3 bench/jit/make_real.py OUTDIR [NAME...]
     python3 bench/jit/make_real.py --list
 
 Models: torchvision's families (classification, segmentation, video, optical

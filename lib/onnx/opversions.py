@@ -2,7 +2,7 @@
 """opversions.py: writes lib/onnx/opversions.def, the version history of every
 ai.onnx operator (each opset that changed it), from onnx's own schemas.
 
-    /work/wt/torchrun.sh sid python3 lib/onnx/opversions.py >lib/onnx/opversions.def
+    ../shared/tools/torch-env.sh run sid python3 lib/onnx/opversions.py >lib/onnx/opversions.def
 
 onnx 1.20 knows opsets up to 25; opset 26 (ONNX's Changelog.md) adds only
 BitCast and CumProd, listed below, so the table covers 1 to 26."""

@@ -3,7 +3,7 @@
 cmd/yobx_capture.py into OUTDIR/NAME.yxc (default test/models/bundles), the committed
 capture-bundle fixtures. Run in the torch chroot (torch 2.14), from the checkout:
 
-    /work/wt/torchrun.sh sid env PYTHONPATH=/opt/onnxscript:/opt/irpy/src \\
+    ../shared/tools/torch-env.sh run sid env PYTHONPATH=/src/bench/out/py/onnxscript:/src/bench/out/py/ir-py/src \\
         python3 test/capture/make_bundles.py
 
 (onnxscript and onnx_ir on PYTHONPATH give every_strategy its onnxscript capture; without

@@ -2,7 +2,7 @@
 """make_verify.py [OUTDIR]: the capture bundles of yobx-export --verify's tests, in
 test/models/bundles (default). Run in the torch chroot (torch 2.14), from the checkout:
 
-    /work/wt/torchrun.sh sid python3 test/capture/make_verify.py
+    ../shared/tools/torch-env.sh run sid python3 test/capture/make_verify.py
 
 verify_nested.yxc       models.verify_nested captured (nostrict only) with every submodule's
                         outputs recorded: --verify passes, every module compared

@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 # make_suite.py: the conformance suite from torch's own operator databases.
 #
-#   /work/wt/torchrun.sh sid python3 test/conformance/make_suite.py [--first] [--dtypes f32,i64,b8]
+#   ../shared/tools/torch-env.sh run sid python3 test/conformance/make_suite.py [--first] [--dtypes f32,i64,b8]
 #       [--ops REGEX] [--shard I/N] [--jit] [--dynamo] [--data DIR] [--resume] [--bench DIR]
 #       [--max N]
-#   /work/wt/torchrun.sh sid python3 test/conformance/make_suite.py --index
+#   ../shared/tools/torch-env.sh run sid python3 test/conformance/make_suite.py --index
 #
 # Takes every OpInfo of op_db and ModuleInfo of module_db that supports
 # float32 on CPU, and every sample of each (--first: the first only), plus
@@ -17,7 +17,7 @@
 # inputs and torch's outputs. --jit also stores, per sample, the graph as a
 # torch.jit.trace'd and frozen archive (for the TorchScript front end);
 # --dynamo the ONNX model torch.onnx's dynamo exporter makes of it (for
-# bench/conformance.sh; run with PYTHONPATH=/opt/onnxscript:/opt/irpy/src).
+# bench/conformance.sh; run with PYTHONPATH=/src/bench/out/py/onnxscript:/src/bench/out/py/ir-py/src).
 # --max N keeps the first N samples of each entry and dtype (a time cap).
 # --bench DIR writes there too the files with dynamo's ONNX (so one run
 # makes the suite and the bench's data: bench/conformance.sh KEEP=1).

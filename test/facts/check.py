@@ -113,8 +113,36 @@ SELFTEST = [
 ]
 
 
+MACHINE_PATH = re.compile(rb"(?<![A-Za-z0-9_.~-])/(?:work|root|home|mnt|Users)/[A-Za-z0-9_.-]")
+
+
+def machine_paths(path, data):
+    """No file of the tree (scripts, docs, fixtures alike) names a path of one
+    machine: generators reach the torch chroot by ../shared/tools/torch-env.sh
+    (relative), and what they record is seen from the chroot's /src."""
+    return [(data.count(b"\n", 0, m.start()) + 1, "names a path of one machine: %s" % m.group(0).decode("latin-1"))
+            for m in MACHINE_PATH.finditer(data)]
+
+
+def tree_files():
+    """The files git tracks (the tree a fresh clone has)."""
+    import subprocess
+    out = subprocess.run(["git", "ls-files", "-z"], capture_output=True, check=True).stdout
+    return sorted(f for f in out.decode().split("\0") if f and os.path.isfile(f))
+
+
 def main():
     bad = 0
+    # (made up from pieces, so that this file names no such path itself)
+    for text in (b"torchrun=/" + b"work/wt/torchrun.sh\n", b'  File "/' + b'home/u/gen.py", line 3\n'):
+        if not machine_paths("x.sh", text):
+            print("facts: machine_paths does not catch its made-up case: %r" % text)
+            bad += 1
+    tree = tree_files()
+    for path in tree:
+        for n, what in machine_paths(path, open(path, "rb").read()):
+            print("%s:%d: %s" % (path, n, what))
+            bad += 1
     some = sorted(pattern_contracts().items())[0]
     SELFTEST.append((contract_copied, "lib/opt/pat_x.c", "/* %s */\nint\n%s(Opt *o, int r)\n" % (some[1], some[0])))
     for check, path, text in SELFTEST:
@@ -129,7 +157,8 @@ def main():
             for n, what in check(path, text):
                 print("%s:%d: %s" % (path, n, what))
                 bad += 1
-    print("facts: %d files, %d checks: %s" % (len(files), len(CHECKS), "ok" if not bad else "%d found" % bad))
+    print("facts: %d files, %d checks, %d files of the tree for machine paths: %s" %
+          (len(files), len(CHECKS), len(tree), "ok" if not bad else "%d found" % bad))
     return 1 if bad else 0
 
 

@@ -15,8 +15,8 @@
 #
 # Needs the torch chroot, like test/capture/run.sh; not part of `make check`.
 # TORCHRUN is the command that runs a command in the sid chroot with the
-# worktree at /src (default: bash ../shared/tools/torch-env.sh run sid; in a
-# helper worktree: TORCHRUN="/work/wt/torchrun.sh sid").
+# worktree at /src (default: bash ../shared/tools/torch-env.sh run sid, which
+# mounts the calling checkout or worktree there).
 # Ends with the line "jit models: N passed, N failed"; exits 1 when something failed.
 bin=${1:-build/yobx-export}
 [ $# -gt 0 ] && shift

@@ -35,14 +35,18 @@ def objects(b):
 def main():
     b = sys.argv[1]
     defs, uses = {}, {}
-    for o in objects(b):
-        out = subprocess.run(['nm', '-P', os.path.join(b, o + '.o')], capture_output=True, text=True, check=True).stdout
-        uses[o] = set()
-        for line in out.splitlines():
-            f = line.split()
-            if len(f) < 2: continue
-            if f[1] == 'U': uses[o].add(f[0])
-            elif f[1] in 'TDBRCGSVW': defs.setdefault(f[0], o)
+    objs = objects(b)
+    # one nm for all objects (-A: each line starts with "OBJECT.o: ")
+    out = subprocess.run(['nm', '-P', '-A'] + [os.path.join(b, o + '.o') for o in objs],
+                         capture_output=True, text=True, check=True).stdout
+    uses = {o: set() for o in objs}
+    for line in out.splitlines():
+        path, _, rest = line.partition(': ')
+        f = rest.split()
+        if len(f) < 2: continue
+        o = os.path.relpath(path, b)[:-2]
+        if f[1] == 'U': uses[o].add(f[0])
+        elif f[1] in 'TDBRCGSVW': defs.setdefault(f[0], o)
     edges = {o: sorted({defs[s] for s in uses[o] if s in defs and defs[s] != o}) for o in uses}
     bad = []
     for a in sorted(edges):

@@ -1,7 +1,7 @@
 # test/lower/torch_check.py GOLDEN.txt...: rewrites the output lines of each
 # golden's "=== check" part with what torch computes for its graph on the
 # inputs given there (run in the torch chroot:
-# /work/wt/torchrun.sh sid python3 test/lower/torch_check.py test/lower/decomp_*.txt).
+# ../shared/tools/torch-env.sh run sid python3 test/lower/torch_check.py test/lower/decomp_*.txt).
 #
 # Reads only simple graphs: one node a line, `OUT: TYPE = aten.OP.OVERLOAD(k=v, ...)`
 # (or `(A: T, B: T) = ...` / `[A: T, B: T] = ...` for several outputs), arguments

@@ -5,9 +5,9 @@ SRC is onnx/backend/test/data/node of onnx v1.22.0 (the last tag that stores
 it), unpacked from a clone with
     git archive v1.22.0 onnx/backend/test/data/node | tar -x -C build/onnx-node-src
 and this script runs where onnx and numpy are (the torch chroot):
-    /work/wt/torchrun.sh sid python3 test/onnx-node/make_rows.py build/onnx-node-rows
-    /work/wt/torchrun.sh sid python3 test/onnx-node/make_legacy.py build/onnx-node-legacy
-    /work/wt/torchrun.sh sid python3 test/onnx-node/make.py test/onnx-node/cases.tar.gz \\
+    ../shared/tools/torch-env.sh run sid python3 test/onnx-node/make_rows.py build/onnx-node-rows
+    ../shared/tools/torch-env.sh run sid python3 test/onnx-node/make_legacy.py build/onnx-node-legacy
+    ../shared/tools/torch-env.sh run sid python3 test/onnx-node/make.py test/onnx-node/cases.tar.gz \\
         build/onnx-node-src/onnx/backend/test/data/node build/onnx-node-rows build/onnx-node-legacy
 (make_rows.py adds one case per row of lib/onnx/upgrade.def, make_legacy.py real
 models written by torch's legacy exporter at opsets 9 to 16, in the same layout.)

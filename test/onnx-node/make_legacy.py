@@ -5,7 +5,7 @@ the layout of ONNX's node tests (OUT/legacy_NAME_oN/model.onnx,
 test_data_set_0/*.pb) with torch's own outputs, so make.py packs them with the
 node tests and run.sh checks them as written and after raising their opset.
 
-    /work/wt/torchrun.sh sid python3 test/onnx-node/make_legacy.py build/onnx-node-legacy"""
+    ../shared/tools/torch-env.sh run sid python3 test/onnx-node/make_legacy.py build/onnx-node-legacy"""
 import io, os, sys, warnings
 
 import numpy as np

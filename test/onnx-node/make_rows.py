@@ -8,7 +8,7 @@ then checks that onnxruntime agrees as written, and that every upgrade of it
 still matches.  Rows with no exact upgrade are made too: their refusal is
 listed in refused.txt.
 
-    /work/wt/torchrun.sh sid python3 test/onnx-node/make_rows.py build/onnx-node-rows"""
+    ../shared/tools/torch-env.sh run sid python3 test/onnx-node/make_rows.py build/onnx-node-rows"""
 import os, sys
 
 import numpy as np

@@ -33,7 +33,7 @@
  * tracer saw instead (trace; its first frame is file:line). */
 typedef struct TsSpan {
 	uint32_t start, end;
-	const char *file;       /* "/home/u/model.py" as recorded */
+	const char *file;       /* the user's file name as recorded */
 	int line;
 	const char *src;
 	const char *trace;      /* traced code: "FILE(LINE): fn\n" frames, innermost first; else NULL */

@@ -4,9 +4,9 @@ Run from the worktree: the older torch versions dump their schemas, then
 torch 2.14 (the sid chroot) writes the table with theirs added:
 
     /usr/bin/python3 lib/read/ts/tsschema.py --dump /tmp/ts-1.13.txt   # Debian 12's torch 1.13
-    /work/wt/torchrun.sh trixie python3 lib/read/ts/tsschema.py --dump ts-2.6.txt
+    ../shared/tools/torch-env.sh run trixie python3 lib/read/ts/tsschema.py --dump ts-2.6.txt
     mv ts-2.6.txt /tmp/ && cp /tmp/ts-1.13.txt /tmp/ts-2.6.txt .
-    /work/wt/torchrun.sh sid python3 lib/read/ts/tsschema.py --old ts-2.6.txt ts-1.13.txt
+    ../shared/tools/torch-env.sh run sid python3 lib/read/ts/tsschema.py --old ts-2.6.txt ts-1.13.txt
     rm ts-2.6.txt ts-1.13.txt
 
 (the chroots see only the worktree, hence the copies).  An overload the

@@ -1,7 +1,7 @@
 """make.py: the TorchScript archives test/unit/test_tsarchive.c reads.
 
 Writes torch-X.Y/NAME.pt with the torch that runs it (1.13 as the host's
-/usr/bin/python3, 2.6 and 2.14 through /work/wt/torchrun.sh trixie|sid):
+/usr/bin/python3, 2.6 and 2.14 through ../shared/tools/torch-env.sh run trixie|sid):
 
   linear.pt     torch.jit.trace(nn.Linear(3, 2))
   tree.pt       traced: submodules (Sequential, a custom one), float and

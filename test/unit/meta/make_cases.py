@@ -7,7 +7,7 @@ raises) and writes one line per call: the op, every schema argument by name
 result dtypes and shapes, or `error` when torch raises.  test_meta.c builds a
 Node from each line, runs ir_infer_outputs and compares.
 
-    /work/wt/torchrun.sh sid python3 test/unit/meta/make_cases.py   (torch 2.14)
+    ../shared/tools/torch-env.sh run sid python3 test/unit/meta/make_cases.py   (torch 2.14)
     ... make_cases.py OUT       writes OUT instead (another torch version, to compare)
 
 Calls run on CPU tensors (random floats; integers 1, indices 0, so that
@@ -894,7 +894,7 @@ def main():
     with open(out, "w") as f:
         f.write("# make_cases.py's output (torch %s): one ATen call per line, torch's result after '->'.\n"
                 % torch.__version__)
-        f.write("# Regenerate with: /work/wt/torchrun.sh sid python3 test/unit/meta/make_cases.py\n")
+        f.write("# Regenerate with: ../shared/tools/torch-env.sh run sid python3 test/unit/meta/make_cases.py\n")
         for line in LINES:
             f.write(line + "\n")
     print("%d cases, %d errors -> %s" % (len(LINES), sum(" -> error" in x for x in LINES), out))

@@ -11,8 +11,8 @@ so is one that adds too few lines to those kept, except for the ALWAYS
 models, so the folders hold only distinct printer output.  Run it once per
 torch version, in ORDER, from the repository root:
 
-    /work/wt/torchrun.sh sid python3 test/unit/tsparse/make.py      # torch 2.14
-    /work/wt/torchrun.sh trixie python3 test/unit/tsparse/make.py   # torch 2.6
+    ../shared/tools/torch-env.sh run sid python3 test/unit/tsparse/make.py      # torch 2.14
+    ../shared/tools/torch-env.sh run trixie python3 test/unit/tsparse/make.py   # torch 2.6
     /usr/bin/python3 test/unit/tsparse/make.py                      # torch 1.13 (host)
 
 A version's run rewrites its own folder only.  With TSPARSE_ALL=DIR it also

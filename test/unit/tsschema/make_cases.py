@@ -2,7 +2,7 @@
 
 Run in the sid chroot (torch 2.14), from the worktree:
 
-    /work/wt/torchrun.sh sid python3 test/unit/tsschema/make_cases.py
+    ../shared/tools/torch-env.sh run sid python3 test/unit/tsschema/make_cases.py
 
 Writes test/unit/tsschema/cases.txt, one call a line:
 

@@ -1,6 +1,6 @@
-/* convert_many.c: many conversions in one process, for the conformance
- * suite (test/conformance/run.sh), where starting yobx-export once per
- * sample costs more than converting it.
+/* convert_many.c: many conversions in one process, for the suites that
+ * convert thousands of small models (test/batch/convert.sh runs it), where
+ * starting yobx-export once per model costs more than converting it.
  *
  *   build/test/convert_many LIST
  *
