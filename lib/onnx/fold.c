@@ -94,7 +94,7 @@ alloc_out(Ctx *c, FoldTensor *t, int elem, int rank, const int64_t *dims)
 		n *= dims[i];
 		t->dims[i] = dims[i];
 	}
-	if (n * fold_elem_size(elem) > c->max_bytes)
+	if (n > c->max_bytes / fold_elem_size(elem))     /* n * size would overflow first */
 		return -1;
 	t->elem = elem;
 	t->rank = rank;
