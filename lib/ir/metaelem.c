@@ -1,8 +1,8 @@
 /* metaelem.c: the dtype and shape rules of elementwise ops, reductions,
  * softmax, tensor factories and conversions, and the Python int results
- * of scripted code (size, numel, int arithmetic).  ir/meta.h says how a
+ * of scripted code (size, numel, int arithmetic).  ir/internal.h says how a
  * rule works. */
-#include "ir/meta.h"
+#include "ir/internal.h"
 
 #include <limits.h>
 #include <string.h>

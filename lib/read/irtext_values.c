@@ -1,4 +1,4 @@
-/* irtext_values.c: a text graph's weight and sample bytes (irtext.h): the
+/* irtext_values.c: a text graph's weight and sample bytes (internal.h): the
  * values after `=`, or a deterministic fill, converted to the dtype, in a
  * range-checked arena storage. */
 #include "read/read.h"
@@ -12,7 +12,7 @@
 
 #include "core/core.h"
 #include "ir/ir.h"
-#include "read/irtext.h"
+#include "read/internal.h"
 
 /* ---- weights and samples ---- */
 

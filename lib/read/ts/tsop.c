@@ -2,13 +2,13 @@
  * TorchScript would choose (tsschema.c), the arguments as Args of the
  * schema's types, completed with its defaults, and the node, its outputs
  * typed by ir_infer_outputs(); TorchScript's Python-level operators run
- * now (tsbuild.h). */
+ * now (internal.h). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "tsbuild.h"
+#include "internal.h"
 
 /* ---- operator calls ---- */
 
