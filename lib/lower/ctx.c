@@ -1,4 +1,4 @@
-/* lowerctx.c: what lowerings call on a LowerCtx (see lower.h): fresh
+/* ctx.c: what lowerings call on a LowerCtx (see lower.h): fresh
  * names, node emission, constants, constant arguments, casts and the
  * opset-dependent forms of Squeeze/Unsqueeze/Reduce*.
  *
@@ -107,7 +107,7 @@ lower_out(LowerCtx *c, const Node *n, int k)
 	if (!v)
 		return "";
 	if (strmap_get(c->names, v->name) == (void *)v) {
-		/* reserved for this value, a graph output (lower.c) */
+		/* reserved for this value, a graph output (scope.c) */
 		name = v->name;
 		strmap_put(c->names, name, (void *)name);
 	} else {

@@ -1,10 +1,10 @@
-/* fold.c: constant folding: the evaluator (fold.h) and the ConstantFolding
- * rule that applies it in the optimizer's worklist.
+/* fold.c: constant folding: the evaluator of onnx.h (fold_eval, fold_eval_row
+ * co.), which lib/opt's ConstantFolding pattern applies in its worklist.
  *
  * Each op is a function over FoldTensors listed in one table.  Element
- * access goes through get/set helpers by ONNX element type (inputs may be
- * unaligned mapped weights), floating-point values travel as double and
- * integers as int64, so one loop serves every type; the loops are simple
+ * access goes through core's element codec (dtype_decode_f64 and co.:
+ * inputs may be unaligned mapped weights), floating-point values travel as
+ * double and integers as int64, so one loop serves every type; the loops are simple
  * because the folded tensors are shape computations and small constants,
  * and anything larger than the byte budget is left to the runtime. */
 #include "onnx/onnx.h"
