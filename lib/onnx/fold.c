@@ -1,5 +1,6 @@
-/* fold.c: constant folding: the evaluator of onnx.h (fold_eval, fold_eval_row
- * co.), which lib/opt's ConstantFolding pattern applies in its worklist.
+/* fold.c: constant folding: the evaluator of onnx.h (fold_eval,
+ * fold_eval_row), which lib/opt's ConstantFolding pattern applies in its
+ * worklist.
  *
  * Each op is a function over FoldTensors listed in one table.  Element
  * access goes through core's element codec (dtype_decode_f64 and co.:
