@@ -267,28 +267,18 @@ double
 dtype_decode_f64(DType t, const void *p)
 {
 	const uint8_t *b = p;
-	union { float f; double d; int16_t i16; int32_t i32; int64_t i64; uint16_t u16;
-	        uint32_t u32; uint64_t u64; } u;
+	union { float f; double d; uint64_t u64; } u;
 	const SmallFloat *f = small_float(t);
 
-	if (f) {
-		memcpy(&u.u16, b, f->ebits + f->mbits < 8 ? 1 : 2);
-		return sf_decode(f, f->ebits + f->mbits < 8 ? b[0] : u.u16);
-	}
+	if (f)
+		return sf_decode(f, f->ebits + f->mbits < 8 ? b[0] : (uint32_t)b[0] | (uint32_t)b[1] << 8);
 	switch (t) {
 	case DT_FLOAT32: case DT_COMPLEX64: memcpy(&u.f, b, 4); return u.f;
 	case DT_FLOAT64: case DT_COMPLEX128: memcpy(&u.d, b, 8); return u.d;
 	case DT_FLOAT8E8M0FNU: return e8m0_decode(b[0]);
-	case DT_BOOL: return b[0] != 0;
-	case DT_UINT8: return b[0];
-	case DT_INT8: return (int8_t)b[0];
-	case DT_INT16: memcpy(&u.i16, b, 2); return u.i16;
-	case DT_UINT16: memcpy(&u.u16, b, 2); return u.u16;
-	case DT_INT32: memcpy(&u.i32, b, 4); return u.i32;
-	case DT_UINT32: memcpy(&u.u32, b, 4); return u.u32;
-	case DT_INT64: memcpy(&u.i64, b, 8); return (double)u.i64;
 	case DT_UINT64: memcpy(&u.u64, b, 8); return (double)u.u64;
-	default: return 0;
+	default:                /* the other integers and bool exactly as int64 */
+		return dtype_kind(t) == DK_INT || t == DT_BOOL ? (double)dtype_decode_i64(t, p) : 0;
 	}
 }
 

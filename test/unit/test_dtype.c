@@ -214,7 +214,7 @@ END_TEST
 START_TEST(arrays)
 {
 	double in[5] = {1, -0.5, 65504, 1e-8, NAN}, out[5];
-	uint8_t b[40];
+	uint8_t b[48];          /* 5 float64 elements after one byte of offset */
 
 	for (int k = 0; k < NALL; k++) {
 		DType t = all[k];
