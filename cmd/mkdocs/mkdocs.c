@@ -93,6 +93,10 @@ roff(FILE *f, const char *s, int lit, int col)
 	for (; *s; prev = *s++) {
 		int c = *s == '\n' && !lit ? ' ' : *s;
 
+		if (*s == '\n' && !lit)        /* a joined line's indent (the help's lists) goes */
+			while (s[1] == ' ')
+				s++;
+
 		if (c == ' ' && !lit) {
 			if (!s[1])
 				break;

@@ -311,10 +311,29 @@ DType dtype_from_onnx(int elem);      /* the row of an ONNX element type; DT_UNK
  * parts with a trailing dim of 2 (docs/ops.md, signal). */
 DType dtype_complex_part(DType t);
 
-/* 16-bit float encodings, rounded to nearest even. */
-uint16_t dtype_f16_bits(float f);
-float dtype_f16_value(uint16_t h);
-uint16_t dtype_bf16_bits(float f);
+/* The element codec, the one place that reads an element's bytes as a
+ * number or writes them back (test/facts/check.py: no other file does).
+ * p is dtype_size(t) bytes, little-endian, any alignment.  Every dtype of
+ * dtype.def: the floats (float16, bfloat16 and the float8 types by their
+ * bit layouts), integers, bool (0 or 1) and complex (the real part; encoding
+ * writes an imaginary part of 0).
+ * dtype_decode_f64: the element as a double (int64 beyond 2^53 rounds).
+ * dtype_decode_i64: the element as an int64, exact for integers (uint64
+ *   wraps); a float truncated toward zero, saturated, NaN as 0.
+ * dtype_encode_f64: x into an element, rounded to nearest even for the
+ *   floats, past the largest finite to infinity (NaN for float8 types with
+ *   none); into an integer truncated toward zero and saturated to int64,
+ *   then wrapped to its width; bool is x != 0.  Returns 0, or -1 for
+ *   DT_UNKNOWN (nothing written).
+ * dtype_encode_i64: x exactly into an integer (wrapped to its width), as
+ *   dtype_encode_f64((double)x) into the others.
+ * The array forms convert n elements (a tight loop for float32). */
+double dtype_decode_f64(DType t, const void *p);
+int64_t dtype_decode_i64(DType t, const void *p);
+int dtype_encode_f64(DType t, void *p, double x);
+int dtype_encode_i64(DType t, void *p, int64_t x);
+void dtype_decode_array(DType t, const void *p, int64_t n, double *out);
+void dtype_encode_array(DType t, void *p, int64_t n, const double *v);
 
 /* ==== tensor ==== */
 

@@ -6,7 +6,7 @@
  * its kernel takes.  This file holds the table and the entry points of
  * ir.h; metabase.c what every rule uses (argument readers, dim
  * arithmetic, torch's type promotion); the rules live by family in
- * metaelem.c, metashape.c and metanet.c (ir/meta.h).  A rule reads the
+ * metaelem.c, metashape.c and metanet.c (ir/internal.h).  A rule reads the
  * node's named arguments (schema names; a missing one is its default),
  * checks what torch checks, and writes the results into the caller's
  * Values.  An in-place form ("add_") without a row of its own uses its
@@ -20,7 +20,7 @@
  * a number, a split of a symbolic size into a count of pieces), the rule
  * fails rather than guess: the guard would make a dim the user declared
  * dynamic a constant. */
-#include "ir/meta.h"
+#include "ir/internal.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -1,9 +1,9 @@
-/* metabase.c: what every meta rule uses (ir/meta.h): the node's
+/* metabase.c: what every meta rule uses (ir/internal.h): the node's
  * arguments read by schema name, dim arithmetic over numbers and
  * symbolic expressions, the results appended to the caller's Values, and
  * torch's type promotion (promoteTypes, result_type's priority of sized
  * tensors over 0-dim tensors over Python numbers). */
-#include "ir/meta.h"
+#include "ir/internal.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -1,8 +1,8 @@
 /* metaelem.c: the dtype and shape rules of elementwise ops, reductions,
  * softmax, tensor factories and conversions, and the Python int results
- * of scripted code (size, numel, int arithmetic).  ir/meta.h says how a
+ * of scripted code (size, numel, int arithmetic).  ir/internal.h says how a
  * rule works. */
-#include "ir/meta.h"
+#include "ir/internal.h"
 
 #include <limits.h>
 #include <string.h>
@@ -442,9 +442,7 @@ value_of(MetaCtx *c, const Value *x, int depth, Dim *d)
 		return 0;
 	if (x->data && x->data->dtype == DT_INT64 && x->data->storage &&
 	    (uint64_t)(x->data->offset + 1) * 8 <= x->data->storage_bytes) {
-		int64_t v;
-		memcpy(&v, x->data->storage + x->data->offset * 8, sizeof v);
-		*d = meta_dim_n(v);
+		*d = meta_dim_n(dtype_decode_i64(DT_INT64, x->data->storage + x->data->offset * 8));
 		return 1;
 	}
 	if (!def || !def->op)

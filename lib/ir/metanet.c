@@ -2,7 +2,7 @@
  * products (mm, bmm, matmul's broadcasting, addmm, linear),
  * convolution and pooling arithmetic, normalization, attention and the
  * recurrent layers. */
-#include "ir/meta.h"
+#include "ir/internal.h"
 
 #include <limits.h>
 #include <string.h>

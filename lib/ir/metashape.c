@@ -3,7 +3,7 @@
  * joins and splits (cat, stack, split, chunk, unbind into several
  * results), indexing (select, slice, narrow, index_select, gather,
  * embedding, advanced indexing) and padding and resizing. */
-#include "ir/meta.h"
+#include "ir/internal.h"
 
 #include <limits.h>
 #include <string.h>

@@ -148,8 +148,8 @@ check_def(Check *k, Scope *s, const Node *n, const Arg *a)
 	return 0;
 }
 
-/* 1 when placeholder i of g is bound before g's nodes run (see lower.c:
- * declare_inputs for the main graph, lower_graph for a subgraph). */
+/* 1 when placeholder i of g is bound before g's nodes run (see lib/lower/scope.c:
+ * lower_declare_inputs for the main graph, lower_graph for a subgraph). */
 static int
 bound_input(const Check *k, const Graph *g, int i)
 {

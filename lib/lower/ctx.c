@@ -1,4 +1,4 @@
-/* lowerctx.c: what lowerings call on a LowerCtx (see lower.h): fresh
+/* ctx.c: what lowerings call on a LowerCtx (see lower.h): fresh
  * names, node emission, constants, constant arguments, casts and the
  * opset-dependent forms of Squeeze/Unsqueeze/Reduce*.
  *
@@ -107,7 +107,7 @@ lower_out(LowerCtx *c, const Node *n, int k)
 	if (!v)
 		return "";
 	if (strmap_get(c->names, v->name) == (void *)v) {
-		/* reserved for this value, a graph output (lower.c) */
+		/* reserved for this value, a graph output (scope.c) */
 		name = v->name;
 		strmap_put(c->names, name, (void *)name);
 	} else {
@@ -250,24 +250,11 @@ lower_op(LowerCtx *c, const char *op, const char *out, int nin, ...)
 int
 lower_encode(DType t, double v, void *out)
 {
-	switch (t) {
-	case DT_FLOAT32: { float f = (float)v; memcpy(out, &f, 4); break; }
-	case DT_FLOAT64: memcpy(out, &v, 8); break;
-	case DT_FLOAT16: { uint16_t h = dtype_f16_bits((float)v); memcpy(out, &h, 2); break; }
-	case DT_BFLOAT16: { uint16_t h = dtype_bf16_bits((float)v); memcpy(out, &h, 2); break; }
-	case DT_BOOL: *(uint8_t *)out = v != 0; break;
-	case DT_UINT8: *(uint8_t *)out = (uint8_t)(int64_t)v; break;
-	case DT_INT8: *(int8_t *)out = (int8_t)(int64_t)v; break;
-	case DT_INT16: { int16_t x = (int16_t)(int64_t)v; memcpy(out, &x, 2); break; }
-	case DT_UINT16: { uint16_t x = (uint16_t)(int64_t)v; memcpy(out, &x, 2); break; }
-	case DT_INT32: { int32_t x = (int32_t)(int64_t)v; memcpy(out, &x, 4); break; }
-	case DT_UINT32: { uint32_t x = (uint32_t)(int64_t)v; memcpy(out, &x, 4); break; }
-	case DT_INT64: { int64_t x = isinf(v) ? (v > 0 ? INT64_MAX : INT64_MIN) : (int64_t)v; memcpy(out, &x, 8); break; }
-	case DT_UINT64: { uint64_t x = (uint64_t)v; memcpy(out, &x, 8); break; }
-	default:                /* complex, float8, unknown: no scalar form (callers' buffers hold 8 bytes) */
-		return -1;
-	}
-	return 0;
+	DTypeKind k = dtype_kind(t);
+
+	if (k != DK_FLOAT && k != DK_INT && k != DK_BOOL)
+		return -1;      /* complex, float8, unknown: no scalar form (callers' buffers hold 8 bytes) */
+	return dtype_encode_f64(t, out, v);
 }
 
 const char *

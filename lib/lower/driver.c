@@ -6,7 +6,7 @@
  *   1. every node whose target has no row is listed (subgraphs included),
  *      and the run fails once; dead nodes (dead.c) are skipped here and
  *      in step 4, so they need no row;
- *   2. size symbols get their dim_param names (dimname.h, options
+ *   2. size symbols get their dim_param names (lib/ir/dimname.c, options
  *      dynamic_dimensions);
  *   3. graph inputs (user inputs) and initializers (parameters, buffers,
  *      constants; raw_data points into the mapped file) are declared, and

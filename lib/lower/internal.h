@@ -1,5 +1,6 @@
-/* internal.h: private to lib/lower/: what driver.c, scope.c and
- * functional.c share.  Nothing outside lib/lower/ includes it. */
+/* lower/internal.h: private to lib/lower/: what the driver (driver.c)
+ * calls of the files around it, functional.c, scope.c, domains.c,
+ * custom.c, vmap.c and decomp.c.  Nothing outside lib/lower/ includes it. */
 #ifndef LOWER_INTERNAL_H
 #define LOWER_INTERNAL_H
 

@@ -98,8 +98,7 @@ make_raw(Arena *a, OnnxTensor *t, DType dt, int64_t n)
 		double f = 0;
 		int isfloat = 0;
 		if (t->n_float_data) {
-			float x = t->float_data[i];
-			memcpy(out + (size_t)i * w, &x, 4);
+			dtype_encode_f64(DT_FLOAT32, out + (size_t)i * w, t->float_data[i]);
 			continue;
 		}
 		if (t->n_double_data) {
@@ -107,7 +106,7 @@ make_raw(Arena *a, OnnxTensor *t, DType dt, int64_t n)
 			isfloat = 1;
 		}
 		if (isfloat) {
-			memcpy(out + (size_t)i * w, &f, 8);
+			dtype_encode_f64(DT_FLOAT64, out + (size_t)i * w, f);
 			continue;
 		}
 		v = t->n_int64_data ? (uint64_t)t->int64_data[i]

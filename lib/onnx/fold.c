@@ -1,10 +1,11 @@
-/* fold.c: constant folding: the evaluator (fold.h) and the ConstantFolding
- * rule that applies it in the optimizer's worklist.
+/* fold.c: constant folding: the evaluator of onnx.h (fold_eval,
+ * fold_eval_row), which lib/opt's ConstantFolding pattern applies in its
+ * worklist.
  *
  * Each op is a function over FoldTensors listed in one table.  Element
- * access goes through get/set helpers by ONNX element type (inputs may be
- * unaligned mapped weights), floating-point values travel as double and
- * integers as int64, so one loop serves every type; the loops are simple
+ * access goes through core's element codec (dtype_decode_f64 and co.:
+ * inputs may be unaligned mapped weights), floating-point values travel as
+ * double and integers as int64, so one loop serves every type; the loops are simple
  * because the folded tensors are shape computations and small constants,
  * and anything larger than the byte budget is left to the runtime. */
 #include "onnx/onnx.h"
@@ -27,115 +28,46 @@ fold_elem_size(int elem)
 	return k == DK_BOOL || k == DK_INT || k == DK_FLOAT ? dtype_size(t) : 0;
 }
 
+/* Element i of t through the codec (core.h: dtype_decode_f64 and co.). */
 static double
 getd(const FoldTensor *t, int64_t i)
 {
-	const uint8_t *p = (const uint8_t *)t->data + i * fold_elem_size(t->elem);
-	union { float f; double d; int64_t l; int32_t i; uint64_t ul; uint32_t u; int16_t s;
-	        uint16_t us; int8_t c; uint8_t uc; } u;
-
-	memcpy(&u, p, (size_t)fold_elem_size(t->elem));
-	switch (t->elem) {
-	case ONNX_FLOAT: return u.f;
-	case ONNX_DOUBLE: return u.d;
-	case ONNX_FLOAT16: return dtype_f16_value(u.us);
-	case ONNX_BFLOAT16: { uint32_t w = (uint32_t)u.us << 16; float f; memcpy(&f, &w, 4); return f; }
-	case ONNX_INT64: return (double)u.l;
-	case ONNX_INT32: return u.i;
-	case ONNX_UINT64: return (double)u.ul;
-	case ONNX_UINT32: return u.u;
-	case ONNX_INT16: return u.s;
-	case ONNX_UINT16: return u.us;
-	case ONNX_INT8: return u.c;
-	default: return u.uc;
-	}
+	return dtype_decode_f64(dtype_from_onnx(t->elem), (const uint8_t *)t->data + i * fold_elem_size(t->elem));
 }
 
 static int64_t
 geti(const FoldTensor *t, int64_t i)
 {
-	const uint8_t *p = (const uint8_t *)t->data + i * fold_elem_size(t->elem);
-	union { int64_t l; int32_t i; uint64_t ul; uint32_t u; int16_t s; uint16_t us; int8_t c;
-	        uint8_t uc; } u;
-
-	if (dtype_onnx_is_float(t->elem))
-		return (int64_t)getd(t, i);
-	memcpy(&u, p, (size_t)fold_elem_size(t->elem));
-	switch (t->elem) {
-	case ONNX_INT64: return u.l;
-	case ONNX_INT32: return u.i;
-	case ONNX_UINT64: return (int64_t)u.ul;
-	case ONNX_UINT32: return u.u;
-	case ONNX_INT16: return u.s;
-	case ONNX_UINT16: return u.us;
-	case ONNX_INT8: return u.c;
-	default: return u.uc;
-	}
+	return dtype_decode_i64(dtype_from_onnx(t->elem), (const uint8_t *)t->data + i * fold_elem_size(t->elem));
 }
 
 static void
 setd(FoldTensor *t, int64_t i, double x)
 {
-	uint8_t *p = (uint8_t *)t->data + i * fold_elem_size(t->elem);
-
-	switch (t->elem) {
-	case ONNX_FLOAT: { float f = (float)x; memcpy(p, &f, 4); break; }
-	case ONNX_DOUBLE: memcpy(p, &x, 8); break;
-	case ONNX_FLOAT16: { uint16_t h = dtype_f16_bits((float)x); memcpy(p, &h, 2); break; }
-	case ONNX_BFLOAT16: { uint16_t h = dtype_bf16_bits((float)x); memcpy(p, &h, 2); break; }
-	case ONNX_BOOL: *p = x != 0; break;
-	default: {
-		int64_t l = (int64_t)x;
-		memcpy(p, &l, (size_t)fold_elem_size(t->elem));   /* little-endian truncation */
-	}
-	}
+	dtype_encode_f64(dtype_from_onnx(t->elem), (uint8_t *)t->data + i * fold_elem_size(t->elem), x);
 }
 
 static void
 seti(FoldTensor *t, int64_t i, int64_t x)
 {
-	uint8_t *p = (uint8_t *)t->data + i * fold_elem_size(t->elem);
-
-	if (dtype_onnx_is_float(t->elem))
-		setd(t, i, (double)x);
-	else if (t->elem == ONNX_BOOL)
-		*p = x != 0;
-	else
-		memcpy(p, &x, (size_t)fold_elem_size(t->elem));
+	dtype_encode_i64(dtype_from_onnx(t->elem), (uint8_t *)t->data + i * fold_elem_size(t->elem), x);
 }
 
-/* t's elements as doubles in a new array (a tight loop for float32). */
+/* t's elements as doubles in a new array. */
 static double *
 as_doubles(Arena *a, const FoldTensor *t)
 {
 	double *v = ARENA_ARRAY(a, double, t->numel + 1);
 
-	if (t->elem == ONNX_FLOAT) {
-		const uint8_t *p = t->data;
-		for (int64_t i = 0; i < t->numel; i++) {
-			float f;
-			memcpy(&f, p + 4 * i, 4);
-			v[i] = f;
-		}
-	} else {
-		for (int64_t i = 0; i < t->numel; i++)
-			v[i] = getd(t, i);
-	}
+	dtype_decode_array(dtype_from_onnx(t->elem), t->data, t->numel, v);
 	return v;
 }
 
-/* Stores v[0..numel) into y, rounding to y's type (a tight loop for float32). */
+/* Stores v[0..numel) into y, rounding to y's type. */
 static void
 from_doubles(FoldTensor *y, const double *v)
 {
-	if (y->elem == ONNX_FLOAT) {
-		float *p = (float *)y->data;        /* alloc_out's buffers are aligned */
-		for (int64_t i = 0; i < y->numel; i++)
-			p[i] = (float)v[i];
-	} else {
-		for (int64_t i = 0; i < y->numel; i++)
-			setd(y, i, v[i]);
-	}
+	dtype_encode_array(dtype_from_onnx(y->elem), (uint8_t *)y->data, y->numel, v);
 }
 
 /* ---- shapes ---- */
@@ -163,7 +95,7 @@ alloc_out(Ctx *c, FoldTensor *t, int elem, int rank, const int64_t *dims)
 		n *= dims[i];
 		t->dims[i] = dims[i];
 	}
-	if (n * fold_elem_size(elem) > c->max_bytes)
+	if (n > c->max_bytes / fold_elem_size(elem))     /* n * size would overflow first */
 		return -1;
 	t->elem = elem;
 	t->rank = rank;

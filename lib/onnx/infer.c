@@ -400,13 +400,7 @@ tensor_vals(Arena *a, const OnnxTensor *t)
 	for (int64_t i = 0; i < n; i++) {
 		int64_t x;
 		if (t->raw_data.data && t->raw_data.len == (size_t)n * es) {
-			if (es == 8) {
-				memcpy(&x, t->raw_data.data + i * 8, 8);
-			} else {
-				int32_t y;
-				memcpy(&y, t->raw_data.data + i * 4, 4);
-				x = y;
-			}
+			x = dtype_decode_i64(dtype_from_onnx(t->data_type), t->raw_data.data + i * es);
 		} else if (es == 8 && t->n_int64_data == (size_t)n) {
 			x = t->int64_data[i];
 		} else if (es == 4 && t->n_int32_data == (size_t)n) {

@@ -193,12 +193,8 @@ scale_run(uint8_t *dst, const uint8_t *src, int64_t n, float sc)
 		v *= k;
 		memcpy(dst + 4 * j, &v, 16);
 	}
-	for (; j < n; j++) {
-		float v;
-		memcpy(&v, src + 4 * j, 4);
-		v *= sc;
-		memcpy(dst + 4 * j, &v, 4);
-	}
+	for (; j < n; j++)   /* the same float32 product: decoding and encoding a float32 are exact */
+		dtype_encode_f64(DT_FLOAT32, dst + 4 * j, (float)dtype_decode_f64(DT_FLOAT32, src + 4 * j) * sc);
 }
 
 /* Scales n floats of s starting at element e, whose source bytes are at

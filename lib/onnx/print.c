@@ -1,4 +1,4 @@
-/* onnxprint.c: a text rendering of an ONNX model, for golden tests.
+/* print.c: a text rendering of an ONNX model, for golden tests.
  *
  * One line per graph input, output, initializer and node, in file order.
  * Node outputs carry the type their value_info gives; initializers show

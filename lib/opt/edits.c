@@ -10,6 +10,7 @@
  * output types inferred again (infer.c). */
 #include "opt/opt.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -149,41 +150,14 @@ opt_const_like(Opt *o, int elem, double x, int rank1)
 {
 	uint8_t *b = arena_alloc(o->a, 8);
 	int64_t one = 1;
-	float f = (float)x;
-	int64_t l = (int64_t)x;
-	int32_t i = (int32_t)x;
+	DType t = dtype_from_onnx(elem);
 
-	switch (elem) {
-	case ONNX_FLOAT: memcpy(b, &f, 4); break;
-	case ONNX_DOUBLE: memcpy(b, &x, 8); break;
-	case ONNX_INT64: memcpy(b, &l, 8); break;
-	case ONNX_INT32: memcpy(b, &i, 4); break;
-	case ONNX_BOOL: b[0] = x != 0; break;
-	case ONNX_FLOAT16: {
-		/* float16, round to nearest even, for the normal range the patterns use */
-		uint32_t w, sign, mant;
-		int e;
-		memcpy(&w, &f, 4);
-		sign = (w >> 16) & 0x8000;
-		e = (int)((w >> 23) & 255) - 127 + 15;
-		mant = w & 0x7fffff;
-		uint16_t h;
-		if (f == 0)
-			h = (uint16_t)sign;
-		else if (e <= 0 || e >= 31)
-			return -1;
-		else {
-			uint32_t r = mant >> 13, rest = mant & 0x1fff;
-			h = (uint16_t)(sign | (uint32_t)e << 10 | r);
-			if (rest > 0x1000 || (rest == 0x1000 && (r & 1)))
-				h++;
-		}
-		memcpy(b, &h, 2);
-		break;
-	}
-	default:
+	if (elem != ONNX_FLOAT && elem != ONNX_DOUBLE && elem != ONNX_INT64 && elem != ONNX_INT32 &&
+	    elem != ONNX_BOOL && elem != ONNX_FLOAT16)
 		return -1;
-	}
+	dtype_encode_f64(t, b, x);
+	if (isfinite(x) && !isfinite(dtype_decode_f64(t, b)))
+		return -1;      /* past float16's range: no constant rather than infinity */
 	return opt_const(o, elem, rank1 ? 1 : 0, &one, b, (size_t)fold_elem_size(elem));
 }
 

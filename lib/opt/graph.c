@@ -472,39 +472,9 @@ double
 opt_const_at(Opt *o, int v, int64_t i)
 {
 	const OnnxTensor *t = o->val[v].init;
-	const uint8_t *p = t->raw_data.data + (size_t)i * (size_t)fold_elem_size(t->data_type);
-	union { float f; double d; int64_t l; int32_t i; uint64_t ul; uint32_t u; int16_t h;
-	        uint16_t uh; int8_t c; uint8_t uc; } u;
 
-	memcpy(&u, p, (size_t)fold_elem_size(t->data_type));
-	switch (t->data_type) {
-	case ONNX_FLOAT: return u.f;
-	case ONNX_DOUBLE: return u.d;
-	case ONNX_INT64: return (double)u.l;
-	case ONNX_INT32: return u.i;
-	case ONNX_UINT64: return (double)u.ul;
-	case ONNX_UINT32: return u.u;
-	case ONNX_INT16: return u.h;
-	case ONNX_UINT16: return u.uh;
-	case ONNX_INT8: return u.c;
-	case ONNX_UINT8: case ONNX_BOOL: return u.uc;
-	case ONNX_FLOAT16: {          /* float16 */
-		int e = (u.uh >> 10) & 31, m = u.uh & 1023;
-		double s = (u.uh & 0x8000) ? -1 : 1;
-		if (e == 0)
-			return s * m * (1.0 / 16777216.0);
-		if (e == 31)
-			return m ? 0.0 / 0.0 : s / 0.0;
-		return s * (1 + m / 1024.0) * (double)((int64_t)1 << e) / 32768.0;
-	}
-	case ONNX_BFLOAT16: {          /* bfloat16 */
-		uint32_t w = (uint32_t)u.uh << 16;
-		float f;
-		memcpy(&f, &w, 4);
-		return f;
-	}
-	default: return 0;
-	}
+	return dtype_decode_f64(dtype_from_onnx(t->data_type),
+	                        t->raw_data.data + (size_t)i * (size_t)dtype_size(dtype_from_onnx(t->data_type)));
 }
 
 int
@@ -519,13 +489,8 @@ opt_const_ints(Opt *o, int v, int64_t *buf, int max)
 	if (n > max)
 		return -1;
 	for (int64_t i = 0; i < n; i++) {     /* exactly: INT64_MAX is a common "to the end" */
-		if (t->data_type == ONNX_INT64) {
-			memcpy(&buf[i], t->raw_data.data + 8 * i, 8);
-		} else {
-			int32_t x;
-			memcpy(&x, t->raw_data.data + 4 * i, 4);
-			buf[i] = x;
-		}
+		buf[i] = dtype_decode_i64(dtype_from_onnx(t->data_type),
+		                          t->raw_data.data + (size_t)i * (t->data_type == ONNX_INT64 ? 8 : 4));
 	}
 	return (int)n;
 }

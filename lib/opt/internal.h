@@ -1,4 +1,4 @@
-/* internal.h: private to lib/opt/: what its files share beyond opt.h.
+/* opt/internal.h: private to lib/opt/: what its files share beyond opt.h.
  * Nothing outside lib/opt/ includes it. */
 #ifndef OPT_INTERNAL_H
 #define OPT_INTERNAL_H

@@ -386,7 +386,7 @@ int opt_perm(Opt *o, int n, int64_t *perm);
 /* Checks the index against the messages; dies naming `after` on a fault. */
 void opt_verify(Opt *o, const char *after);
 
-/* ---- the engine's own steps (opt.c) ---- */
+/* ---- the engine's own steps (index.c) ---- */
 
 /* Indexes g into o (o->a, o->d set, the dispatch table built).  Returns 0
  * or DIAG_CONVERT (a value defined twice, a read before a definition). */
@@ -395,7 +395,7 @@ int opt_index(Opt *o, const Onnx__GraphProto *g);
  * produced values back into g. */
 void opt_writeback(Opt *o, Onnx__GraphProto *g);
 
-/* ---- passes (opt.c, optpass.c) and patterns (pat_*.c) ---- */
+/* ---- passes (pass_*.c) and patterns (pat_*.c), the rows of patterns.def ---- */
 #define PASS(name, fn, sets, doc) int fn(Opt *o);
 #define PATTERN_OPSETS(name, root, fn, sets, lo, hi, doc) int fn(Opt *o, int r);
 #include "patterns.def"

@@ -579,15 +579,11 @@ const_node(Ctx *c, OnnxTensor *t, const char *out)
 		numel *= t->dims[i];
 	/* scalars as value_float / value_int: attributes a call can set */
 	if (raw && t->n_dims == 0 && t->data_type == ONNX_FLOAT && numel == 1) {
-		float f;
-		memcpy(&f, raw, 4);
-		onnx_attr_float(c->a, n, "value_float", f);
+		onnx_attr_float(c->a, n, "value_float", (float)dtype_decode_f64(DT_FLOAT32, raw));
 		return n;
 	}
 	if (raw && t->n_dims == 0 && t->data_type == ONNX_INT64 && numel == 1) {
-		int64_t x;
-		memcpy(&x, raw, 8);
-		onnx_attr_int(c->a, n, "value_int", x);
+		onnx_attr_int(c->a, n, "value_int", dtype_decode_i64(DT_INT64, raw));
 		return n;
 	}
 	*v = *t;

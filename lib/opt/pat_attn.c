@@ -183,27 +183,10 @@ fills_hiding(Opt *o, int n)
 {
 	const Onnx__AttributeProto *at = opt_attr(o, n, "value");
 	FoldTensor t;
-	uint16_t h;
-	uint32_t w;
-	float f;
-	double x;
 
-	if (!at || !at->t || fold_from_tensor(at->t, &t) || t.numel != 1)
+	if (!at || !at->t || fold_from_tensor(at->t, &t) || t.numel != 1 || !dtype_onnx_is_float(t.elem))
 		return 0;
-	if (t.elem == ONNX_DOUBLE) {
-		memcpy(&x, t.data, 8);
-	} else if (t.elem == ONNX_FLOAT) {
-		memcpy(&f, t.data, 4);
-		x = f;
-	} else if (t.elem == ONNX_FLOAT16 || t.elem == ONNX_BFLOAT16) {
-		memcpy(&h, t.data, 2);
-		w = (uint32_t)h << 16;              /* a bfloat16 is the top half of a float */
-		memcpy(&f, &w, 4);
-		x = t.elem == ONNX_FLOAT16 ? dtype_f16_value(h) : f;
-	} else {
-		return 0;
-	}
-	return is_hiding(x, t.elem);
+	return is_hiding(dtype_decode_f64(dtype_from_onnx(t.elem), t.data), t.elem);
 }
 
 /* 1 when constant m over [.., L, S] (leading dims 1) hides exactly the

@@ -1,7 +1,9 @@
 /* pipeline/internal.h: private to lib/pipeline/: what its files share
- * (pipeline.c, convert.c and capture.c: one capture's conversion;
- * options.c and options_custom.c: the custom_ops key).  Nothing outside
- * lib/pipeline/ includes it. */
+ * besides the public pipeline.h (pipeline.c, convert.c and capture.c: one
+ * capture's conversion; options.c and options_custom.c: the keys;
+ * strategy.c: the rows of strategy.def by name; signature.c, sigjson.c and
+ * names.c: building, printing and comparing the signature, applying the
+ * options' names).  Nothing outside lib/pipeline/ includes it. */
 #ifndef PIPELINE_INTERNAL_H
 #define PIPELINE_INTERNAL_H
 
@@ -62,5 +64,42 @@ int options_custom_ops(Options *o, Arena *a, yaml_document_t *doc, yaml_node_t *
 /* Checks the `nodes:` op types against lib/onnx/onnxops.def at o->opset,
  * once the whole file is read.  Returns 0 or DIAG_INPUT. */
 int options_custom_check(const Options *o, Diag *d);
+
+/* ==== options (options.c) ==== */
+
+/* The keys of the table, in its order: how many, the i-th key, and its
+ * effective value in o as text (the file's value as written, flow style
+ * for lists and mappings, or the table's default). */
+int options_count(void);
+const char *options_key(int i);
+const char *options_value(const Options *o, int i);
+
+/* ==== capture strategies (strategy.c) ==== */
+
+/* The row of name, or -1. */
+int pipeline_strategy_find(const char *name);
+/* "nostrict, strict, ..." (arena), for messages. */
+const char *pipeline_strategy_names(Arena *a);
+
+/* ==== signature (signature.c, sigjson.c, names.c) ==== */
+
+extern const char *const sig_change_name[SIG_CHANGE_COUNT];
+extern const char *const sig_change_what[SIG_CHANGE_COUNT];
+
+/* The interface of pl->model (after pipeline_convert()), with the axes of
+ * pl->prog explained (arena). */
+Signature *signature_build(const Pipeline *pl);
+/* The axes of pl->prog's user inputs explained, from the program alone
+ * (--print): *out gets an arena array; returns how many. */
+int signature_axes(const Pipeline *pl, SigAxis **out);
+/* The `contract` section of --print: the axes, the symbols, the merges and
+ * the assertions of the graph. */
+void signature_print(const Pipeline *pl, FILE *f);
+/* names.c: the options' names applied.  Before lowering: dim_names becomes
+ * dynamic_dimensions requests, and output_names are checked against the
+ * inputs' names (file:line:col).  After optimizing: input_names renames the
+ * ONNX graph inputs.  Return 0 or DIAG_INPUT. */
+int pipeline_names_before(Pipeline *pl, Diag *d);
+int pipeline_names_after(Pipeline *pl, Diag *d);
 
 #endif

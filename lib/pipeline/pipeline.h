@@ -8,7 +8,10 @@
  *
  * The report is written when the conversion succeeded, and when it failed on
  * nodes it cannot convert (DIAG_CONVERT: then with the `unsupported` sheet,
- * and no ONNX file is written); never after a usage, input or I/O error. */
+ * and no ONNX file is written); never after a usage, input or I/O error.
+ *
+ * This is the interface cmd/ and the tests use; what the files of
+ * lib/pipeline/ share besides is internal.h. */
 #ifndef PIPELINE_H
 #define PIPELINE_H
 
@@ -86,12 +89,6 @@ const LowerOptions *options_lower(const Options *o, LowerOptions *lo);
 int options_load(Options *o, Arena *a, const char *path, Diag *d);
 /* Same, from text in memory; label names it in messages. */
 int options_parse(Options *o, Arena *a, const char *label, const char *text, size_t len, Diag *d);
-/* The keys of the table, in its order: how many, the i-th key, and its
- * effective value in o as text (the file's value as written, flow style
- * for lists and mappings, or the table's default). */
-int options_count(void);
-const char *options_key(int i);
-const char *options_value(const Options *o, int i);
 /* Writes docs/options.md from the key table. */
 void options_write_doc(FILE *f);
 
@@ -108,10 +105,6 @@ typedef struct PipelineStrategy {
 
 extern const PipelineStrategy pipeline_strategies[];
 int pipeline_strategy_count(void);
-/* The row of name, or -1. */
-int pipeline_strategy_find(const char *name);
-/* "nostrict, strict, ..." (arena), for messages. */
-const char *pipeline_strategy_names(Arena *a);
 
 typedef struct Pipeline Pipeline;
 
@@ -134,8 +127,6 @@ typedef enum SigChange {
 #undef X
 	SIG_CHANGE_COUNT
 } SigChange;
-extern const char *const sig_change_name[SIG_CHANGE_COUNT];
-extern const char *const sig_change_what[SIG_CHANGE_COUNT];
 
 typedef struct SigDim {
 	int64_t size;               /* a fixed size, or -1 */
@@ -177,15 +168,6 @@ typedef struct Signature {
 	SigAxis *axis;              /* empty for an ONNX input */
 } Signature;
 
-/* The interface of pl->model (after pipeline_convert()), with the axes of
- * pl->prog explained (arena). */
-Signature *signature_build(const Pipeline *pl);
-/* The axes of pl->prog's user inputs explained, from the program alone
- * (--print): *out gets an arena array; returns how many. */
-int signature_axes(const Pipeline *pl, SigAxis **out);
-/* The `contract` section of --print: the axes, the symbols, the merges and
- * the assertions of the graph. */
-void signature_print(const Pipeline *pl, FILE *f);
 /* The JSON text of s (malloc'ed; *len bytes, no NUL counted). */
 char *signature_json(const Signature *s, size_t *len);
 /* Reads a signature written by signature_json() from text; label names it
@@ -196,12 +178,6 @@ Signature *signature_parse(Arena *a, const char *label, const char *text, size_t
  * inputs, outputs, symbols, opsets.  label names the golden file.  Returns
  * the number of differences not allowed. */
 int signature_compare(const Signature *old, const Signature *now, unsigned allow, const char *label, Diag *d);
-/* names.c: the options' names applied.  Before lowering: dim_names becomes
- * dynamic_dimensions requests, and output_names are checked against the
- * inputs' names (file:line:col).  After optimizing: input_names renames the
- * ONNX graph inputs.  Return 0 or DIAG_INPUT. */
-int pipeline_names_before(Pipeline *pl, Diag *d);
-int pipeline_names_after(Pipeline *pl, Diag *d);
 
 /* ==== pipeline ==== */
 

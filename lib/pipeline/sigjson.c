@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pipeline/internal.h"
 #include "read/read.h"
 
 enum { SIG_FORMAT_VERSION = 1 };

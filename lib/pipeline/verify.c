@@ -212,18 +212,9 @@ program_has_nan(const Program *p)
 		    !tensor_in_bounds(t))
 			continue;
 		n = tensor_numel(t);
-		for (int64_t k = 0; k < n; k++) {
-			double v;
-			if (t->dtype == DT_FLOAT32) {
-				float f;
-				memcpy(&f, t->storage + (t->offset + k) * 4, 4);
-				v = f;
-			} else {
-				memcpy(&v, t->storage + (t->offset + k) * 8, 8);
-			}
-			if (!isfinite(v))
+		for (int64_t k = 0; k < n; k++)
+			if (!isfinite(dtype_decode_f64(t->dtype, t->storage + (t->offset + k) * dtype_size(t->dtype))))
 				return 1;
-		}
 	}
 	return 0;
 }

@@ -16,7 +16,7 @@
  *
  * This file reads the sections and puts the program together; the lexer,
  * the graph blocks and the tensor bytes are irtext_lex.c, irtext_graph.c
- * and irtext_values.c (irtext.h). */
+ * and irtext_values.c (internal.h). */
 #include "read/read.h"
 
 #include <errno.h>
@@ -28,7 +28,7 @@
 
 #include "core/core.h"
 #include "ir/ir.h"
-#include "read/irtext.h"
+#include "read/internal.h"
 
 /* ---- sections ---- */
 

@@ -1,4 +1,4 @@
-/* irtext_graph.c: the graph blocks of a text graph (irtext.h): types,
+/* irtext_graph.c: the graph blocks of a text graph (internal.h): types,
  * arguments (their kind inferred from the spelling, docs/text-graph.md),
  * nodes, and nested graph blocks, each value declared where it is defined
  * and every later name resolved to it (ir_lookup). */
@@ -13,7 +13,7 @@
 
 #include "core/core.h"
 #include "ir/ir.h"
-#include "read/irtext.h"
+#include "read/internal.h"
 
 /* ---- types ---- */
 

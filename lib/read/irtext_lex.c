@@ -1,5 +1,5 @@
 /* irtext_lex.c: the text graph reader's lines, characters and tokens
- * (irtext.h): the cursor over the current line, identifiers, numbers and
+ * (internal.h): the cursor over the current line, identifiers, numbers and
  * quoted spans, each error one message "file:line:col: what". */
 #include "read/read.h"
 
@@ -12,7 +12,7 @@
 
 #include "core/core.h"
 #include "ir/ir.h"
-#include "read/irtext.h"
+#include "read/internal.h"
 
 /* ---- lines and characters ---- */
 

@@ -1,4 +1,4 @@
-/* irtext_values.c: a text graph's weight and sample bytes (irtext.h): the
+/* irtext_values.c: a text graph's weight and sample bytes (internal.h): the
  * values after `=`, or a deterministic fill, converted to the dtype, in a
  * range-checked arena storage. */
 #include "read/read.h"
@@ -12,7 +12,7 @@
 
 #include "core/core.h"
 #include "ir/ir.h"
-#include "read/irtext.h"
+#include "read/internal.h"
 
 /* ---- weights and samples ---- */
 
@@ -80,27 +80,6 @@ lcg24(uint64_t *state)
 	return (uint32_t)(*state >> 40);
 }
 
-static int
-put_elem(uint8_t *b, DType t, double x)
-{
-	switch (t) {
-	case DT_FLOAT32: { float v = (float)x; memcpy(b, &v, 4); return 0; }
-	case DT_FLOAT64: memcpy(b, &x, 8); return 0;
-	case DT_FLOAT16: { uint16_t h = dtype_f16_bits((float)x); memcpy(b, &h, 2); return 0; }
-	case DT_BFLOAT16: { uint16_t h = dtype_bf16_bits((float)x); memcpy(b, &h, 2); return 0; }
-	case DT_BOOL: b[0] = x != 0; return 0;
-	case DT_UINT8: b[0] = (uint8_t)(int64_t)x; return 0;
-	case DT_INT8: { int8_t v = (int8_t)x; memcpy(b, &v, 1); return 0; }
-	case DT_INT16: { int16_t v = (int16_t)x; memcpy(b, &v, 2); return 0; }
-	case DT_UINT16: { uint16_t v = (uint16_t)(int64_t)x; memcpy(b, &v, 2); return 0; }
-	case DT_INT32: { int32_t v = (int32_t)x; memcpy(b, &v, 4); return 0; }
-	case DT_UINT32: { uint32_t v = (uint32_t)(int64_t)x; memcpy(b, &v, 4); return 0; }
-	case DT_INT64: { int64_t v = (int64_t)x; memcpy(b, &v, 8); return 0; }
-	case DT_UINT64: { uint64_t v = (uint64_t)x; memcpy(b, &v, 8); return 0; }
-	default: return -1;
-	}
-}
-
 /* Fills count elements of type t at b. */
 static int
 fill_bytes(const Fill *f, DType t, uint8_t *b, int64_t count, const char *what)
@@ -125,10 +104,11 @@ fill_bytes(const Fill *f, DType t, uint8_t *b, int64_t count, const char *what)
 			break;
 		}
 		}
-		if (put_elem(b + i * size, t, x)) {
+		if (dtype_kind(t) == DK_COMPLEX || dtype_kind(t) == DK_OTHER) {   /* a value is one real number */
 			Lex at = f->at;
 			return irt_err(&at, at.p, "%s: cannot give values to a %s tensor", what, dtype_name(t));
 		}
+		dtype_encode_f64(t, b + i * size, x);
 	}
 	return 0;
 }

@@ -1,4 +1,4 @@
-/* json.c: the JSON reader behind json.h, built for torch's graph files.
+/* json.c: the JSON reader of read.h, built for torch's graph files.
  *
  * Graph JSON runs to hundreds of megabytes in one line, so the parser is a
  * loop over an explicit stack of open containers (no recursion, so the

@@ -1,11 +1,23 @@
-/* read/read.h: read-only access to zip archives through the central directory.
+/* read/read.h: the readers, from the bytes of an input file to a Program
+ * (ir.h), none of them copying weights: they point into the mapped file.
  *
- * torch writes local headers with zero sizes and CRCs, so sizes and offsets
- * come from the central directory (ZIP64 included).  The whole file is
- * memory-mapped; a stored entry's data is a pointer into the mapping and is
- * never copied.  A deflated entry (a re-zipped file) is inflated with zlib
- * into the arena.  Entry names are matched after the archive's root folder
- * (`<name>/`, `archive/`, or none), so callers ask for "models/model.json". */
+ *   zip         the central-directory zip reader every container goes
+ *               through (zip.c);
+ *   json        torch's graph JSON, bare NaN and Infinity included (json.c);
+ *   pickle      the pickle machine torch.save's data.pkl needs (pickle.c),
+ *   torchsave   and torch.save zips: storages bound to their entries
+ *               (torchsave.c);
+ *   serde       the .pt2 program JSON into the IR (serde.c);
+ *   pt2         a torch.export.save file, torch 2.6 to 2.14 (pt2.c);
+ *   bundle      a capture bundle's capture.json (bundle.c);
+ *   irtext      an ATen graph written as text (irtext*.c, internal.h);
+ *   TorchScript a torch.jit.save archive, its forward() run into the IR
+ *               (ts/: ts.h, ts/internal.h).
+ *
+ * ONNX models are read by lib/onnx (onnx_read_file); pipeline_read()
+ * tells the five kinds apart by content.  Every reader treats its bytes as untrusted
+ * (each is fuzzed) and fails with DIAG_INPUT naming the file, the entry
+ * and, where there is one, the line. */
 #ifndef READ_H
 #define READ_H
 
@@ -14,6 +26,17 @@
 
 #include "core/core.h"
 #include "ir/ir.h"
+
+/* ==== zip ==== */
+
+/* Read-only access to zip archives through the central directory.
+ *
+ * torch writes local headers with zero sizes and CRCs, so sizes and offsets
+ * come from the central directory (ZIP64 included).  The whole file is
+ * memory-mapped; a stored entry's data is a pointer into the mapping and is
+ * never copied.  A deflated entry (a re-zipped file) is inflated with zlib
+ * into the arena.  Entry names are matched after the archive's root folder
+ * (`<name>/`, `archive/`, or none), so callers ask for "models/model.json". */
 
 typedef struct ZipEntry {
 	const char *name;     /* full name as stored, NUL-terminated (arena) */

@@ -1,4 +1,4 @@
-/* zip.c: the central-directory zip reader behind zip.h.
+/* zip.c: the central-directory zip reader of read.h.
  *
  * The archive is a byte range (a read-only mmap, or a nested entry's bytes).
  * Opening finds the end-of-central-directory record, follows the ZIP64

@@ -7,7 +7,7 @@
  * a Reshape or ConstantOfShape fed by Shape -> Concat gets its shape from
  * the contents followed.  The table: the flops columns of
  * lib/onnx/onnxops.def, one row per ONNX op, with its count function (a
- * Poly, see poly.h) and a constant the function reads.  Counts never fail
+ * Poly, see sym.h) and a constant the function reads.  Counts never fail
  * the conversion: anything not known is "unknown". */
 #include "report/report.h"
 

@@ -1,4 +1,4 @@
-/* poly.c: polynomials over dimension expressions (see poly.h).
+/* poly.c: polynomials over dimension expressions (see sym.h).
  *
  * A Poly is kept normalized by poly_norm(): terms sorted (higher degree
  * first, then by the atoms' printed text), like terms merged, zeros

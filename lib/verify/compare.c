@@ -45,31 +45,11 @@ inexact(DType t)
 static double
 value(const VerifyTensor *t, int64_t i)
 {
-	const uint8_t *p = (const uint8_t *)t->data + i * dtype_size(t->dtype == DT_COMPLEX64 ? DT_FLOAT32
-	                   : t->dtype == DT_COMPLEX128 ? DT_FLOAT64 : t->dtype == DT_COMPLEX32 ? DT_FLOAT16 : t->dtype);
-	union { float f; double d; int8_t i8; int16_t i16; int32_t i32; int64_t i64; uint16_t u16;
-	        uint32_t u32; uint64_t u64; } u;
+	DType part = dtype_kind(t->dtype) == DK_COMPLEX ? dtype_complex_part(t->dtype) : t->dtype;
 
-	switch (t->dtype) {
-	case DT_FLOAT32: case DT_COMPLEX64: memcpy(&u.f, p, 4); return u.f;
-	case DT_FLOAT64: case DT_COMPLEX128: memcpy(&u.d, p, 8); return u.d;
-	case DT_FLOAT16: case DT_COMPLEX32: memcpy(&u.u16, p, 2); return dtype_f16_value(u.u16);
-	case DT_BFLOAT16: {
-		uint32_t bits = (uint32_t)p[0] << 16 | (uint32_t)p[1] << 24;   /* little-endian bytes */
-		float f;
-		memcpy(&f, &bits, 4);
-		return f;
-	}
-	case DT_INT8: return (int8_t)*p;
-	case DT_UINT8: case DT_BOOL: return *p;
-	case DT_INT16: memcpy(&u.i16, p, 2); return u.i16;
-	case DT_UINT16: memcpy(&u.u16, p, 2); return u.u16;
-	case DT_INT32: memcpy(&u.i32, p, 4); return u.i32;
-	case DT_UINT32: memcpy(&u.u32, p, 4); return u.u32;
-	case DT_INT64: memcpy(&u.i64, p, 8); return (double)u.i64;
-	case DT_UINT64: memcpy(&u.u64, p, 8); return (double)u.u64;
-	default: return *p;   /* float8: compared as bytes */
-	}
+	if (dtype_kind(part) == DK_OTHER)          /* float8: compared as bytes */
+		return ((const uint8_t *)t->data)[i];
+	return dtype_decode_f64(part, (const uint8_t *)t->data + i * dtype_size(part));
 }
 
 /* Exact comparison of 64-bit integers (a double loses their low bits). */

@@ -32,20 +32,13 @@ verify_fill(Arena *a, VerifyTensor *t, uint64_t seed)
 	for (int64_t i = 0; i < n; i++) {
 		double u = (double)(next(&seed) >> 11) / 9007199254740992.0 * 2 - 1;   /* [-1, 1) */
 		uint8_t *q = p + i * size;
-		float f = (float)u;
 		int64_t k = (int64_t)((u + 1) * 2);                                      /* 0..3 */
-		uint16_t h;
-		switch (t->dtype) {
-		case DT_FLOAT32: memcpy(q, &f, 4); break;
-		case DT_FLOAT64: memcpy(q, &u, 8); break;
-		case DT_FLOAT16: h = dtype_f16_bits(f); memcpy(q, &h, 2); break;
-		case DT_BFLOAT16: h = dtype_bf16_bits(f); memcpy(q, &h, 2); break;
-		case DT_BOOL: *q = 1; break;   /* all true: a mask that masks nothing */
-		default:   /* integers: k in the element's own width */
-			memset(q, 0, (size_t)size);
-			memcpy(q, &k, (size_t)size < sizeof k ? (size_t)size : sizeof k);
-			break;
-		}
+		if (t->dtype == DT_BOOL)
+			*q = 1;                     /* all true: a mask that masks nothing */
+		else if (dtype_is_float(t->dtype))
+			dtype_encode_f64(t->dtype, q, (float)u);
+		else                            /* integers: k in the element's own width */
+			dtype_encode_i64(t->dtype, q, k);
 	}
 	t->data = p;
 }

@@ -1,5 +1,6 @@
 /* verify/internal.h: private to lib/verify/: the onnxruntime calls
- * (ort.c) and the comparison (compare.c) verify.c puts together. */
+ * (ort.c) and the comparison (compare.c) that verify.c and modules.c put
+ * together. */
 #ifndef VERIFY_INTERNAL_H
 #define VERIFY_INTERNAL_H
 

@@ -97,7 +97,52 @@ def rank_limit_again(path, text):
     return out
 
 
-CHECKS = [is_float_again, missing_test_paths, contract_copied, opset_sentinel, rank_limit_again]
+ELEM_TYPES = r"(?:DT|ONNX)_(?:U?INT(?:8|16|32|64)|FLOAT(?:16|32|64)?|BFLOAT16|DOUBLE|BOOL|COMPLEX\w*|FLOAT8\w*)"
+HALF_BITS = [
+    (r"\(uint32_t\)\s*[\w.>-]+\s*<<\s*16\b", "widens a bfloat16 by hand"),
+    (r"\b0x7c00\b|\b0x7fff\s*\+|&\s*0x7fffff\b|>>\s*23\)\s*&\s*(?:0xff|255)\b|>>\s*10\)\s*&\s*(?:31|0x1f)\b",
+     "takes a float's bits apart by hand"),
+]
+
+
+def declared_type(lines, name):
+    """The type of name's nearest declaration above, or None."""
+    for line in reversed(lines):
+        m = re.search(r"^\s*(?:const\s+)?(\w+)\s+(?:[\w\s,*=()\[\]-]*?[\s,*])?" + name + r"\s*[;,=[)]", line)
+        if m and m.group(1) not in ("return", "case", "else", "goto"):
+            return m.group(1)
+    return None
+
+
+def elements_decoded(path, text):
+    """An element's bytes become a number (and back) only in core/dtype.c's
+    codec: no float or double memcpy'd from or to bytes, no switch over
+    element types that memcpys, no half-float or bfloat16 bit twiddling."""
+    if path.endswith(("core/dtype.c", "unit/test_dtype.c")):
+        return []
+    out = []
+    lines = text.split("\n")
+    for n, line in enumerate(lines, 1):
+        for rx, what in HALF_BITS:
+            if re.search(rx, line):
+                out.append((n, what + ": use dtype_decode_f64() / dtype_encode_f64()"))
+    start = 0
+    for n, line in enumerate(lines + ["}"], 1):
+        if line != "}":
+            continue
+        body = "\n".join(lines[start:n])
+        for k, bl in enumerate(lines[start:n], start + 1):
+            m = re.search(r"memcpy\(\s*&(\w+)\s*,|memcpy\([^,]+,\s*&(\w+)\s*,", bl)
+            if m and declared_type(lines[start:k], m.group(1) or m.group(2)) in ("float", "double"):
+                out.append((k, "copies a float element's bytes: use dtype_decode_f64() / dtype_encode_f64()"))
+        cases = set(re.findall(r"case\s+(" + ELEM_TYPES + r")\s*:", body))
+        if len(cases) >= 3 and "memcpy(" in body:
+            out.append((start + 1, "a switch over %d element types that copies bytes: use the codec" % len(cases)))
+        start = n
+    return out
+
+
+CHECKS = [is_float_again, missing_test_paths, contract_copied, opset_sentinel, rank_limit_again, elements_decoded]
 
 SELFTEST = [
     (is_float_again, "lib/x/y.c", "static int\nis_float(DType t)\n{\n"),
@@ -110,6 +155,12 @@ SELFTEST = [
     (rank_limit_again, "lib/x/y.h", "#define FOLD_MAX_RANK 8\n"),
     (rank_limit_again, "lib/x/y.h", "enum { META_MAX_RANK = 64 };\n"),
     (rank_limit_again, "lib/x/y.c", "\tif (!sv || sv->rank < 2 || sv->rank > 16)\n"),
+    (elements_decoded, "lib/x/y.c", "\tuint32_t w = (uint32_t)h << 16;\n"),
+    (elements_decoded, "lib/x/y.c", "\tsign = (x >> 16) & 0x8000;\n\te = ((x >> 23) & 0xff) - 127 + 15;\n"),
+    (elements_decoded, "test/unit/y.c", "static float\nat(const uint8_t *p)\n{\n\tfloat f;\n\tmemcpy(&f, p, 4);\n\treturn f;\n}\n"),
+    (elements_decoded, "lib/x/y.c", "static void\nput(uint8_t *p, double x)\n{\n\tdouble d = x;\n\tmemcpy(p, &d, 8);\n}\n"),
+    (elements_decoded, "lib/x/y.c", "static double\nget(int t, const uint8_t *p)\n{\n\tint32_t i;\n\tswitch (t) {\n"
+     "\tcase DT_INT8: return (int8_t)*p;\n\tcase DT_UINT8: return *p;\n\tcase DT_INT32: memcpy(&i, p, 4); return i;\n\t}\n}\n"),
 ]
 
 
@@ -151,9 +202,13 @@ def main():
             bad += 1
     files = sorted(glob.glob("lib/*/*.[ch]") + glob.glob("lib/*/*.def") + glob.glob("lib/lower/ops/*.[ch]") +
                    glob.glob("lib/lower/ops/*.def") + glob.glob("cmd/*.c") + glob.glob("cmd/*/*.c"))
-    for path in files:
+    files += [(f, [elements_decoded]) for f in sorted(glob.glob("lib/*/*/*.c") + glob.glob("test/unit/*.[ch]") +
+                                                      glob.glob("test/fuzz/*.c") + glob.glob("test/*.c"))
+              if not f.startswith("lib/lower/ops/")]
+    files = [f if isinstance(f, tuple) else (f, CHECKS) for f in files]
+    for path, checks in files:
         text = open(path, encoding="utf-8", errors="replace").read()
-        for check in CHECKS:
+        for check in checks:
             for n, what in check(path, text):
                 print("%s:%d: %s" % (path, n, what))
                 bad += 1

@@ -12,7 +12,11 @@ a symbol B defines.  Fails when
 Prints the edges that break a rule, then one line "layers: ok" or
 "layers: N problems".  It also checks includes: a file of lib/L/ includes
 only its own layer's headers, the public header (L2/L2.h) of a lower
-layer, and a lower layer's tables (L2/*.def)."""
+layer, and a lower layer's tables (L2/*.def); and that the picture the
+includes draw is the one the calls draw: a header named after a file of its
+folder (b.h beside b.c) is included only by files that call b.c, so a header
+several files share is the folder's internal.h (or LAYER.h), never named
+after one of them."""
 import glob, os, re, subprocess, sys
 
 LAYERS = ['core', 'sym', 'ir', 'read', 'onnx', 'lower', 'opt', 'verify', 'report', 'pipeline', 'cmd']
@@ -110,6 +114,22 @@ def main():
             elif l2 != 'cmd' and inc != PUBLIC[l2] and not inc.endswith('.def') and l2 != f.split('/')[1]:
                 # a layer's tables (.def) are data any layer above may expand
                 bad.append('include: %s includes %s, not the public header %s' % (f, inc, PUBLIC[l2]))
+    # the picture from includes: a header named after a file of its folder
+    # (irtext.h beside irtext.c) says its includers use that file, so each
+    # includer must call it; a folder's own headers (LAYER.h, internal.h,
+    # FOLDER.h) name no file
+    for f in sorted(srcs):
+        if not f.endswith('.c'): continue
+        d = os.path.dirname(f)
+        for m in re.finditer(r'^#include "([^"]+)"', open(f).read(), re.M):
+            h = os.path.normpath(os.path.join('lib', m.group(1)) if '/' in m.group(1) and not os.path.exists(os.path.join(d, m.group(1))) else os.path.join(d, m.group(1)))
+            stem = h[:-2]
+            if not h.endswith('.h') or os.path.basename(stem) in (os.path.basename(os.path.dirname(h)), 'internal'):
+                continue
+            if not os.path.exists(stem + '.c') or stem == f[:-2]:
+                continue
+            if f.startswith('lib/') and stem not in edges.get(f[:-2], ()):
+                bad.append('include: %s includes %s, named after %s.c, which it does not call: name a shared header internal.h' % (f, m.group(1), stem))
     for x in bad: print(x)
     print('layers: ok' if not bad else 'layers: %d problems' % len(bad))
     sys.exit(1 if bad else 0)

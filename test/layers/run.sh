@@ -3,7 +3,8 @@
 # after proving on a made-up tree that it catches what it must: a cycle
 # between two files, a call up a layer, an include of a private header
 # from another layer, an include found through an -I path, and a header's
-# macro or inline function that calls a layer above.
+# macro or inline function that calls a layer above, and a header named
+# after a file (b.h beside b.c) included by a file that does not call it.
 # Ends with "layers: N passed, N failed".
 b=${1:-build}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -43,6 +44,12 @@ expect "a macro in a header that calls a layer above" 1 "^header: lib/core/core.
 printf 'static inline void d(void) { void c(void); c(); }\n' >"$t/lib/core/core.h"
 expect "an inline function in a header that calls a layer above" 1 "^header: lib/core/core.h (core) names c of lib/ir/c (ir)"
 rm -f "$t/lib/core/core.h"
+obj lib/core/a 'void a(void) {}'
+obj lib/core/b 'void a(void); void b(void) { a(); }'
+printf '#include "b.h"\n' >>"$t/lib/core/a.c"
+printf 'void b(void);\n' >"$t/lib/core/b.h"
+expect "an include of a header named after a file it does not call" 1 "^include: lib/core/a.c includes b.h, named after lib/core/b.c"
+rm -f "$t/lib/core/b.h"
 # the real tree
 if python3 "$here/check.py" "$b"; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
 echo "layers: $pass passed, $fail failed"

@@ -47,9 +47,7 @@ find_node(const Graph *g, const char *op)
 static float
 weight_f32(const Value *v, int64_t i)
 {
-	float f;
-	memcpy(&f, v->data->storage + (v->data->offset + i) * 4, 4);
-	return f;
+	return (float)dtype_decode_f64(DT_FLOAT32, v->data->storage + (v->data->offset + i) * 4);
 }
 
 /* The same MLP read from the three containers gives the same IR and weights. */

@@ -105,18 +105,10 @@ uniform(void)
 static void
 store(int ti, void *p, int64_t i, double v)
 {
-	uint8_t *b = (uint8_t *)p + i * types[ti].size;
+	DType t = dtype_from_onnx(types[ti].elem);
 
-	switch (types[ti].elem) {
-	case 1: { float f = (float)v; memcpy(b, &f, 4); break; }
-	case 11: memcpy(b, &v, 8); break;
-	case 10: { uint16_t h = dtype_f16_bits((float)v); memcpy(b, &h, 2); break; }
-	case 7: { int64_t l = (int64_t)llround(v); memcpy(b, &l, 8); break; }
-	case 6: { int32_t l = (int32_t)lround(v); memcpy(b, &l, 4); break; }
-	case 3: { int8_t l = (int8_t)lround(v); memcpy(b, &l, 1); break; }
-	case 2: { uint8_t l = (uint8_t)lround(v); memcpy(b, &l, 1); break; }
-	case 9: *b = v != 0; break;
-	}
+	/* integers rounded half away from zero, as lround */
+	dtype_encode_f64(t, (uint8_t *)p + i * types[ti].size, dtype_is_float(t) || t == DT_BOOL ? v : round(v));
 }
 
 /* ---- a case ---- */
@@ -994,10 +986,7 @@ END_TEST
 static float
 scaled_at(const OnnxScaled *s, int64_t k)
 {
-	float v;
-
-	memcpy(&v, s->src + 4 * k, 4);
-	return v * s->scale[k / s->per];
+	return (float)dtype_decode_f64(DT_FLOAT32, s->src + 4 * k) * s->scale[k / s->per];
 }
 
 /* The initializer named name in a written model, its raw bytes in *n
@@ -1088,8 +1077,7 @@ START_TEST(test_computed)
 		got = written_init(path, out_dir(), "w", &n);
 		ck_assert(got && n == (size_t)ROWS * PER * 4);
 		for (int64_t k = 0; k < (int64_t)ROWS * PER; k++) {
-			float v;
-			memcpy(&v, got + 4 * k, 4);
+			float v = (float)dtype_decode_f64(DT_FLOAT32, got + 4 * k);
 			ck_assert_msg(memcmp(&v, &(float){scaled_at(&s, k)}, 4) == 0, "mode %d: element %lld", mode, (long long)k);
 		}
 		if (mode == 0) {

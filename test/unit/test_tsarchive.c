@@ -129,10 +129,7 @@ check_tensor(const PyObj *o, DType dt, int rank, const int64_t *dims)
 static float
 f32_at(const TensorData *t, int64_t i)
 {
-	float f;
-
-	memcpy(&f, t->storage + (t->offset + i) * 4, 4);
-	return f;
+	return (float)dtype_decode_f64(DT_FLOAT32, t->storage + (t->offset + i) * 4);
 }
 
 static const TsCode *
@@ -237,11 +234,8 @@ START_TEST(tree)
 	for (int i = 0; i < 4; i++)
 		ck_assert_float_eq(f32_at(t, i), 2.0f);
 	t = check_tensor(attr(a, "steps"), DT_INT64, 1, (int64_t[]){3});
-	for (int64_t i = 0; i < 3; i++) {
-		int64_t v;
-		memcpy(&v, t->storage + (t->offset + i) * 8, 8);
-		ck_assert_int_eq(v, i);
-	}
+	for (int64_t i = 0; i < 3; i++)
+		ck_assert_int_eq(dtype_decode_i64(DT_INT64, t->storage + (t->offset + i) * 8), i);
 	fc = attr(a, "fc");
 	/* a mangled class: the module names it, the class keeps its name */
 	check_class(fc, "__torch__.torch.nn.modules.linear.___torch_mangle_", "Linear");

@@ -151,7 +151,7 @@ const OpRow *ops_find_opset(const char *aten, int opset);
  * valid for; returns 0, or -1 when aten has no row. */
 int ops_opsets(const char *aten, int *lo, int *hi);
 /* Complex tensors are carried as their (real, imag) parts in a trailing
- * dim of 2 (ops/signal.c).  A node reading or writing one lowers through
+ * dim of 2 (ops/complex.c).  A node reading or writing one lowers through
  * its row when the row is OPF_COMPLEX, else through the op's row in
  * ops/complex.def, CX(ATEN_NAME, LOWER_FN): the lowering of the op on
  * complex operands, called with the op's own row.  Returns that LOWER_FN,

@@ -1,7 +1,7 @@
 /* read/ts/ts.h: the TorchScript reader's one public header (lib/read/ts/):
  * what its parts share and the unit tests and fuzz targets reach.  The
  * rest of lib/read/ and the layers above see only ts_sniff() and ts_load()
- * (read.h); tslex.h and tsbuild.h are private to the files that name them.
+ * (read.h); tslex.h and internal.h are private to the files that name them.
  *
  * A file written by torch.jit.save is a zip: data.pkl (the module tree),
  * constants.pkl with constants/N, code/__torch__/ ** .py (the module

@@ -26,7 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tsbuild.h"
+#include "internal.h"
 
 /* ---- the program ---- */
 

@@ -1,13 +1,13 @@
 /* tscall.c: calls in TorchScript code: builtins run now (len,
  * isinstance, range, torch.size, ...), scripted functions, module
  * methods and submodules (inlined, call_def()), and operators (tsop.c)
- * (tsbuild.h). */
+ * (internal.h). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "tsbuild.h"
+#include "internal.h"
 
 /* ---- calls of TorchScript functions ---- */
 

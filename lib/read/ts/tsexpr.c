@@ -1,12 +1,12 @@
 /* tsexpr.c: expressions of TorchScript code (eval()): names, attributes,
  * literals, operators, indexing, calls (tscall.c); and assignment to a
- * target, unpacking included (tsbuild.h). */
+ * target, unpacking included (internal.h). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "tsbuild.h"
+#include "internal.h"
 
 /* ---- expressions ---- */
 

@@ -2,13 +2,13 @@
  * higher_order.cond (both branches subgraphs, the values they read
  * lifted into operands) and a loop whose trip count is not known now as
  * higher_order.while_loop (the variables the body assigns carried)
- * (tsbuild.h). */
+ * (internal.h). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "tsbuild.h"
+#include "internal.h"
 
 /* ---- an `if` on a tensor's contents: higher_order.cond ---- */
 

@@ -2,13 +2,13 @@
  * TorchScript would choose (tsschema.c), the arguments as Args of the
  * schema's types, completed with its defaults, and the node, its outputs
  * typed by ir_infer_outputs(); TorchScript's Python-level operators run
- * now (tsbuild.h). */
+ * now (internal.h). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "tsbuild.h"
+#include "internal.h"
 
 /* ---- operator calls ---- */
 
@@ -70,21 +70,14 @@ tb_number_tensor_as(Build *b, const TsVal *v, DType dt)
 		dt = v->k == V_FLOAT ? DT_FLOAT64 : v->k == V_BOOL ? DT_BOOL : DT_INT64;
 	t->dtype = dt;
 	if (dt == DT_FLOAT64 || dt == DT_FLOAT32) {
-		double d = tb_num(v);
-		float g = (float)d;
-		if (dt == DT_FLOAT64)
-			memcpy(buf, &d, 8);
-		else
-			memcpy(buf, &g, 4);
+		dtype_encode_f64(dt, buf, tb_num(v));
 	} else if (dt == DT_BOOL) {
 		buf[0] = tb_num(v) != 0;
 	} else if (dt == DT_INT32) {
-		int32_t k = (int32_t)v->i;
-		memcpy(buf, &k, 4);
+		dtype_encode_i64(DT_INT32, buf, v->i);
 	} else {
-		int64_t k = v->k == V_FLOAT ? (int64_t)v->f : v->i;
 		t->dtype = DT_INT64;
-		memcpy(buf, &k, 8);
+		dtype_encode_i64(DT_INT64, buf, v->k == V_FLOAT ? (int64_t)v->f : v->i);
 	}
 	t->storage = buf;
 	t->storage_bytes = (uint64_t)dtype_size(t->dtype);
@@ -474,13 +467,11 @@ const_number(Build *b, const TsVal *v)
 	if (t->storage_bytes < (uint64_t)((t->offset + 1) * dtype_size(t->dtype)))
 		return NULL;
 	p = t->storage + t->offset * dtype_size(t->dtype);
-	switch (t->dtype) {
-	case DT_INT64: { int64_t x; memcpy(&x, p, 8); return tb_mk_int(b, x); }
-	case DT_INT32: { int32_t x; memcpy(&x, p, 4); return tb_mk_int(b, x); }
-	case DT_FLOAT64: { double x; memcpy(&x, p, 8); return tb_mk_float(b, x); }
-	case DT_FLOAT32: { float x; memcpy(&x, p, 4); return tb_mk_float(b, x); }
-	default: return NULL;
-	}
+	if (t->dtype == DT_INT64 || t->dtype == DT_INT32)
+		return tb_mk_int(b, dtype_decode_i64(t->dtype, p));
+	if (t->dtype == DT_FLOAT64 || t->dtype == DT_FLOAT32)
+		return tb_mk_float(b, dtype_decode_f64(t->dtype, p));
+	return NULL;
 }
 
 /* NumToTensor values through simple tensor arithmetic stay numbers (traced

@@ -1,12 +1,12 @@
 /* tspy.c: Python's rules on values known now: truth, int(), isinstance()
  * against an annotation, and binary operators (ints and SymInts through
- * tsval.c's int arithmetic) (tsbuild.h). */
+ * tsval.c's int arithmetic) (internal.h). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "tsbuild.h"
+#include "internal.h"
 
 TsVal *
 tb_to_int(Build *b, Frame *f, const TsExpr *at, const TsVal *v)

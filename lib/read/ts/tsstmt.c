@@ -1,12 +1,12 @@
 /* tsstmt.c: statements of TorchScript code, exec_stmt() and exec_body():
  * `if` and `for` over values known now are evaluated here, over tensors
- * they go to tsflow.c (tsbuild.h). */
+ * they go to tsflow.c (internal.h). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "tsbuild.h"
+#include "internal.h"
 
 /* `for`: over a list or tuple known now, unrolled; over range() of a
  * dynamic size or a tensor's value, a while_loop (tsflow.c). */

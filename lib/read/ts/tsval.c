@@ -1,13 +1,13 @@
 /* tsval.c: the builder's values (TsVal) and variables (Env), its errors
  * (at the code file's line and the user's source line), value names,
  * graph inputs and nodes, SymInt arithmetic, and the module tree's
- * objects, attributes and classes (tsbuild.h). */
+ * objects, attributes and classes (internal.h). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "tsbuild.h"
+#include "internal.h"
 
 TsVal tb_poison = {.k = V_ERR};
 TsVal tb_none = {.k = V_NONE};

@@ -1,4 +1,4 @@
-/* read/ts/tsbuild.h: what the files of the builder share, private to them:
+/* read/ts/internal.h: what the files of the builder share, private to them:
  * the interpreter's values (TsVal), its state (Build, Frame, Env), and the
  * functions one file defines and another calls.
  *
@@ -20,8 +20,8 @@
  *   tsstmt.c   statements: exec_stmt(), exec_body()
  *   tsbuild.c  the program: forward()'s inputs and outputs, ts_build(),
  *              ts_load() */
-#ifndef READ_TS_TSBUILD_H
-#define READ_TS_TSBUILD_H
+#ifndef READ_TS_INTERNAL_H
+#define READ_TS_INTERNAL_H
 
 #include "ts.h"
 
@@ -70,7 +70,7 @@ typedef struct Build {
 	Diag *d;
 	Graph *g;               /* the graph nodes go to: top, or a branch being built */
 	Graph *top;             /* the main graph */
-	/* the calls back up (tsbuild.h's list): tb_eval and tb_exec_body */
+	/* the calls back up (internal.h's list): tb_eval and tb_exec_body */
 	TsVal *(*eval)(struct Build *b, Frame *f, const TsExpr *e);
 	int (*exec_body)(struct Build *b, Frame *f, TsStmt *const *body, int n);
 	int nerr;

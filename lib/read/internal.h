@@ -1,7 +1,7 @@
-/* irtext.h: what the parts of the text graph reader share (irtext.c,
+/* read/internal.h: what the parts of the text graph reader share (irtext.c,
  * irtext_lex.c, irtext_graph.c, irtext_values.c); internal to lib/read/. */
-#ifndef READ_IRTEXT_H
-#define READ_IRTEXT_H
+#ifndef READ_INTERNAL_H
+#define READ_INTERNAL_H
 
 #include <stdint.h>
 

@@ -1,4 +1,4 @@
-/* ir/meta.h: what meta.c and its rule files share, private to lib/ir.
+/* ir/internal.h: what meta.c and its rule files share, private to lib/ir.
  *
  * meta.c holds the table (meta.def) and the entry points of ir.h;
  * metabase.c the argument readers, dim arithmetic and type promotion
@@ -8,8 +8,8 @@
  * pooling, normalization, attention, recurrent layers).  A rule reads
  * c->n's arguments, fails through meta_fail() and appends its results
  * with meta_out_*(). */
-#ifndef IR_META_H
-#define IR_META_H
+#ifndef IR_INTERNAL_H
+#define IR_INTERNAL_H
 
 #include <stddef.h>
 #include <stdint.h>
