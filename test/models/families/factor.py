@@ -1,0 +1,33 @@
+# factor.py: the op fixture of the factor family (ops/factor.def): inverse,
+# solve, Cholesky and triangular solves, unrolled in ONNX for static sizes.
+# Run by make_fixtures.py in its namespace (r, SlimFixture, flat_cat, family, ...).
+
+
+class OpFactor(nn.Module):
+    def forward(self, a, b, bv, p, t):
+        # a (2, 3, 3) well conditioned, its [0, 0] entries small (row swaps); b (3, 2);
+        # bv (3,); p (3, 3) symmetric positive definite; t (3, 3) any (a triangle is read)
+        inv, info = torch.linalg.inv_ex(a)
+        x, xinfo = torch.linalg.solve_ex(a, b)
+        lo = torch.linalg.cholesky(p)
+        up, pinfo = torch.linalg.cholesky_ex(p, upper=True)
+        tri, tcopy = torch.triangular_solve(b, t, upper=False)
+        f = flat_cat(
+            torch.linalg.inv(a), torch.inverse(a[0]), inv, x, torch.linalg.solve(a[1], bv),
+            torch.linalg.solve(a[0], b.t(), left=False), lo, up,
+            torch.cholesky_solve(b, lo), torch.cholesky_solve(b, up, upper=True), torch.cholesky_inverse(lo),
+            torch.linalg.solve_triangular(t, b, upper=True),
+            torch.linalg.solve_triangular(t, b.t(), upper=False, left=False, unitriangular=True), tri, tcopy)
+        return f, flat_cat(info, xinfo, pinfo)
+
+
+def fx_op_factor():
+    a = r(2, 3, 3) + 3 * torch.eye(3)
+    a[:, 0, 0] = 0.05
+    m = r(3, 3)
+    p = m @ m.t() + 3 * torch.eye(3)
+    t = r(3, 3) + 2 * torch.eye(3)
+    return SlimFixture(OpFactor().eval(), (a, r(3, 2), r(3), p, t))
+
+
+family(["op_factor"], versions=("2.14",), decomp=True)
