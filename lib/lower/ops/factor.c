@@ -104,6 +104,7 @@ static double g_row_from(int64_t i, int64_t j, int64_t a) { (void)j; return i >=
 static double g_row_index(int64_t i, int64_t j, int64_t a) { (void)j; (void)a; return (double)i; }
 static double g_col_is(int64_t i, int64_t j, int64_t a) { (void)i; return j == a; }
 static double g_eye(int64_t i, int64_t j, int64_t a) { (void)a; return i == j; }
+static double g_col_from(int64_t i, int64_t j, int64_t a) { (void)i; return j >= a; }
 
 /* The static shape batch + [r, k] as a 1-D int64 constant. */
 static const char *
@@ -525,5 +526,250 @@ lower_with_effects(LowerCtx *c, const Node *n, const OpRow *row)
 		             arena_printf(c->a, "%s: %s (info is not 0: a singular or not positive-definite matrix)",
 		                          n->name, check));
 	}
+	return 0;
+}
+
+/* ---- LU with partial pivoting (LAPACK's getrf) ---- */
+
+/* The LU factorization of a (batch + [m, n], dtype t), LAPACK's layout:
+ * returns the m x n matrix holding U on and above the diagonal and L's
+ * multipliers below it (L's unit diagonal implied); *piv gets the 1-based
+ * rows swapped at each of the min(m, n) steps (int64, batch + [k]), *info
+ * the first step whose pivot is exactly zero. */
+static const char *
+lu_factor(LowerCtx *c, const char *a, DType t, int nb, const int64_t *batch, int64_t m, int64_t n,
+          const char **piv, const char **info)
+{
+	int64_t k = m < n ? m : n;
+	const char *full = shape_of(c, nb, batch, m, n), *idx = grid(c, DT_INT64, m, 1, g_row_index, 0);
+	const char **steps = ARENA_ARRAY(c->a, const char *, k > 0 ? k : 1);
+
+	for (int64_t j = 0; j < k; j++) {
+		const char *isj = grid(c, DT_BOOL, m, 1, g_row_is, j);
+		const char *col = slice1(c, a, -1, j);
+		const char *mag = lower_op(c, "Where", NULL, 3, grid(c, DT_BOOL, m, 1, g_row_from, j),
+		                           lower_op(c, "Abs", NULL, 1, col), lower_scalar(c, t, -1));
+		const char *p = lower_op(c, "ArgMax", NULL, 1, mag);
+		onnx_attr_int(c->a, c->last, "axis", -2);
+		onnx_attr_int(c->a, c->last, "keepdims", 1);
+		steps[j] = lower_op(c, "Add", NULL, 2, p, lower_i64(c, 1));
+		const char *perm = lower_op(c, "Where", NULL, 3, isj, p,
+		                            lower_op(c, "Where", NULL, 3, lower_op(c, "Equal", NULL, 2, idx, p),
+		                                     lower_i64(c, j), idx));
+		a = lower_op(c, "GatherElements", NULL, 2, a, lower_op(c, "Expand", NULL, 2, perm, full));
+		onnx_attr_int(c->a, c->last, "axis", -2);
+		const char *r = slice1(c, a, -2, j);          /* the pivot row */
+		const char *pv = slice1(c, r, -1, j);
+		const char *zero = lower_op(c, "Equal", NULL, 2, pv, lower_scalar(c, t, 0));
+		info_step(c, info, zero, j);
+		/* a zero pivot has a zero column below it (it is the largest): LAPACK
+		 * then leaves the multipliers 0, as dividing by 1 does */
+		pv = lower_op(c, "Where", NULL, 3, zero, lower_scalar(c, t, 1), pv);
+		/* multipliers below the pivot, in column j; the rest of their rows updated */
+		const char *below = grid(c, t, m, 1, g_row_from, j + 1);
+		const char *f = lower_op(c, "Mul", NULL, 2, lower_op(c, "Div", NULL, 2, slice1(c, a, -1, j), pv), below);
+		const char *right = grid(c, t, 1, n, g_col_from, j + 1);
+		a = lower_op(c, "Sub", NULL, 2, a, lower_op(c, "Mul", NULL, 2, f, lower_op(c, "Mul", NULL, 2, r, right)));
+		const char *colj = grid(c, t, 1, n, g_col_is, j);
+		a = lower_op(c, "Add", NULL, 2, lower_op(c, "Mul", NULL, 2, a,
+		                                         lower_op(c, "Sub", NULL, 2, lower_scalar(c, t, 1),
+		                                                  lower_op(c, "Mul", NULL, 2, below, colj))),
+		             lower_op(c, "Mul", NULL, 2, f, colj));
+	}
+	*piv = k == 0 ? lower_op(c, "Expand", NULL, 2, lower_i64(c, 1), shape_of(c, nb, batch, 1, 0))
+	              : k == 1 ? steps[0] : lower_emit(c, "Concat", (int)k, steps, 1, (const char *[]){lower_tmp(c)})->output[0];
+	if (k > 1)
+		onnx_attr_int(c->a, c->last, "axis", -1);
+	*piv = lower_squeeze(c, *piv, 1, (const int64_t[]){nb}, NULL);
+	return a;
+}
+
+/* A 1-D int64 constant 0, 1, ..., m - 1. */
+static const char *
+iota(LowerCtx *c, int64_t m)
+{
+	int64_t *v = ARENA_ARRAY(c->a, int64_t, m > 0 ? m : 1);
+
+	for (int64_t i = 0; i < m; i++)
+		v[i] = i;
+	return lower_i64s(c, (int)m, v);
+}
+
+/* The row order pivots give (int64, batch + [k], 1-based, LAPACK's swaps
+ * in order) over m rows: perm (batch + [m]) with A[perm] = L U. */
+static const char *
+lu_perm(LowerCtx *c, const char *piv, int nb, const int64_t *batch, int64_t m, int64_t k)
+{
+	const char *idx = iota(c, m);
+	const char *perm;
+	int64_t s[MAX_RANK + 1];
+
+	memcpy(s, batch, (size_t)nb * sizeof *s);
+	s[nb] = m;
+	perm = lower_op(c, "Expand", NULL, 2, idx, lower_i64s(c, nb + 1, s));
+	for (int64_t j = 0; j < k; j++) {
+		const char *p = lower_op(c, "Sub", NULL, 2, slice1(c, piv, -1, j), lower_i64(c, 1));
+		const char *pj = slice1(c, perm, -1, j);
+		const char *pp = lower_op(c, "GatherElements", NULL, 2, perm, p);
+		onnx_attr_int(c->a, c->last, "axis", -1);
+		const char *isj = lower_op(c, "Equal", NULL, 2, idx, lower_i64(c, j));
+		perm = lower_op(c, "Where", NULL, 3, isj, pp,
+		                lower_op(c, "Where", NULL, 3, lower_op(c, "Equal", NULL, 2, idx, p), pj, perm));
+	}
+	return perm;
+}
+
+/* The permutation matrix P (batch + [m, m], dtype t) with A = P L U:
+ * P[r, i] = (perm[i] == r). */
+static const char *
+lu_pmat(LowerCtx *c, const char *perm, int nb, DType t, int64_t m)
+{
+	const char *row = lower_unsqueeze(c, perm, 1, (const int64_t[]){nb}, NULL);
+	const char *eq = lower_op(c, "Equal", NULL, 2, row, grid(c, DT_INT64, m, 1, g_row_index, 0));
+
+	return lower_cast(c, eq, DT_BOOL, t);
+}
+
+/* Binds P, L and U (outputs k0, k0 + 1, k0 + 2) from LU (batch + [m, n]) and
+ * perm: L = the multipliers below the diagonal plus I (m x min(m, n)), U =
+ * the upper triangle (min(m, n) x n). */
+static void
+lu_unpacked(LowerCtx *c, const Node *n, int k0, const char *lu, const char *perm, DType t, int nb, const int64_t *batch,
+            int64_t m, int64_t cols)
+{
+	int64_t k = m < cols ? m : cols;
+
+	if (lower_out_used(c, n, k0))
+		lower_finish(c, n, k0, lu_pmat(c, perm, nb, t, m), t);
+	if (lower_out_used(c, n, k0 + 1)) {
+		const char *l = lower_op(c, "Trilu", NULL, 2, slice_range(c, lu, -1, 0, k), lower_i64(c, -1));
+		onnx_attr_int(c->a, c->last, "upper", 0);
+		l = lower_op(c, "Add", NULL, 2, l, grid(c, t, m, k, g_eye, 0));
+		lower_finish(c, n, k0 + 1, l, t);
+	}
+	if (lower_out_used(c, n, k0 + 2)) {
+		const char *u = lower_op(c, "Trilu", NULL, 1, slice_range(c, lu, -2, 0, k));
+		onnx_attr_int(c->a, c->last, "upper", 1);
+		lower_finish(c, n, k0 + 2, u, t);
+	}
+	(void)batch;
+}
+
+/* linalg_lu_factor(A, pivot=True) -> (LU, pivots); linalg_lu_factor_ex(A,
+ * pivot, check_errors) and _lu_with_info(self, pivot, check_errors) ->
+ * (LU, pivots, info); linalg_lu(A, pivot=True) -> (P, L, U). */
+int
+lower_lu(LowerCtx *c, const Node *n, const OpRow *row)
+{
+	const char *name = lower_arg(n, "A") ? "A" : "self", *piv, *info = NULL, *lu;
+	int unpack = lower_nout(n) == 3 && lower_out_value(n, 2) && lower_out_value(n, 2)->rank >= 2;
+	Mat a;
+	DType t;
+
+	(void)row;
+	if (mat_of(c, n, name, 0, &a))
+		return DIAG_CONVERT;
+	if (!lower_int(c, n, "pivot", 1))
+		return lower_fail(c, n, "pivot=False (torch computes it on CUDA only)");
+	t = factor_dtype(c, n, a.v->dtype);
+	lu = lu_factor(c, lower_operand(c, n, name, t), t, a.nb, a.b, a.n, a.k, &piv, &info);
+	if (unpack) {
+		lu_unpacked(c, n, 0, lu, lu_perm(c, piv, a.nb, a.b, a.n, a.n < a.k ? a.n : a.k), t, a.nb, a.b, a.n, a.k);
+		return 0;
+	}
+	lower_finish(c, n, 0, lu, t);
+	if (lower_out_used(c, n, 1))
+		lower_finish(c, n, 1, piv, DT_INT64);
+	if (lower_nout(n) > 2)
+		info_out(c, n, 2, info, a.nb, a.b);
+	return 0;
+}
+
+/* lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True) ->
+ * (P, L, U) */
+int
+lower_lu_unpack(LowerCtx *c, const Node *n, const OpRow *row)
+{
+	const Value *pv = lower_tensor_arg(c, n, "LU_pivots");
+	Mat a;
+	DType t;
+
+	(void)row;
+	if (mat_of(c, n, "LU_data", 0, &a))
+		return DIAG_CONVERT;
+	if (!lower_int(c, n, "unpack_data", 1) || !lower_int(c, n, "unpack_pivots", 1))
+		return lower_fail(c, n, "unpack_data or unpack_pivots False (empty outputs) is not lowered");
+	t = factor_dtype(c, n, a.v->dtype);
+	const char *piv = lower_cast(c, lower_value(c, pv), pv->dtype, DT_INT64);
+	lu_unpacked(c, n, 0, lower_operand(c, n, "LU_data", t),
+	            lu_perm(c, piv, a.nb, a.b, a.n, a.n < a.k ? a.n : a.k), t, a.nb, a.b, a.n, a.k);
+	return 0;
+}
+
+/* linalg_lu_solve(LU, pivots, B, left=True, adjoint=False): A X = B (or
+ * A^T X = B, or X A = B) with A = P L U from linalg_lu_factor;
+ * lu_solve(self=B, LU_data, LU_pivots) the same. */
+int
+lower_lu_solve(LowerCtx *c, const Node *n, const OpRow *row)
+{
+	/* lu_solve(self=b, LU_data, LU_pivots) is the older spelling */
+	int old = lower_arg(n, "LU") == NULL;
+	const char *lun = old ? "LU_data" : "LU", *bn = old ? "self" : "B";
+	const Value *pv = lower_tensor_arg(c, n, old ? "LU_pivots" : "pivots");
+	int left = (int)lower_int(c, n, "left", 1), adjoint = (int)lower_int(c, n, "adjoint", 0), nb;
+	int64_t batch[MAX_RANK];
+	Mat a, b;
+	const char *lu, *bx, *perm, *x;
+	DType t;
+
+	(void)row;
+	if (mat_of(c, n, lun, 1, &a) || mat_of(c, n, bn, 0, &b))
+		return DIAG_CONVERT;
+	t = factor_dtype(c, n, a.v->dtype);
+	lu = lower_operand(c, n, lun, t);
+	bx = lower_operand(c, n, bn, t);
+	if (!left) {
+		/* X A = B: A^T X^T = B^T */
+		int64_t tmp = b.n;
+		bx = swap_last(c, bx, b.nb);
+		b.n = b.k;
+		b.k = tmp;
+		adjoint = !adjoint;
+	}
+	if (b.n != a.n)
+		return lower_fail(c, n, "'B' has %lld rows to solve, 'LU' is %lldx%lld", (long long)b.n, (long long)a.n,
+		                  (long long)a.n);
+	if (batch_broadcast(c, n, &a, &b, &nb, batch))
+		return DIAG_CONVERT;
+	if (a.n == 0 || b.k == 0) {
+		x = lower_op(c, "Expand", NULL, 2, bx, shape_of(c, nb, batch, b.n, b.k));
+	} else {
+		int64_t ps[MAX_RANK + 1];
+		memcpy(ps, batch, (size_t)nb * sizeof *ps);
+		ps[nb] = a.n;
+		lu = lower_op(c, "Expand", NULL, 2, lu, shape_of(c, nb, batch, a.n, a.n));
+		bx = lower_op(c, "Expand", NULL, 2, bx, shape_of(c, nb, batch, b.n, b.k));
+		perm = lu_perm(c, lower_op(c, "Expand", NULL, 2, lower_cast(c, lower_value(c, pv), pv->dtype, DT_INT64),
+		                           lower_i64s(c, nb + 1, ps)),
+		               nb, batch, a.n, a.n);
+		if (!adjoint) {
+			/* X = U^-1 L^-1 P^T B, P^T B = B[perm] */
+			const char *pe = lower_op(c, "Expand", NULL, 2, lower_unsqueeze(c, perm, 1, (const int64_t[]){nb + 1}, NULL),
+			                          shape_of(c, nb, batch, b.n, b.k));
+			x = lower_op(c, "GatherElements", NULL, 2, bx, pe);
+			onnx_attr_int(c->a, c->last, "axis", -2);
+			x = substitute(c, lu, x, t, a.n, 0, 1);
+			x = substitute(c, lu, x, t, a.n, 1, 0);
+		} else {
+			/* A^T = U^T L^T P^T: X = P L^-T U^-T B */
+			const char *lut = swap_last(c, lu, nb);
+			x = substitute(c, lut, bx, t, a.n, 0, 0);
+			x = substitute(c, lut, x, t, a.n, 1, 1);
+			x = lower_op(c, "MatMul", NULL, 2, lu_pmat(c, perm, nb, t, a.n), x);
+		}
+	}
+	if (!left)
+		x = swap_last(c, x, nb);
+	lower_finish(c, n, 0, x, t);
 	return 0;
 }
