@@ -105,6 +105,8 @@ static double g_row_index(int64_t i, int64_t j, int64_t a) { (void)j; (void)a; r
 static double g_col_is(int64_t i, int64_t j, int64_t a) { (void)i; return j == a; }
 static double g_eye(int64_t i, int64_t j, int64_t a) { (void)a; return i == j; }
 static double g_col_from(int64_t i, int64_t j, int64_t a) { (void)i; return j >= a; }
+static double g_col_before(int64_t i, int64_t j, int64_t a) { (void)i; return j < a; }
+static double g_row_before(int64_t i, int64_t j, int64_t a) { (void)j; return i < a; }
 
 /* The static shape batch + [r, k] as a 1-D int64 constant. */
 static const char *
@@ -770,6 +772,182 @@ lower_lu_solve(LowerCtx *c, const Node *n, const OpRow *row)
 	}
 	if (!left)
 		x = swap_last(c, x, nb);
+	lower_finish(c, n, 0, x, t);
+	return 0;
+}
+
+/* ---- Householder QR (LAPACK's geqrf, orgqr, ormqr) ---- */
+
+/* Reflector j of the factored a (batch + [m, n]): v (batch + [m, 1]), 0
+ * above row j, 1 at row j, a's column j below it. */
+static const char *
+reflector(LowerCtx *c, const char *a, DType t, int64_t m, int64_t j)
+{
+	return lower_op(c, "Add", NULL, 2,
+	                lower_op(c, "Mul", NULL, 2, slice1(c, a, -1, j), grid(c, t, m, 1, g_row_from, j + 1)),
+	                grid(c, t, m, 1, g_row_is, j));
+}
+
+/* x - tau v (v^T x) (left) or x - tau (x v) v^T: H = I - tau v v^T applied
+ * to x; tau is batch + [1, 1]. */
+static const char *
+apply_h(LowerCtx *c, const char *x, const char *v, const char *tau, int nb, int left)
+{
+	const char *vt = swap_last(c, v, nb), *tv = lower_op(c, "Mul", NULL, 2, tau, v);
+
+	if (left)
+		return lower_op(c, "Sub", NULL, 2, x,
+		                lower_op(c, "MatMul", NULL, 2, tv, lower_op(c, "MatMul", NULL, 2, vt, x)));
+	return lower_op(c, "Sub", NULL, 2, x, lower_op(c, "MatMul", NULL, 2, lower_op(c, "MatMul", NULL, 2, x, tv), vt));
+}
+
+/* The QR factorization of a (batch + [m, n]) in LAPACK's layout: R on and
+ * above the diagonal, reflector j's tail below it; *tau gets the min(m, n)
+ * scalars (batch + [k]).  Each step is dlarfg: beta = -sign(alpha) ||(alpha,
+ * x)||, tau = (beta - alpha) / beta, v = x / (alpha - beta), except that a
+ * zero x leaves the column as it is with tau 0. */
+static const char *
+qr_factor(LowerCtx *c, const char *a, DType t, int nb, const int64_t *batch, int64_t m, int64_t n, const char **tau)
+{
+	int64_t k = m < n ? m : n;
+	const char **taus = ARENA_ARRAY(c->a, const char *, k > 0 ? k : 1);
+
+	for (int64_t j = 0; j < k; j++) {
+		const char *col = slice1(c, a, -1, j);                                  /* [m, 1] */
+		const char *alpha = slice1(c, col, -2, j);                              /* [1, 1] */
+		const char *x = lower_op(c, "Mul", NULL, 2, col, grid(c, t, m, 1, g_row_from, j + 1));
+		const char *xn2 = lower_reduce(c, "ReduceSum", lower_op(c, "Mul", NULL, 2, x, x), 1,
+		                               (const int64_t[]){-2}, 1, NULL);
+		const char *norm = lower_op(c, "Sqrt", NULL, 1, lower_op(c, "Add", NULL, 2,
+		                                                        lower_op(c, "Mul", NULL, 2, alpha, alpha), xn2));
+		const char *neg = lower_op(c, "Less", NULL, 2, alpha, lower_scalar(c, t, 0));
+		const char *beta = lower_op(c, "Where", NULL, 3, neg, norm, lower_op(c, "Neg", NULL, 1, norm));
+		const char *zero = lower_op(c, "Equal", NULL, 2, xn2, lower_scalar(c, t, 0));
+		const char *tj = lower_op(c, "Where", NULL, 3, zero, lower_scalar(c, t, 0),
+		                          lower_op(c, "Div", NULL, 2, lower_op(c, "Sub", NULL, 2, beta, alpha), beta));
+		const char *den = lower_op(c, "Where", NULL, 3, zero, lower_scalar(c, t, 1),
+		                           lower_op(c, "Sub", NULL, 2, alpha, beta));
+		const char *v = lower_op(c, "Add", NULL, 2, lower_op(c, "Div", NULL, 2, x, den), grid(c, t, m, 1, g_row_is, j));
+		/* the columns right of j take H; column j becomes (.., beta, v's tail) */
+		const char *right = lower_op(c, "Mul", NULL, 2, apply_h(c, a, v, tj, nb, 1), grid(c, t, 1, n, g_col_from, j + 1));
+		const char *keep = lower_op(c, "Mul", NULL, 2, a, grid(c, t, 1, n, g_col_before, j));
+		const char *top = lower_op(c, "Where", NULL, 3, grid(c, DT_BOOL, m, 1, g_row_is, j),
+		                           lower_op(c, "Where", NULL, 3, zero, alpha, beta), v);
+		top = lower_op(c, "Mul", NULL, 2, lower_op(c, "Add", NULL, 2, top,
+		                                           lower_op(c, "Mul", NULL, 2, col, grid(c, t, m, 1, g_row_before, j))),
+		               grid(c, t, 1, n, g_col_is, j));
+		a = lower_op(c, "Add", NULL, 2, lower_op(c, "Add", NULL, 2, keep, right), top);
+		taus[j] = tj;
+	}
+	if (k == 0) {
+		*tau = lower_op(c, "Expand", NULL, 2, lower_scalar(c, t, 0), lower_i64s(c, nb + 1,
+		                (const int64_t[MAX_RANK + 1]){0}));
+	} else {
+		*tau = k == 1 ? taus[0] : lower_emit(c, "Concat", (int)k, taus, 1, (const char *[]){lower_tmp(c)})->output[0];
+		if (k > 1)
+			onnx_attr_int(c->a, c->last, "axis", -1);
+		*tau = lower_squeeze(c, *tau, 1, (const int64_t[]){nb}, NULL);
+	}
+	(void)batch;
+	return a;
+}
+
+/* Q's first `cols` columns (batch + [m, cols]) from k reflectors in a and
+ * tau (batch + [k]): H_0 ... H_{k-1} applied to I's first columns. */
+static const char *
+qr_q(LowerCtx *c, const char *a, const char *tau, DType t, int nb, const int64_t *batch, int64_t m, int64_t k,
+     int64_t cols)
+{
+	const char *q = lower_op(c, "Expand", NULL, 2, grid(c, t, m, cols, g_eye, 0), shape_of(c, nb, batch, m, cols));
+	const char *tau2 = lower_unsqueeze(c, tau, 1, (const int64_t[]){nb}, NULL);     /* [1, k] */
+
+	for (int64_t j = k - 1; j >= 0; j--)
+		q = apply_h(c, q, reflector(c, a, t, m, j), slice1(c, tau2, -1, j), nb, 1);
+	return q;
+}
+
+/* geqrf(self) -> (a, tau); linalg_qr(A, mode='reduced') -> (Q, R), mode
+ * 'reduced' (Q m x k, R k x n) or 'complete' (Q m x m, R m x n). */
+int
+lower_qr(LowerCtx *c, const Node *n, const OpRow *row)
+{
+	const char *name = lower_arg(n, "A") ? "A" : "self", *mode = lower_str(c, n, "mode", "reduced"), *tau, *a;
+	int geqrf = !lower_arg(n, "A");
+	Mat m;
+	DType t;
+
+	(void)row;
+	if (mat_of(c, n, name, 0, &m))
+		return DIAG_CONVERT;
+	t = factor_dtype(c, n, m.v->dtype);
+	a = qr_factor(c, lower_operand(c, n, name, t), t, m.nb, m.b, m.n, m.k, &tau);
+	if (geqrf) {
+		lower_finish(c, n, 0, a, t);
+		if (lower_out_used(c, n, 1))
+			lower_finish(c, n, 1, tau, t);
+		return 0;
+	}
+	int64_t k = m.n < m.k ? m.n : m.k;
+	int complete = strcmp(mode, "complete") == 0;
+	if (!complete && strcmp(mode, "reduced") != 0)
+		return lower_fail(c, n, "mode '%s' (no Q) is not lowered: 'reduced' and 'complete' are", mode);
+	if (lower_out_used(c, n, 0))
+		lower_finish(c, n, 0, qr_q(c, a, tau, t, m.nb, m.b, m.n, k, complete ? m.n : k), t);
+	if (lower_out_used(c, n, 1)) {
+		const char *r = lower_op(c, "Trilu", NULL, 1, complete ? a : slice_range(c, a, -2, 0, k));
+		onnx_attr_int(c->a, c->last, "upper", 1);
+		lower_finish(c, n, 1, r, t);
+	}
+	return 0;
+}
+
+/* linalg_householder_product(input, tau): the first n columns of H_0 ...
+ * H_{k-1} (input m x n holds the reflectors, tau k of them). */
+int
+lower_householder_product(LowerCtx *c, const Node *n, const OpRow *row)
+{
+	const Value *tv = lower_tensor_arg(c, n, "tau");
+	Mat m;
+	DType t;
+
+	(void)row;
+	if (mat_of(c, n, "input", 0, &m))
+		return DIAG_CONVERT;
+	if (tv->rank < 1 || !lower_static(tv) || tv->dims[tv->rank - 1].v > m.k)
+		return lower_fail(c, n, "needs a static 'tau' of at most as many reflectors as 'input' has columns");
+	t = factor_dtype(c, n, m.v->dtype);
+	lower_finish(c, n, 0, qr_q(c, lower_operand(c, n, "input", t), lower_operand(c, n, "tau", t), t, m.nb, m.b, m.n,
+	                           tv->dims[tv->rank - 1].v, m.k), t);
+	return 0;
+}
+
+/* ormqr(self=reflectors m x k', input2=tau, input3=C, left=True,
+ * transpose=False): op(Q) C or C op(Q), Q = H_0 ... H_{k-1} (m x m). */
+int
+lower_ormqr(LowerCtx *c, const Node *n, const OpRow *row)
+{
+	const Value *tv = lower_tensor_arg(c, n, "input2");
+	int left = (int)lower_int(c, n, "left", 1), tr = (int)lower_int(c, n, "transpose", 0);
+	Mat a, cm;
+	DType t;
+
+	(void)row;
+	if (mat_of(c, n, "self", 0, &a) || mat_of(c, n, "input3", 0, &cm))
+		return DIAG_CONVERT;
+	if (tv->rank < 1 || !lower_static(tv))
+		return lower_fail(c, n, "needs a static 'input2' (tau)");
+	int64_t k = tv->dims[tv->rank - 1].v;
+	if (a.nb != cm.nb || memcmp(a.b, cm.b, (size_t)a.nb * sizeof a.b[0]) != 0)
+		return lower_fail(c, n, "needs 'self' and 'input3' of the same batch dims");
+	t = factor_dtype(c, n, a.v->dtype);
+	const char *r = lower_operand(c, n, "self", t), *x = lower_operand(c, n, "input3", t);
+	const char *tau2 = lower_unsqueeze(c, lower_operand(c, n, "input2", t), 1, (const int64_t[]){a.nb}, NULL);
+	/* Q C applies H_{k-1} first; Q^T C, C Q apply H_0 first; C Q^T H_{k-1} */
+	int forward = left ? tr : !tr;
+	for (int64_t s = 0; s < k; s++) {
+		int64_t j = forward ? s : k - 1 - s;
+		x = apply_h(c, x, reflector(c, r, t, a.n, j), slice1(c, tau2, -1, j), a.nb, left);
+	}
 	lower_finish(c, n, 0, x, t);
 	return 0;
 }

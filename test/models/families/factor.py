@@ -27,7 +27,12 @@ class OpFactor(nn.Module):
         f2 = flat_cat(lu, lu2, P, L, U, P2, L2, U2, lu3,
                       torch.linalg.lu_solve(lu, piv, b), torch.linalg.lu_solve(lu, piv, b, adjoint=True),
                       torch.linalg.lu_solve(lu[0], piv[0], b.t(), left=False), torch.lu_solve(b, lu[1], piv[1]))
-        return f, f2, flat_cat(info, xinfo, pinfo, piv, piv2, linfo, piv3, info3)
+        g, tau = torch.geqrf(w.t())
+        q, rr = torch.linalg.qr(a)
+        qc, rc = torch.linalg.qr(w.t(), mode="complete")
+        f3 = flat_cat(g, tau, q, rr, qc, rc, torch.linalg.householder_product(g, tau),
+                      torch.ormqr(g, tau, w.t()[:, :2], transpose=True))
+        return f, f2, f3, flat_cat(info, xinfo, pinfo, piv, piv2, linfo, piv3, info3)
 
 
 def fx_op_factor():
