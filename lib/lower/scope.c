@@ -131,7 +131,8 @@ lower_declare_inputs(LowerCtx *c)
 				onnx_vec_push(c->a, &c->g.inits, onnx_tensor(c->a, v->name, dtype_onnx(t->dtype),
 				                                             t->rank, t->sizes, b, len));
 			}
-		} else if (c->uses[v->id]) {
+		} else if (c->uses[v->id] && s->kind != IN_TOKEN) {
+			/* an effect token has no ONNX value: only with_effects reads it */
 			return diag_report(c->d, YE_INPUT_KIND, &(DiagAt){.file = p->path},
 				"input '%s' (%s) is not supported yet", v->name, s->target ? s->target : "custom object or token");
 		}
