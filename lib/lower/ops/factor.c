@@ -59,7 +59,7 @@ factor_dtype(LowerCtx *c, const Node *n, DType t)
 {
 	if (t == DT_FLOAT64)
 		return DT_FLOAT64;
-	if (t == DT_FLOAT32 || t == DT_FLOAT16 || t == DT_BFLOAT16)
+	if (dtype_is_float(t))
 		return DT_FLOAT32;
 	lower_fail(c, n, "needs floating-point matrices (torch's linalg takes no %s)", dtype_name(t));
 	return DT_FLOAT32;
