@@ -32,7 +32,8 @@ class OpFactor(nn.Module):
         qc, rc = torch.linalg.qr(w.t(), mode="complete")
         f3 = flat_cat(g, tau, q, rr, qc, rc, torch.linalg.householder_product(g, tau),
                       torch.ormqr(g, tau, w.t()[:, :2], transpose=True))
-        return f, f2, f3, flat_cat(info, xinfo, pinfo, piv, piv2, linfo, piv3, info3)
+        e = torch.matrix_exp(p.double() / 4)      # float64 only (float32 is refused)
+        return f, f2, f3, e, flat_cat(info, xinfo, pinfo, piv, piv2, linfo, piv3, info3)
 
 
 def fx_op_factor():
