@@ -130,22 +130,6 @@ q_param(LowerCtx *c, const QLayout *L, const char *p, DType from, DType to)
 	return lower_op(c, "Reshape", NULL, 2, p, lower_i64s(c, 1, (int64_t[]){-1}));
 }
 
-/* 1 when v is a stored tensor (parameter, buffer, constant) of zeros only. */
-static int
-q_zeros(const Value *v)
-{
-	const TensorData *t = v ? v->data : NULL;
-	int64_t nb;
-
-	if (!t || !tensor_is_contiguous(t) || !tensor_in_bounds(t))
-		return 0;
-	nb = tensor_numel(t) * dtype_size(t->dtype);
-	for (int64_t i = 0; i < nb; i++)
-		if (t->storage[t->offset * dtype_size(t->dtype) + i])
-			return 0;
-	return 1;
-}
-
 /* The scale and zero point of n, of dtypes float32 and qt, in layout L; *zp NULL when
  * the node has none (a dequantize without one). rows: zeros when a quantize has none. */
 static void
@@ -159,12 +143,7 @@ q_params(LowerCtx *c, const Node *n, const QLayout *L, DType qt, int need_zp, co
 		*s = q_param(c, L, lower_value(c, sv), sv->dtype, DT_FLOAT32);
 	else
 		*s = lower_scalar(c, DT_FLOAT32, lower_float(c, n, sname, 1.0));
-	if (zv && !need_zp && q_zeros(zv)) {
-		/* A dequantize's zero point of zeros is left out: onnxruntime 1.30's
-		 * fusion of an int8 per-axis DequantizeLinear with an int8 zero point
-		 * into a MatMul computes wrong results (test/models/families/quant.py). */
-		*zp = NULL;
-	} else if (zv) {
+	if (zv) {
 		*zp = q_param(c, L, lower_value(c, zv), zv->dtype, qt);
 	} else if (lower_arg(n, zname) && lower_arg(n, zname)->kind != ARG_NONE) {
 		*zp = lower_scalar(c, qt, (double)lower_int(c, n, zname, 0));
@@ -242,6 +221,29 @@ q_ones(LowerCtx *c, const QLayout *L)
 	return lower_const(c, DT_FLOAT32, 1, &k, one);
 }
 
+/* quantize_per_tensor.tensor2: quant_min and quant_max are tensors, so the Clip to
+ * them is always there (QuantizeLinear, then the bounds as the quantized type). */
+static int
+quantize_tensor2(LowerCtx *c, const Node *n, const Value *x, DType qt, const QLayout *L)
+{
+	const char *s, *zp, *y, *b[2];
+	const char *names[2] = {"quant_min", "quant_max"};
+
+	q_params(c, n, L, qt, 1, &s, &zp);
+	for (int k = 0; k < 2; k++) {
+		const Value *v = lower_arg_value(n, names[k]);
+		if (!v)
+			return lower_fail(c, n, "%s is not a tensor", names[k]);
+		b[k] = lower_op(c, "Reshape", NULL, 2, lower_cast(c, lower_value(c, v), v->dtype, qt),
+		                lower_i64s(c, 0, NULL));
+	}
+	y = lower_cast(c, lower_value(c, x), x->dtype, DT_FLOAT32);
+	y = lower_op(c, "QuantizeLinear", NULL, 3, y, s, zp);
+	y = lower_op(c, "Clip", NULL, 3, y, b[0], b[1]);
+	lower_finish_typed(c, n, 0, y, qt);
+	return 0;
+}
+
 static int
 quantize(LowerCtx *c, const Node *n, QForm f)
 {
@@ -254,6 +256,8 @@ quantize(LowerCtx *c, const Node *n, QForm f)
 
 	if (q_type_ok(c, n, qt) || q_layout(c, n, f, x, &L))
 		return DIAG_CONVERT;
+	if (lower_arg_value(n, "quant_min") || lower_arg_value(n, "quant_max"))
+		return quantize_tensor2(c, n, x, qt, &L);
 	qmin = lower_int(c, n, "quant_min", lo);
 	qmax = lower_int(c, n, "quant_max", hi);
 	if (qmin < lo || qmax > hi || qmin > qmax)
@@ -364,6 +368,88 @@ choose_qparams(LowerCtx *c, const Node *n, QForm f, int sym)
 	return 0;
 }
 
+/* choose_qparams_per_token (symmetric: max |x| over the last dim, at least 1e-5, over
+ * 127; zero points 0) and choose_qparams_per_token_asymmetric (the range with 0 over
+ * 255, at least float32 eps; the zero point from whichever end errs less, clamped,
+ * rounded), both kept-dim over the last dim, in float32 as torch computes them. */
+static int
+choose_qparams_token(LowerCtx *c, const Node *n, int asym)
+{
+	const Value *x = lower_tensor_arg(c, n, "input");
+	DType qt = dtype_from_torch((long)lower_int(c, n, "dtype", 1));
+	const char *v = lower_cast(c, lower_value(c, x), x->dtype, DT_FLOAT32), *s, *zp;
+	const char *zero = lower_scalar(c, DT_FLOAT32, 0);
+	int64_t last = -1;
+
+	if (qt != DT_INT8)
+		return lower_fail(c, n, "per-token parameters for %s are not supported (int8 is)", dtype_name(qt));
+	if (!asym) {
+		s = lower_reduce(c, "ReduceMax", lower_op(c, "Abs", NULL, 1, v), 1, &last, 1, NULL);
+		s = lower_op(c, "Max", NULL, 2, s, lower_scalar(c, DT_FLOAT32, 1e-5));
+		s = lower_op(c, "Div", NULL, 2, s, lower_scalar(c, DT_FLOAT32, 127));
+		zp = lower_op(c, "Mul", NULL, 2, s, zero);
+	} else {
+		const char *mn = lower_reduce(c, "ReduceMin", v, 1, &last, 1, NULL);
+		const char *mx = lower_reduce(c, "ReduceMax", v, 1, &last, 1, NULL);
+		const char *dmin, *dmax, *lo = lower_scalar(c, DT_FLOAT32, -128), *hi = lower_scalar(c, DT_FLOAT32, 127);
+		mn = lower_op(c, "Min", NULL, 2, mn, zero);
+		mx = lower_op(c, "Max", NULL, 2, mx, zero);
+		s = lower_op(c, "Div", NULL, 2, lower_op(c, "Sub", NULL, 2, mx, mn), lower_scalar(c, DT_FLOAT32, 255));
+		s = lower_op(c, "Max", NULL, 2, s, lower_scalar(c, DT_FLOAT32, ldexp(1.0, -23)));
+		dmin = lower_op(c, "Div", NULL, 2, mn, s);
+		dmax = lower_op(c, "Div", NULL, 2, mx, s);
+		zp = lower_op(c, "Where", NULL, 3,
+		              lower_op(c, "Greater", NULL, 2, lower_op(c, "Add", NULL, 2, lower_op(c, "Add", NULL, 2, lo, dmin),
+		                                                      lower_op(c, "Add", NULL, 2, hi, dmax)), zero),
+		              lower_op(c, "Sub", NULL, 2, lo, dmin), lower_op(c, "Sub", NULL, 2, hi, dmax));
+		zp = lower_op(c, "Round", NULL, 1, lower_op(c, "Clip", NULL, 3, zp, lo, hi));
+	}
+	if (lower_out_used(c, n, 0))
+		lower_finish_typed(c, n, 0, s, DT_FLOAT32);
+	if (lower_out_used(c, n, 1))
+		lower_finish_typed(c, n, 1, zp, DT_FLOAT32);
+	return 0;
+}
+
+/* fake_quant_per_channel: quantize and dequantize in float, as torch writes it:
+ * (clamp(round(x * (1/s)) + zp, qmin, qmax) - zp) * s, s and zp along axis. */
+static int
+fake_quant_channel(LowerCtx *c, const Node *n)
+{
+	const Value *x = lower_tensor_arg(c, n, "input"), *sv = lower_tensor_arg(c, n, "scales");
+	const Value *zv = lower_tensor_arg(c, n, "zero_points");
+	int64_t axis = lower_axis(lower_int(c, n, "axis", 0), x->rank), shape[MAX_RANK];
+	double qmin = (double)lower_int(c, n, "quant_min", 0), qmax = (double)lower_int(c, n, "quant_max", 255);
+	const char *s, *zp, *t;
+
+	if (axis < 0 || axis >= x->rank)
+		return lower_fail(c, n, "axis out of range");
+	shape[0] = -1;
+	for (int i = 1; i < x->rank - axis; i++)
+		shape[i] = 1;
+	s = lower_op(c, "Reshape", NULL, 2, lower_cast(c, lower_value(c, sv), sv->dtype, DT_FLOAT32),
+	             lower_i64s(c, (int)(x->rank - axis), shape));
+	zp = lower_cast(c, lower_cast(c, lower_value(c, zv), zv->dtype, DT_INT32), DT_INT32, DT_FLOAT32);
+	zp = lower_op(c, "Reshape", NULL, 2, zp, lower_i64s(c, (int)(x->rank - axis), shape));
+	t = lower_op(c, "Mul", NULL, 2, lower_cast(c, lower_value(c, x), x->dtype, DT_FLOAT32),
+	             lower_op(c, "Reciprocal", NULL, 1, s));
+	t = lower_op(c, "Add", NULL, 2, lower_op(c, "Round", NULL, 1, t), zp);
+	t = lower_op(c, "Clip", NULL, 3, t, lower_scalar(c, DT_FLOAT32, qmin), lower_scalar(c, DT_FLOAT32, qmax));
+	t = lower_op(c, "Mul", NULL, 2, lower_op(c, "Sub", NULL, 2, t, zp), s);
+	lower_finish_typed(c, n, 0, t, DT_FLOAT32);
+	return 0;
+}
+
+/* convert_element_type.no_fuse: a Cast pt2e keeps out of its fusions. */
+static int
+convert_element(LowerCtx *c, const Node *n)
+{
+	const Value *x = lower_tensor_arg(c, n, "input");
+
+	lower_finish(c, n, 0, lower_value(c, x), x->dtype);
+	return 0;
+}
+
 #define Q_ROW(fn, call) \
 	int fn(LowerCtx *c, const Node *n, const OpRow *row) { (void)row; return call; }
 Q_ROW(lower_quantize_tensor, quantize(c, n, QF_TENSOR))
@@ -379,6 +465,10 @@ Q_ROW(lower_dequantize_affine, dequantize(c, n, QF_AFFINE))
 Q_ROW(lower_choose_qparams, choose_qparams(c, n, QF_TENSOR, 0))
 Q_ROW(lower_choose_qparams_sym, choose_qparams(c, n, QF_TENSOR, 1))
 Q_ROW(lower_choose_qparams_affine, choose_qparams(c, n, QF_AFFINE, 0))
+Q_ROW(lower_choose_qparams_token, choose_qparams_token(c, n, 0))
+Q_ROW(lower_choose_qparams_token_asym, choose_qparams_token(c, n, 1))
+Q_ROW(lower_fake_quant_channel, fake_quant_channel(c, n))
+Q_ROW(lower_convert_element_no_fuse, convert_element(c, n))
 #undef Q_ROW
 
 /* aten._int_mm(self, mat2): int8 x int8 -> int32, MatMulInteger without zero points. */
