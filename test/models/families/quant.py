@@ -12,7 +12,7 @@
 
 QUANT_MODELS = ("cnn", "block", "llama")
 QUANT_FLOWS = ("xs", "xc", "xd", "x86", "x86rr", "iw8", "iw4", "w8", "da4w", "w8a8")
-QUANT_FIXTURES = "q_cnn_xs q_cnn_xc q_cnn_xd q_cnn_x86 q_cnn_x86rr q_cnn_iw8 q_cnn_iw4 q_cnn_w8 q_cnn_da4w q_cnn_w8a8 q_block_xs q_block_xc q_block_xd q_block_x86 q_block_x86rr q_block_iw8 q_block_iw4 q_block_w8 q_block_da4w q_block_w8a8 q_llama_x86 q_llama_x86rr q_llama_iw8 q_llama_iw4 q_llama_w8 q_llama_da4w q_llama_w8a8"
+QUANT_FIXTURES = "q_ops q_cnn_xs q_cnn_xc q_cnn_xd q_cnn_x86 q_cnn_x86rr q_cnn_iw8 q_cnn_iw4 q_cnn_w8 q_cnn_da4w q_cnn_w8a8 q_block_xs q_block_xc q_block_xd q_block_x86 q_block_x86rr q_block_iw8 q_block_iw4 q_block_w8 q_block_da4w q_block_w8a8 q_llama_x86 q_llama_x86rr q_llama_iw8 q_llama_iw4 q_llama_w8 q_llama_da4w q_llama_w8a8"
 
 
 def _torchao():
@@ -201,3 +201,49 @@ for _k in QUANT_MODELS:
     for _f in QUANT_FLOWS:
         globals()["fx_q_%s_%s" % (_k, _f)] = (lambda k, f: lambda: _q_fixture(k, f))(_k, _f)
 family(["q_%s_%s" % (k, f) for k in QUANT_MODELS for f in QUANT_FLOWS], versions=(), decomp=False)
+
+class QOps(nn.Module):
+    """The quantized_decomposed overloads no flow above writes, called directly (the
+    lowering goldens test/lower/quant_*.txt hold the same calls). Not here:
+    choose_qparams_per_token, whose kernel returns float32 where its Meta kernel says
+    float64/int64, so torch.export refuses the graph ("Tensor dtype mismatch"); its
+    golden (test/lower/quant_per_token.txt) checks it."""
+
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("sc", torch.tensor([0.02, 0.01, 0.03, 0.02]))
+        self.register_buffer("zc", torch.tensor([0, 5, -3, 1]))
+        self.register_buffer("sg", torch.tensor([[0.1, 0.2], [0.15, 0.05], [0.1, 0.1], [0.3, 0.2]]))
+        self.register_buffer("zg", torch.tensor([[0, 1], [-1, 0], [0, 0], [2, 0]], dtype=torch.int8))
+        self.register_buffer("lo", torch.tensor([-100]))
+        self.register_buffer("hi", torch.tensor([100]))
+
+    def forward(self, x):
+        # x (2, 4, 8) float32
+        qd = torch.ops.quantized_decomposed
+        ss, sz = qd.choose_qparams_symmetric.tensor(x, -128, 127, 2 ** -12, torch.int8)
+        q2 = qd.quantize_per_tensor.tensor2(x, ss, sz, self.lo, self.hi, torch.int8)
+        dq2 = qd.dequantize_per_tensor.tensor2(q2, ss, sz, self.lo, self.hi, torch.int8)
+        qc = qd.quantize_per_channel.default(x, self.sc, self.zc, 1, -128, 127, torch.int8)
+        fq = qd.fake_quant_per_channel.default(x * 3, self.sc, self.zc.int(), 1, -20, 20)
+        st, zt = qd.choose_qparams_per_token_asymmetric.default(x, torch.int8)
+        qt = qd.quantize_per_token.default(x, st, zt, -128, 127, torch.int8)
+        dqt = qd.dequantize_per_token.default(qt, st, zt, -128, 127, torch.int8, torch.float32)
+        w = x[0]                                                  # (4, 8), groups of 4
+        qg = qd.quantize_per_channel_group.default(w, self.sg, self.zg, -8, 7, torch.int8, 4)
+        dqg = qd.dequantize_per_channel_group.default(qg, self.sg, self.zg, -8, 7, torch.int8, 4,
+                                                      torch.float32)
+        ce = qd.convert_element_type.no_fuse(qc, torch.float32)
+        return flat_cat(dq2, q2.float(), ce, fq, st.float(), zt.float(), dqt, qg.float(), dqg)
+
+
+def fx_q_ops():
+    importlib.import_module("torch.ao.quantization.fx._decomposed")   # registers the namespace
+    g = torch.Generator().manual_seed(9)
+    mk = lambda: (torch.randn(2, 4, 8, generator=g),)  # noqa: E731
+    f = SlimFixture(QOps(), mk(), cases=[("other inputs", mk())])
+    f.deflate_min = 64          # exact: the default bound (its outputs match to 0.0)
+    return f
+
+
+family(["q_ops"], versions=(), decomp=False)
