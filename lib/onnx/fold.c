@@ -555,6 +555,12 @@ f_cast(Ctx *c)
 	int to = (int)(strcmp(c->n->op_type, "CastLike") == 0 ? c->in[1]->elem : attr_i(c, "to", 0));
 	FoldTensor *y = &c->out[0];
 
+	/* Quantized storage stays quantized: an 8-bit integer tensor (a weight of a
+	 * quantized model) cast to a float type is left to run time, or the written
+	 * model would hold it as float, 2 to 8 times its bytes (issue 32).  A few
+	 * elements (a zero point) still fold. */
+	if ((x->elem == ONNX_INT8 || x->elem == ONNX_UINT8) && dtype_onnx_is_float(to) && x->numel > 16)
+		return -1;
 	if (alloc_out(c, y, to, x->rank, x->dims))
 		return -1;
 	for (int64_t i = 0; i < x->numel; i++) {

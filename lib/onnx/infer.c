@@ -643,6 +643,73 @@ infer_matmul(const OnnxInfer *f)
 	put(f, 0, elem_of(f, 0), r, d);
 }
 
+/* QuantizeLinear: x's shape, in y_zero_point's element type, else the
+ * output_dtype attribute (21), else uint8. */
+static void
+infer_quantize(const OnnxInfer *f)
+{
+	int elem = in(f, 2) ? elem_of(f, 2) : (int)attr_i(f, "output_dtype", ONNX_UINT8);
+
+	put(f, 0, elem ? elem : ONNX_UINT8, rank_of(f, 0), dims_of(f, 0));
+}
+
+/* DequantizeLinear: x's shape, in x_scale's element type. */
+static void
+infer_dequantize(const OnnxInfer *f)
+{
+	put(f, 0, elem_of(f, 1), rank_of(f, 0), dims_of(f, 0));
+}
+
+/* DynamicQuantizeLinear: y (uint8, x's shape), its float scale and uint8
+ * zero point (scalars). */
+static void
+infer_dynamic_quantize(const OnnxInfer *f)
+{
+	put(f, 0, ONNX_UINT8, rank_of(f, 0), dims_of(f, 0));
+	put(f, 1, ONNX_FLOAT, 0, NULL);
+	put(f, 2, ONNX_UINT8, 0, NULL);
+}
+
+/* MatMulInteger: MatMul's shapes, int32. */
+static void infer_matmul(const OnnxInfer *f);
+
+static void
+put_int32(void *ctx, int k, int elem, int rank, const OnnxSize *dims)
+{
+	const OnnxInfer *f = ctx;
+
+	(void)elem;
+	f->put(f->ctx, k, ONNX_INT32, rank, dims);
+}
+
+static void
+infer_matmul_integer(const OnnxInfer *f)
+{
+	OnnxInfer g = *f;
+
+	g.put = put_int32;
+	g.ctx = (void *)f;
+	infer_matmul(&g);
+}
+
+/* com.microsoft MatMulNBits: A (..., K) times the packed B of attribute N
+ * columns: (..., N) in A's element type. */
+static void
+infer_matmul_nbits(const OnnxInfer *f)
+{
+	int r = rank_of(f, 0);
+	OnnxSize d[MAX_RANK];
+
+	if (r < 1 || r > MAX_RANK) {
+		put_elem(f, 0, elem_of(f, 0));
+		return;
+	}
+	for (int i = 0; i < r - 1; i++)
+		d[i] = dims_of(f, 0)[i];
+	d[r - 1] = num(f, attr_i(f, "N", 0));
+	put(f, 0, elem_of(f, 0), r, d);
+}
+
 static void
 infer_gemm(const OnnxInfer *f)
 {

@@ -100,6 +100,25 @@ load_config(Loader *l, const char *config_rel, const char *dir)
 	return rc;
 }
 
+/* "module.Class" when o is torch's rebuild of a wrapper tensor subclass
+ * (_rebuild_from_type_v2(_rebuild_wrapper_subclass, Class, ...): torchao's
+ * quantized weights), else NULL. */
+static const char *
+subclass_name(const PyObj *o)
+{
+	const PyObj *f = o->kind == PY_CALL ? o->func : NULL, *a = o->kind == PY_CALL ? o->args : NULL;
+
+	if (!f || f->kind != PY_GLOBAL || !f->name || strcmp(f->name, "_rebuild_from_type_v2") != 0 ||
+	    !a || a->kind != PY_TUPLE || a->n < 2 || a->items[0]->kind != PY_GLOBAL ||
+	    !a->items[0]->name || strcmp(a->items[0]->name, "_rebuild_wrapper_subclass") != 0)
+		return NULL;
+	if (a->n >= 3 && a->items[2]->kind == PY_TUPLE && a->items[2]->n >= 1 && a->items[2]->items[0]->kind == PY_GLOBAL)
+		a = a->items[2];    /* the class is the first of the wrapper's arguments */
+	else if (a->items[1]->kind != PY_GLOBAL)
+		return "unknown class";
+	return a->items[a == o->args ? 1 : 0]->name;
+}
+
 /* The entries of the weights config e, its tree parsed into the arena tree. */
 static int
 read_config(Loader *l, const ZipEntry *e, Arena *tree, const char *dir)
@@ -135,6 +154,11 @@ read_config(Loader *l, const ZipEntry *e, Arena *tree, const char *dir)
 			PyObj *o = torchsave_load(l->a, entry_label(l, data), data->data, data->size, l->d);
 			if (!o)
 				return DIAG_INPUT;
+			if (o->kind != PY_TENSOR && subclass_name(o))
+				return diag_report(l->d, YE_WEIGHTS_CONFIG, &(DiagAt){.file = l->p->path, .entry = data->name},
+					"entry '%s': '%s' is a tensor subclass (%s), not supported: export the model after "
+					"torchao.utils.unwrap_tensor_subclass(model), which makes its inner tensors "
+					"parameters", data->name, fqn, subclass_name(o));
 			if (o->kind != PY_TENSOR)
 				return diag_report(l->d, YE_WEIGHTS_CONFIG, &(DiagAt){.file = l->p->path, .entry = data->name},
 					"entry '%s': expected a pickled tensor for '%s'", data->name, fqn);

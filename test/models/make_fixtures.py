@@ -2169,6 +2169,8 @@ def generate_one(name, outdir):
     seed_all(name)
     fx = FIXTURES[name]()
     fx, ep = export_with_fallbacks(name, fx)
+    if getattr(fx, "after_export", None):   # a family's look at the program (quant.py: tolerance)
+        fx.after_export(fx, ep, [(fx.case0_desc, fx.args)] + fx.cases)
     path = os.path.join(outdir, name + ".pt2")
     status = save_ep(ep, path, getattr(fx, "deflate_min", None))
 
