@@ -533,6 +533,24 @@ lower_with_effects(LowerCtx *c, const Node *n, const OpRow *row)
 
 /* ---- LU with partial pivoting (LAPACK's getrf) ---- */
 
+/* The k per-step values (each batch + [1, 1]) as one vector, batch + [k];
+ * for k = 0 an empty one of fill's dtype. */
+static const char *
+step_vector(LowerCtx *c, const char **steps, int64_t k, const char *fill, int nb, const int64_t *batch)
+{
+	const char *v;
+
+	if (k == 0) {
+		v = lower_op(c, "Expand", NULL, 2, fill, shape_of(c, nb, batch, 1, 0));
+	} else if (k == 1) {
+		v = steps[0];
+	} else {
+		v = lower_emit(c, "Concat", (int)k, steps, 1, (const char *[]){lower_tmp(c)})->output[0];
+		onnx_attr_int(c->a, c->last, "axis", -1);
+	}
+	return lower_squeeze(c, v, 1, (const int64_t[]){nb}, NULL);
+}
+
 /* The LU factorization of a (batch + [m, n], dtype t), LAPACK's layout:
  * returns the m x n matrix holding U on and above the diagonal and L's
  * multipliers below it (L's unit diagonal implied); *piv gets the 1-based
@@ -578,11 +596,7 @@ lu_factor(LowerCtx *c, const char *a, DType t, int nb, const int64_t *batch, int
 		                                                  lower_op(c, "Mul", NULL, 2, below, colj))),
 		             lower_op(c, "Mul", NULL, 2, f, colj));
 	}
-	*piv = k == 0 ? lower_op(c, "Expand", NULL, 2, lower_i64(c, 1), shape_of(c, nb, batch, 1, 0))
-	              : k == 1 ? steps[0] : lower_emit(c, "Concat", (int)k, steps, 1, (const char *[]){lower_tmp(c)})->output[0];
-	if (k > 1)
-		onnx_attr_int(c->a, c->last, "axis", -1);
-	*piv = lower_squeeze(c, *piv, 1, (const int64_t[]){nb}, NULL);
+	*piv = step_vector(c, steps, k, lower_i64(c, 1), nb, batch);
 	return a;
 }
 
@@ -839,16 +853,7 @@ qr_factor(LowerCtx *c, const char *a, DType t, int nb, const int64_t *batch, int
 		a = lower_op(c, "Add", NULL, 2, lower_op(c, "Add", NULL, 2, keep, right), top);
 		taus[j] = tj;
 	}
-	if (k == 0) {
-		*tau = lower_op(c, "Expand", NULL, 2, lower_scalar(c, t, 0), lower_i64s(c, nb + 1,
-		                (const int64_t[MAX_RANK + 1]){0}));
-	} else {
-		*tau = k == 1 ? taus[0] : lower_emit(c, "Concat", (int)k, taus, 1, (const char *[]){lower_tmp(c)})->output[0];
-		if (k > 1)
-			onnx_attr_int(c->a, c->last, "axis", -1);
-		*tau = lower_squeeze(c, *tau, 1, (const int64_t[]){nb}, NULL);
-	}
-	(void)batch;
+	*tau = step_vector(c, taus, k, lower_scalar(c, t, 0), nb, batch);
 	return a;
 }
 
