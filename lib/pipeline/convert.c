@@ -64,8 +64,9 @@ phase_lower(Pipeline *pl, Diag *d)
 	int rc;
 
 	options_lower(&pl->opt, &lo);
-	if (pl->opt.nfunction)              /* the outlining needs each node's IR node */
-		lo.origin = pl->origin = strmap_new(pl->a, 1024);
+	/* each node's IR node: for the outlining (functions), and for the
+	 * legality check to name the ATen node and source line at fault */
+	lo.origin = pl->origin = strmap_new(pl->a, 1024);
 	rc = lower_program(&pl->prog, &lo, pl->a, &pl->model, d);
 
 	if (rc) {
@@ -113,6 +114,37 @@ count_ir_nodes(const Graph *g)
 	return n;
 }
 
+/* ---- legal: every node's element types allowed (lib/onnx/legal.c) ---- */
+
+/* The ATen node an ONNX node was lowered from, when it kept its name. */
+static void
+origin_of(void *ctx, const OnnxNode *n, DiagAt *at)
+{
+	const Pipeline *pl = ctx;
+	const Node *ir = pl->origin && n->name ? strmap_get(pl->origin, n->name) : NULL;
+
+	if (ir) {
+		at->node = ir->name;
+		at->target = ir->op;
+		at->frame = ir->frame;
+	}
+}
+
+/* A lowered model must load in onnxruntime's CPU provider: its schema's
+ * types and a CPU kernel for each node; an ONNX input's own nodes are the
+ * user's, so it is held to the schemas only.  A violation is a bug of the
+ * converter: nothing is written. */
+static int
+check_legal(Pipeline *pl, Diag *d)
+{
+	OnnxOrigin o = {origin_of, pl};
+	int from = d->n, rc = onnx_model_legal(pl->model, pl->kind != INPUT_ONNX, pl->a, pl->input, &o, d);
+
+	if (rc)
+		collect_unsupported(pl, d, from);
+	return rc;
+}
+
 int
 pipeline_convert(Pipeline *pl, Diag *d)
 {
@@ -138,6 +170,8 @@ pipeline_convert(Pipeline *pl, Diag *d)
 	}
 	if (!rc)
 		rc = pipeline_names_after(pl, d);
+	if (!rc)
+		rc = check_legal(pl, d);
 	return rc;
 }
 
