@@ -336,6 +336,18 @@ DType lower_opmath(DType t);
  * Where and scatters of dtype-t values run in (onnxruntime's ReduceMax,
  * ArgMax, Less, ... have no bool kernels). */
 DType lower_opmath_nobool(DType t);
+/* Does ONNX operator op (ai.onnx, the target opset) take dtype t as its
+ * input k, by its schema and with an onnxruntime CPU kernel
+ * (lib/onnx/optypes.def)?  An op the table does not know takes anything. */
+int lower_takes(LowerCtx *c, const char *op, int k, DType t);
+/* The dtype op's input k computes dtype-t values in exactly: t when op takes
+ * it (lower_takes), else the first widening of t it takes: bool and the
+ * small integers to int32 then int64, int32 to int64, float16 and bfloat16
+ * to float32 then float64, float32 to float64; DT_UNKNOWN when none.  For
+ * operators whose result on widened values, narrowed back, is their result
+ * on t (comparisons, Max, Min, Clip, Where, Abs, Neg): the legalization of
+ * a type the table refuses (docs/ops.md, "Legalizations"). */
+DType lower_exact(LowerCtx *c, const char *op, int k, DType t);
 /* The dtype of n's output k; float32 when the IR records none. */
 DType lower_out_dtype(const Node *n, int k);
 /* Transpose(x, perm) of a rank-`rank` tensor; x itself when perm is the

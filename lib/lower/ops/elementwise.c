@@ -23,8 +23,24 @@ int
 lower_unary(LowerCtx *c, const Node *n, const OpRow *row)
 {
 	DType cdt = lower_opmath(lower_out_dtype(n, 0));
+	const char *x = lower_operand(c, n, "self", cdt);
 
-	lower_result(c, n, row->onnx, cdt, 1, lower_operand(c, n, "self", cdt));
+	if (!lower_takes(c, row->onnx, 0, cdt)) {
+		/* exact rewrites of a type the operator refuses: rounding an
+		 * integer is the integer; relu of an integer is max(x, 0) */
+		if (dtype_kind(cdt) != DK_FLOAT && (!strcmp(row->onnx, "Floor") || !strcmp(row->onnx, "Ceil") ||
+		                                    !strcmp(row->onnx, "Round"))) {
+			lower_finish_typed(c, n, 0, x, cdt);
+			return 0;
+		}
+		if (!strcmp(row->onnx, "Relu") && lower_takes(c, "Max", 0, cdt)) {
+			lower_result(c, n, "Max", cdt, 2, x, lower_scalar(c, cdt, 0));
+			return 0;
+		}
+		return lower_fail(c, n, "%s input: ONNX's %s takes no such type on onnxruntime's CPU provider",
+		                  dtype_name(cdt), row->onnx);
+	}
+	lower_result(c, n, row->onnx, cdt, 1, x);
 	return 0;
 }
 
@@ -96,9 +112,16 @@ lower_gelu(LowerCtx *c, const Node *n, const OpRow *row)
 int
 lower_clamp(LowerCtx *c, const Node *n, const OpRow *row)
 {
-	DType cdt = lower_opmath(lower_out_dtype(n, 0));
-	const char *x = lower_operand(c, n, "self", cdt);
-	const char *lo = lower_operand(c, n, "min", cdt), *hi = lower_operand(c, n, "max", cdt);
+	/* bool clamps as int32: Clip, Max and Min take no bool */
+	DType cdt = lower_exact(c, strcmp(row->onnx, "Clip") == 0 ? "Clip" : "Max", 0, lower_opmath(lower_out_dtype(n, 0)));
+	const char *x, *lo, *hi;
+
+	if (cdt == DT_UNKNOWN)
+		return lower_fail(c, n, "%s operands: ONNX's %s takes no such type", dtype_name(lower_out_dtype(n, 0)),
+		                  row->onnx);
+	x = lower_operand(c, n, "self", cdt);
+	lo = lower_operand(c, n, "min", cdt);
+	hi = lower_operand(c, n, "max", cdt);
 
 	if (strcmp(row->onnx, "Clip") == 0) {
 		lower_result(c, n, row->onnx, cdt, 3, x, lo ? lo : "", hi ? hi : "");
@@ -142,9 +165,15 @@ lower_compare(LowerCtx *c, const Node *n, const OpRow *row)
 {
 	int sa, sb;
 	DType da = lower_arg_dtype(n, "self", &sa), db = lower_arg_dtype(n, "other", &sb);
-	DType cdt = lower_opmath(lower_promote(da, sa, db, sb));
-	const char *a = lower_operand(c, n, "self", cdt), *b = lower_operand(c, n, "other", cdt);
+	/* bool operands compare as int32 (ONNX's Less & co. take no bool) */
+	DType cdt = lower_exact(c, row->onnx, 0, lower_opmath(lower_promote(da, sa, db, sb)));
+	const char *a, *b;
 
+	if (cdt == DT_UNKNOWN)
+		return lower_fail(c, n, "%s operands: ONNX's %s takes no such type", dtype_name(lower_promote(da, sa, db, sb)),
+		                  row->onnx);
+	a = lower_operand(c, n, "self", cdt);
+	b = lower_operand(c, n, "other", cdt);
 	if (!b)
 		return lower_fail(c, n, "no second operand");
 	if (row->variant == OPV_NOT)

@@ -135,6 +135,9 @@ lower_avg_pool(LowerCtx *c, const Node *n, const OpRow *row)
 
 	if (!x)
 		return lower_fail(c, n, "needs an input with %d spatial dims", sp);
+	if (!lower_takes(c, row->onnx, 0, cdt))
+		return lower_fail(c, n, "%s input: onnxruntime's CPU provider has no %s kernel for it", dtype_name(cdt),
+		                  row->onnx);
 	if (pool_window(c, n, sp, ks, st, pads))
 		return DIAG_CONVERT;
 	if (div) {
