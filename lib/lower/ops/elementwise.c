@@ -423,6 +423,14 @@ lower_nan_to_num(LowerCtx *c, const Node *n, const OpRow *row)
 	return 0;
 }
 
+/* v < 0, or v is -0 (1 / -0 = -inf) */
+static const char *
+negative(LowerCtx *c, const char *v, const char *zero)
+{
+	return lower_op(c, "Or", NULL, 2, lower_op(c, "Less", NULL, 2, v, zero),
+	                lower_op(c, "Less", NULL, 2, lower_op(c, "Reciprocal", NULL, 1, v), zero));
+}
+
 /* atan2(self, other) = atan(self / other), moved by +-pi into the left
  * half plane (other < 0) on the side of self's sign. */
 int
@@ -430,13 +438,14 @@ lower_atan2(LowerCtx *c, const Node *n, const OpRow *row)
 {
 	DType cdt = lower_opmath(lower_out_dtype(n, 0));
 	const char *y = self_in(c, n, cdt), *x = lower_operand(c, n, "other", cdt), *zero = lower_scalar(c, cdt, 0);
-	const char *r = lower_op(c, row->onnx, NULL, 1, lower_op(c, "Div", NULL, 2, y, x));
-	const char *turn;
+	const char *q = lower_op(c, "Div", NULL, 2, y, x), *r, *turn, *both0;
 
-	turn = lower_op(c, "Where", NULL, 3, lower_op(c, "Less", NULL, 2, y, zero), lower_scalar(c, cdt, -M_PI),
-	                lower_scalar(c, cdt, M_PI));
-	lower_result(c, n, "Where", cdt, 3, lower_op(c, "Less", NULL, 2, x, zero),
-	             lower_op(c, "Add", NULL, 2, r, turn), r);
+	/* 0 / 0 is NaN, where atan2(+-0, +-0) is +-0 or +-pi: the quotient
+	 * becomes 0 there, and the signs come from 1 / v (-0 gives -inf) */
+	both0 = lower_op(c, "And", NULL, 2, lower_op(c, "Equal", NULL, 2, x, zero), lower_op(c, "Equal", NULL, 2, y, zero));
+	r = lower_op(c, row->onnx, NULL, 1, lower_op(c, "Where", NULL, 3, both0, y, q));
+	turn = lower_op(c, "Where", NULL, 3, negative(c, y, zero), lower_scalar(c, cdt, -M_PI), lower_scalar(c, cdt, M_PI));
+	lower_result(c, n, "Where", cdt, 3, negative(c, x, zero), lower_op(c, "Add", NULL, 2, r, turn), r);
 	return 0;
 }
 
