@@ -629,6 +629,43 @@ lower_exact(LowerCtx *c, const char *op, int k, DType t)
 	return DT_UNKNOWN;
 }
 
+const LegalRow lower_legal_rows[] = {
+#define LEGAL(op, kinds, action, how) {op, kinds, action, how},
+#include "lower/ops/legalize.def"
+#undef LEGAL
+};
+const int lower_nlegal = (int)(sizeof lower_legal_rows / sizeof lower_legal_rows[0]);
+
+const LegalRow *
+lower_legalize(LowerCtx *c, const char *op, DType t)
+{
+	static const LegalRow none = {"", 0, LA_REFUSE, "no exact form"};
+	int kind = dtype_kind(t) == DK_BOOL ? LK_BOOL : dtype_kind(t) == DK_INT ? LK_INT : LK_FLOAT;
+
+	if (lower_takes(c, op, 0, t))
+		return NULL;
+	for (int i = 0; i < lower_nlegal; i++) {
+		const LegalRow *r = &lower_legal_rows[i];
+		if (strcmp(r->op, op) == 0 && (r->kinds & kind))
+			return r->action == LA_WIDEN && lower_exact(c, op, 0, t) == DT_UNKNOWN ? &none : r;
+	}
+	return &none;
+}
+
+DType
+lower_widen(LowerCtx *c, const Node *n, const char *op, DType t)
+{
+	const LegalRow *r = lower_legalize(c, op, t);
+
+	if (!r)
+		return t;
+	if (r->action == LA_WIDEN)
+		return lower_exact(c, op, 0, t);
+	lower_fail(c, n, "%s operands: ONNX's %s takes no such type on onnxruntime's CPU provider (%s)", dtype_name(t),
+	           op, r->how);
+	return DT_UNKNOWN;
+}
+
 DType
 lower_opmath_nobool(DType t)
 {

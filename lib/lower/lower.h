@@ -348,6 +348,24 @@ int lower_takes(LowerCtx *c, const char *op, int k, DType t);
  * on t (comparisons, Max, Min, Clip, Where, Abs, Neg): the legalization of
  * a type the table refuses (docs/ops.md, "Legalizations"). */
 DType lower_exact(LowerCtx *c, const char *op, int k, DType t);
+/* The legalization rows (lib/lower/ops/legalize.def). */
+enum { LK_BOOL = 1, LK_INT = 2, LK_FLOAT = 4 };
+typedef enum LegalAction { LA_WIDEN, LA_IDENTITY, LA_MAX0, LA_MATMUL, LA_REFUSE } LegalAction;
+typedef struct LegalRow {
+	const char *op;         /* the ONNX operator */
+	int kinds;              /* LK_*: the operand dtypes it is for */
+	LegalAction action;
+	const char *how;        /* what it computes, for docs/ops.md and messages */
+} LegalRow;
+extern const LegalRow lower_legal_rows[];
+extern const int lower_nlegal;
+/* NULL when op takes dtype t as its first input (lower_takes); else the
+ * row of legalize.def for op and t's kind, or one whose action is
+ * LA_REFUSE when none is (or when LA_WIDEN finds no wider type op takes). */
+const LegalRow *lower_legalize(LowerCtx *c, const char *op, DType t);
+/* The dtype node n computes op over dtype-t operands in: t, or the wider
+ * one of an LA_WIDEN row; else DT_UNKNOWN, n refused by name. */
+DType lower_widen(LowerCtx *c, const Node *n, const char *op, DType t);
 /* The dtype of n's output k; float32 when the IR records none. */
 DType lower_out_dtype(const Node *n, int k);
 /* Transpose(x, perm) of a rank-`rank` tensor; x itself when perm is the

@@ -53,9 +53,8 @@ lower_conv(LowerCtx *c, const Node *n, const OpRow *row)
 		for (int i = 0; i < sp; i++)
 			pads[i] = pads[i + sp] = pad[i];
 	}
-	if (!lower_takes(c, transposed ? "ConvTranspose" : row->onnx, 0, cdt))
-		return lower_fail(c, n, "%s input: onnxruntime's CPU provider has no %s kernel for it", dtype_name(cdt),
-		                  transposed ? "ConvTranspose" : row->onnx);
+	if ((cdt = lower_widen(c, n, transposed ? "ConvTranspose" : row->onnx, cdt)) == DT_UNKNOWN)
+		return DIAG_CONVERT;
 	/* output_padding extends the output's end, inside what the padding
 	 * crops when it is no more than the end's padding: the same rows come
 	 * from cropping less.  torch allows output_padding up to the larger of

@@ -23,24 +23,21 @@ int
 lower_unary(LowerCtx *c, const Node *n, const OpRow *row)
 {
 	DType cdt = lower_opmath(lower_out_dtype(n, 0));
-	const char *x = lower_operand(c, n, "self", cdt);
+	const LegalRow *lg = lower_legalize(c, row->onnx, cdt);   /* a type the operator refuses (legalize.def) */
+	const char *x;
 
-	if (!lower_takes(c, row->onnx, 0, cdt)) {
-		/* exact rewrites of a type the operator refuses: rounding an
-		 * integer is the integer; relu of an integer is max(x, 0) */
-		if (dtype_kind(cdt) != DK_FLOAT && (!strcmp(row->onnx, "Floor") || !strcmp(row->onnx, "Ceil") ||
-		                                    !strcmp(row->onnx, "Round"))) {
-			lower_finish_typed(c, n, 0, x, cdt);
-			return 0;
-		}
-		if (!strcmp(row->onnx, "Relu") && lower_takes(c, "Max", 0, cdt)) {
-			lower_result(c, n, "Max", cdt, 2, x, lower_scalar(c, cdt, 0));
-			return 0;
-		}
-		return lower_fail(c, n, "%s input: ONNX's %s takes no such type on onnxruntime's CPU provider",
-		                  dtype_name(cdt), row->onnx);
-	}
-	lower_result(c, n, row->onnx, cdt, 1, x);
+	if (lg && lg->action == LA_WIDEN)
+		cdt = lower_exact(c, row->onnx, 0, cdt);
+	x = lower_operand(c, n, "self", cdt);
+	if (!lg || lg->action == LA_WIDEN)
+		lower_result(c, n, row->onnx, cdt, 1, x);
+	else if (lg->action == LA_IDENTITY)
+		lower_finish_typed(c, n, 0, x, cdt);
+	else if (lg->action == LA_MAX0)
+		lower_result(c, n, "Max", cdt, 2, x, lower_scalar(c, cdt, 0));
+	else
+		return lower_fail(c, n, "%s input: ONNX's %s takes no such type on onnxruntime's CPU provider (%s)",
+		                  dtype_name(cdt), row->onnx, lg->how);
 	return 0;
 }
 
@@ -113,12 +110,11 @@ int
 lower_clamp(LowerCtx *c, const Node *n, const OpRow *row)
 {
 	/* bool clamps as int32: Clip, Max and Min take no bool */
-	DType cdt = lower_exact(c, strcmp(row->onnx, "Clip") == 0 ? "Clip" : "Max", 0, lower_opmath(lower_out_dtype(n, 0)));
+	DType cdt = lower_widen(c, n, strcmp(row->onnx, "Clip") == 0 ? "Clip" : "Max", lower_opmath(lower_out_dtype(n, 0)));
 	const char *x, *lo, *hi;
 
 	if (cdt == DT_UNKNOWN)
-		return lower_fail(c, n, "%s operands: ONNX's %s takes no such type", dtype_name(lower_out_dtype(n, 0)),
-		                  row->onnx);
+		return DIAG_CONVERT;
 	x = lower_operand(c, n, "self", cdt);
 	lo = lower_operand(c, n, "min", cdt);
 	hi = lower_operand(c, n, "max", cdt);
@@ -166,12 +162,11 @@ lower_compare(LowerCtx *c, const Node *n, const OpRow *row)
 	int sa, sb;
 	DType da = lower_arg_dtype(n, "self", &sa), db = lower_arg_dtype(n, "other", &sb);
 	/* bool operands compare as int32 (ONNX's Less & co. take no bool) */
-	DType cdt = lower_exact(c, row->onnx, 0, lower_opmath(lower_promote(da, sa, db, sb)));
+	DType cdt = lower_widen(c, n, row->onnx, lower_opmath(lower_promote(da, sa, db, sb)));
 	const char *a, *b;
 
 	if (cdt == DT_UNKNOWN)
-		return lower_fail(c, n, "%s operands: ONNX's %s takes no such type", dtype_name(lower_promote(da, sa, db, sb)),
-		                  row->onnx);
+		return DIAG_CONVERT;
 	a = lower_operand(c, n, "self", cdt);
 	b = lower_operand(c, n, "other", cdt);
 	if (!b)

@@ -26,8 +26,11 @@ lower_addmm(LowerCtx *c, const Node *n, const OpRow *row)
 	/* Gemm has no integer kernel on onnxruntime's CPU provider: integer
 	 * addmm is MatMul, Mul and Add, as baddbmm/addbmm are (exact) */
 	int gemm = strcmp(row->onnx, "Gemm") == 0;
+	const LegalRow *lg = gemm ? lower_legalize(c, "Gemm", cdt) : NULL;
 
-	if (!gemm || !lower_takes(c, "Gemm", 0, cdt)) {
+	if (lg && lg->action != LA_MATMUL)
+		return lower_fail(c, n, "%s operands: ONNX's Gemm takes no such type (%s)", dtype_name(cdt), lg->how);
+	if (!gemm || lg) {
 		const char *p = lower_op(c, gemm ? "MatMul" : row->onnx, NULL, 2,
 		                         lower_operand(c, n, gemm ? "mat1" : "batch1", cdt),
 		                         lower_operand(c, n, gemm ? "mat2" : "batch2", cdt));
