@@ -131,14 +131,15 @@ origin_of(void *ctx, const OnnxNode *n, DiagAt *at)
 }
 
 /* A lowered model must load in onnxruntime's CPU provider: its schema's
- * types and a CPU kernel for each node; an ONNX input's own nodes are the
- * user's, so it is held to the schemas only.  A violation is a bug of the
- * converter: nothing is written. */
+ * types and a CPU kernel for each node; an ONNX model's own nodes (an
+ * input, a bundle's ONNX capture) are the user's, so it is held to the
+ * schemas only.  A violation is a bug of the converter: nothing is
+ * written. */
 static int
-check_legal(Pipeline *pl, Diag *d)
+check_legal(Pipeline *pl, int lowered, Diag *d)
 {
 	OnnxOrigin o = {origin_of, pl};
-	int from = d->n, rc = onnx_model_legal(pl->model, pl->kind != INPUT_ONNX, pl->a, pl->input, &o, d);
+	int from = d->n, rc = onnx_model_legal(pl->model, lowered, pl->a, pl->input, &o, d);
 
 	if (rc)
 		collect_unsupported(pl, d, from);
@@ -149,9 +150,9 @@ int
 pipeline_convert(Pipeline *pl, Diag *d)
 {
 	double t;
-	int rc = 0;
+	int rc = 0, lowered = pl->kind != INPUT_ONNX && !(pl->kind == INPUT_BUNDLE && pl->model);
 
-	if (pl->kind != INPUT_ONNX && !(pl->kind == INPUT_BUNDLE && pl->model)) {
+	if (lowered) {
 		pl->aten_nodes = pl->prog.graph ? count_ir_nodes(pl->prog.graph) : 0;
 		t = pipeline_now();
 		if (!(rc = pipeline_names_before(pl, d)))
@@ -171,7 +172,7 @@ pipeline_convert(Pipeline *pl, Diag *d)
 	if (!rc)
 		rc = pipeline_names_after(pl, d);
 	if (!rc)
-		rc = check_legal(pl, d);
+		rc = check_legal(pl, lowered, d);
 	return rc;
 }
 
