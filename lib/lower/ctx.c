@@ -584,6 +584,75 @@ lower_opmath(DType t)
 	}
 }
 
+int
+lower_takes(LowerCtx *c, const char *op, int k, DType t)
+{
+	int in[8] = {0};
+	OnnxIllegal why;
+
+	if (k < 0 || k >= 8 || dtype_onnx(t) == 0)
+		return 1;
+	in[k] = dtype_onnx(t);
+	return onnx_node_legal("", op, c->opset, 1, k + 1, in, 0, NULL, &why) != 1;
+}
+
+DType
+lower_exact(LowerCtx *c, const char *op, int k, DType t)
+{
+	static const DType wider[][3] = {
+		{DT_BOOL, DT_INT32, DT_INT64}, {DT_INT8, DT_INT32, DT_INT64}, {DT_UINT8, DT_INT32, DT_INT64},
+		{DT_INT16, DT_INT32, DT_INT64}, {DT_UINT16, DT_INT32, DT_INT64}, {DT_INT32, DT_INT64, DT_UNKNOWN},
+		{DT_UINT32, DT_INT64, DT_UNKNOWN}, {DT_FLOAT16, DT_FLOAT32, DT_FLOAT64},
+		{DT_BFLOAT16, DT_FLOAT32, DT_FLOAT64}, {DT_FLOAT32, DT_FLOAT64, DT_UNKNOWN},
+	};
+
+	if (lower_takes(c, op, k, t))
+		return t;
+	for (size_t i = 0; i < sizeof wider / sizeof wider[0]; i++)
+		if (wider[i][0] == t)
+			for (int j = 1; j < 3 && wider[i][j] != DT_UNKNOWN; j++)
+				if (lower_takes(c, op, k, wider[i][j]))
+					return wider[i][j];
+	return DT_UNKNOWN;
+}
+
+const LegalRow lower_legal_rows[] = {
+#define LEGAL(op, kinds, action, how) {op, kinds, action, how},
+#include "lower/ops/legalize.def"
+#undef LEGAL
+};
+const int lower_nlegal = (int)(sizeof lower_legal_rows / sizeof lower_legal_rows[0]);
+
+const LegalRow *
+lower_legalize(LowerCtx *c, const char *op, DType t)
+{
+	static const LegalRow none = {"", 0, LA_REFUSE, "no exact form"};
+	int kind = dtype_kind(t) == DK_BOOL ? LK_BOOL : dtype_kind(t) == DK_INT ? LK_INT : LK_FLOAT;
+
+	if (lower_takes(c, op, 0, t))
+		return NULL;
+	for (int i = 0; i < lower_nlegal; i++) {
+		const LegalRow *r = &lower_legal_rows[i];
+		if (strcmp(r->op, op) == 0 && (r->kinds & kind))
+			return r->action == LA_WIDEN && lower_exact(c, op, 0, t) == DT_UNKNOWN ? &none : r;
+	}
+	return &none;
+}
+
+DType
+lower_widen(LowerCtx *c, const Node *n, const char *op, DType t)
+{
+	const LegalRow *r = lower_legalize(c, op, t);
+
+	if (!r)
+		return t;
+	if (r->action == LA_WIDEN)
+		return lower_exact(c, op, 0, t);
+	lower_fail(c, n, "%s operands: ONNX's %s takes no such type on onnxruntime's CPU provider (%s)", dtype_name(t),
+	           op, r->how);
+	return DT_UNKNOWN;
+}
+
 DType
 lower_opmath_nobool(DType t)
 {

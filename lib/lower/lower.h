@@ -336,6 +336,36 @@ DType lower_opmath(DType t);
  * Where and scatters of dtype-t values run in (onnxruntime's ReduceMax,
  * ArgMax, Less, ... have no bool kernels). */
 DType lower_opmath_nobool(DType t);
+/* Does ONNX operator op (ai.onnx, the target opset) take dtype t as its
+ * input k, by its schema and with an onnxruntime CPU kernel
+ * (lib/onnx/optypes.def)?  An op the table does not know takes anything. */
+int lower_takes(LowerCtx *c, const char *op, int k, DType t);
+/* The dtype op's input k computes dtype-t values in exactly: t when op takes
+ * it (lower_takes), else the first widening of t it takes: bool and the
+ * small integers to int32 then int64, int32 to int64, float16 and bfloat16
+ * to float32 then float64, float32 to float64; DT_UNKNOWN when none.  For
+ * operators whose result on widened values, narrowed back, is their result
+ * on t (comparisons, Max, Min, Clip, Where, Abs, Neg): the legalization of
+ * a type the table refuses (docs/ops.md, "Legalizations"). */
+DType lower_exact(LowerCtx *c, const char *op, int k, DType t);
+/* The legalization rows (lib/lower/ops/legalize.def). */
+enum { LK_BOOL = 1, LK_INT = 2, LK_FLOAT = 4 };
+typedef enum LegalAction { LA_WIDEN, LA_IDENTITY, LA_MAX0, LA_MATMUL, LA_REFUSE } LegalAction;
+typedef struct LegalRow {
+	const char *op;         /* the ONNX operator */
+	int kinds;              /* LK_*: the operand dtypes it is for */
+	LegalAction action;
+	const char *how;        /* what it computes, for docs/ops.md and messages */
+} LegalRow;
+extern const LegalRow lower_legal_rows[];
+extern const int lower_nlegal;
+/* NULL when op takes dtype t as its first input (lower_takes); else the
+ * row of legalize.def for op and t's kind, or one whose action is
+ * LA_REFUSE when none is (or when LA_WIDEN finds no wider type op takes). */
+const LegalRow *lower_legalize(LowerCtx *c, const char *op, DType t);
+/* The dtype node n computes op over dtype-t operands in: t, or the wider
+ * one of an LA_WIDEN row; else DT_UNKNOWN, n refused by name. */
+DType lower_widen(LowerCtx *c, const Node *n, const char *op, DType t);
 /* The dtype of n's output k; float32 when the IR records none. */
 DType lower_out_dtype(const Node *n, int k);
 /* Transpose(x, perm) of a rank-`rank` tensor; x itself when perm is the

@@ -242,6 +242,44 @@ int onnx_op_find(const char *domain, const char *op);
 /* onnx_op_find() of node n's domain and op type. */
 int onnx_op_of(const OnnxNode *n);
 
+/* ==== legal ==== */
+
+/* Why a node is not legal (onnx_node_legal). */
+enum { ONNX_ILLEGAL_SCHEMA = 1, ONNX_ILLEGAL_CPU, ONNX_ILLEGAL_MIXED };
+typedef struct OnnxIllegal {
+	int what;               /* ONNX_ILLEGAL_SCHEMA: the schema does not allow the type; _CPU:
+	                         * onnxruntime's CPU provider has no kernel for it; _MIXED: two
+	                         * values of one type parameter differ */
+	int output;             /* 1: the value is an output */
+	int index;              /* its input or output position */
+	int elem;               /* its ONNX element type */
+	int other;              /* _MIXED: the value it differs from (outputs from 1000) */
+	int since;              /* the operator version in force */
+} OnnxIllegal;
+
+/* Are the element types in[nin] and out[nout] (0: unknown, not checked) of
+ * a node domain:op at opset allowed by its schema and, when cpu, by
+ * onnxruntime's CPU kernels (lib/onnx/optypes.def)?  Returns 0 when legal,
+ * 1 (and *why) when not, -1 when the table does not know the operator. */
+int onnx_node_legal(const char *domain, const char *op, int opset, int cpu, int nin, const int *in, int nout,
+                    const int *out, OnnxIllegal *why);
+/* why as a sentence: "Less-13 does not take bool for input 0 (its ONNX schema)". */
+const char *onnx_illegal_text(Arena *a, const char *op, const OnnxIllegal *why);
+
+/* Fills at's node, target and frame for ONNX node n (the pipeline maps a
+ * lowered node to the ATen node it came from). */
+typedef struct OnnxOrigin {
+	void (*fn)(void *ctx, const OnnxNode *n, DiagAt *at);
+	void *ctx;
+} OnnxOrigin;
+
+/* onnx_node_legal() over every node of m (subgraphs too), element types
+ * from its inputs, outputs, value_info and initializers; one YE_ILLEGAL_NODE
+ * diagnostic per illegal node, labelled with label and origin.  Returns 0
+ * or DIAG_CONVERT. */
+int onnx_model_legal(const Onnx__ModelProto *m, int cpu, Arena *a, const char *label, const OnnxOrigin *origin,
+                     Diag *d);
+
 /* ==== infer ==== */
 
 /* Element types and shapes of a node's outputs from its inputs: one rule

@@ -219,6 +219,44 @@ opt_writeback(Opt *o, Onnx__GraphProto *g)
 
 /* ---- the checker ---- */
 
+/* Is node n's element types legal (lib/onnx/legal.c: schema and
+ * onnxruntime's CPU kernels)?  1 when not. */
+static int
+node_illegal(const Opt *o, const OptNode *x, OnnxIllegal *why)
+{
+	int in[64], out[64], nin = x->nin < 64 ? x->nin : 64, nout = x->nout < 64 ? x->nout : 64;
+	const char *dom = x->n->domain;
+
+	for (int k = 0; k < nin; k++)
+		in[k] = x->in[k] >= 0 ? o->val[x->in[k]].elem : 0;
+	for (int k = 0; k < nout; k++)
+		out[k] = x->out[k] >= 0 ? o->val[x->out[k]].elem : 0;
+	return onnx_node_legal(dom, x->n->op_type, dom && *dom && strcmp(dom, "ai.onnx") ? 1 : o->opset, 1, nin, in,
+	                       nout, out, why) == 1;
+}
+
+/* The legality of every node: the graph as indexed may hold illegal nodes
+ * (an ONNX input's own, or a lowering's, which the pipeline reports by
+ * name); a rewrite must not make one. */
+static void
+verify_legal(Opt *o, const char *after)
+{
+	OnnxIllegal why;
+
+	if (!strcmp(after, "indexing")) {
+		o->illegal0 = arena_alloc(o->a, (size_t)o->nnode + 1);
+		o->nillegal0 = o->nnode;
+		memset(o->illegal0, 0, (size_t)o->nnode + 1);
+		for (int n = o->head; n >= 0; n = o->node[n].next)
+			o->illegal0[n] = (unsigned char)node_illegal(o, &o->node[n], &why);
+		return;
+	}
+	for (int n = o->head; n >= 0; n = o->node[n].next)
+		if ((n >= o->nillegal0 || !o->illegal0[n]) && node_illegal(o, &o->node[n], &why))
+			die("optimizer, after %s: node '%s': %s", after, o->node[n].n->name,
+			    onnx_illegal_text(o->a, o->node[n].n->op_type, &why));
+}
+
 void
 opt_verify(Opt *o, const char *after)
 {
@@ -266,6 +304,8 @@ opt_verify(Opt *o, const char *after)
 	}
 	if (live != o->live || prev != o->tail)
 		die("optimizer, after %s: %d nodes listed, %d counted", after, live, o->live);
+	if (o->verify_each)   /* a rewrite may pass through an illegal node a later one removes (folding) */
+		verify_legal(o, after);
 	for (int v = 0; v < o->nval; v++) {
 		const OptValue *x = &o->val[v];
 		for (int i = 0; i < x->nuse; i++)

@@ -161,6 +161,8 @@ struct Opt {
 	int fresh_from;         /* nodes from this id on were added by the running rewrite */
 	const char *hint;       /* base for fresh names: the root's node name */
 	int verify_each;        /* check the index after every rewrite (tests) */
+	unsigned char *illegal0;/* verify_each: by node, illegal when indexed (lib/onnx/legal.c) */
+	int nillegal0;          /* nodes indexed then */
 	int keep_inits;         /* `patterns: none`: write every initializer, read or not */
 	int64_t fold_max_bytes; /* largest constant folding may create */
 	OptCount *count;        /* by row */

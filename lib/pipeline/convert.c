@@ -64,8 +64,9 @@ phase_lower(Pipeline *pl, Diag *d)
 	int rc;
 
 	options_lower(&pl->opt, &lo);
-	if (pl->opt.nfunction)              /* the outlining needs each node's IR node */
-		lo.origin = pl->origin = strmap_new(pl->a, 1024);
+	/* each node's IR node: for the outlining (functions), and for the
+	 * legality check to name the ATen node and source line at fault */
+	lo.origin = pl->origin = strmap_new(pl->a, 1024);
 	rc = lower_program(&pl->prog, &lo, pl->a, &pl->model, d);
 
 	if (rc) {
@@ -113,13 +114,45 @@ count_ir_nodes(const Graph *g)
 	return n;
 }
 
+/* ---- legal: every node's element types allowed (lib/onnx/legal.c) ---- */
+
+/* The ATen node an ONNX node was lowered from, when it kept its name. */
+static void
+origin_of(void *ctx, const OnnxNode *n, DiagAt *at)
+{
+	const Pipeline *pl = ctx;
+	const Node *ir = pl->origin && n->name ? strmap_get(pl->origin, n->name) : NULL;
+
+	if (ir) {
+		at->node = ir->name;
+		at->target = ir->op;
+		at->frame = ir->frame;
+	}
+}
+
+/* A lowered model must load in onnxruntime's CPU provider: its schema's
+ * types and a CPU kernel for each node; an ONNX model's own nodes (an
+ * input, a bundle's ONNX capture) are the user's, so it is held to the
+ * schemas only.  A violation is a bug of the converter: nothing is
+ * written. */
+static int
+check_legal(Pipeline *pl, int lowered, Diag *d)
+{
+	OnnxOrigin o = {origin_of, pl};
+	int from = d->n, rc = onnx_model_legal(pl->model, lowered, pl->a, pl->input, &o, d);
+
+	if (rc)
+		collect_unsupported(pl, d, from);
+	return rc;
+}
+
 int
 pipeline_convert(Pipeline *pl, Diag *d)
 {
 	double t;
-	int rc = 0;
+	int rc = 0, lowered = pl->kind != INPUT_ONNX && !(pl->kind == INPUT_BUNDLE && pl->model);
 
-	if (pl->kind != INPUT_ONNX && !(pl->kind == INPUT_BUNDLE && pl->model)) {
+	if (lowered) {
 		pl->aten_nodes = pl->prog.graph ? count_ir_nodes(pl->prog.graph) : 0;
 		t = pipeline_now();
 		if (!(rc = pipeline_names_before(pl, d)))
@@ -138,6 +171,8 @@ pipeline_convert(Pipeline *pl, Diag *d)
 	}
 	if (!rc)
 		rc = pipeline_names_after(pl, d);
+	if (!rc)
+		rc = check_legal(pl, lowered, d);
 	return rc;
 }
 

@@ -15,9 +15,11 @@
 #   W  WRONG: converted, but onnxruntime refuses the model or its numbers differ
 #   C  crash: any other exit status (a signal, die())
 # test/conformance/expected.txt holds the status of every conversion; the
-# run fails on a crash, on a W that file does not list, and on any M there
-# that is no longer M (coverage only goes up). UPDATE=1 rewrites the file
-# from this run (after an improvement). summary.mjs prints the counts.
+# run fails on any W or C (a wrong model is a bug: the file may list no W),
+# on any M there that is no longer M, and on a sample with an M there that
+# is no longer stored (coverage only goes up). UPDATE=1 rewrites the file
+# from this run (after an improvement; never while a W or C remains).
+# summary.mjs prints the counts.
 #
 # Speed: starting a process costs more than converting or running most
 # samples, so the conversions run in JOBS (default 2) build/test/convert_many

@@ -9,6 +9,8 @@
  * lowerings and rewrites emit, and its opset columns are the ones the
  * output is valid at: a row whose `since` is too high, an op emitted below
  * the opset that introduced it, or an op missing from the table fails.
+ * Every node's element types must also be legal (lib/onnx/legal.c: its
+ * schema's types and an onnxruntime CPU kernel).
  * ONNXOPS_SHARD=K/N checks only the fixtures K, K+N, K+2N... so make check
  * runs the N shards side by side (test/suites.sh). */
 #include <glob.h>
@@ -97,6 +99,11 @@ START_TEST(test_written_ops_are_rows)
 					ck_assert_msg(opt_model(m, &a, set ? ort : NULL, NULL, NULL, &d) == 0, "%s: %s", what,
 					              test_diag_text(&d));
 					bad += check_graph(m->graph, opsets[o], what);
+					/* and every node's element types legal (lib/onnx/legal.c) */
+					if (onnx_model_legal(m, 1, &a, what, NULL, &d)) {
+						fprintf(stderr, "%s", test_diag_text(&d));
+						bad++;
+					}
 					models++;
 				}
 				/* a fixture refused at an opset (op_dtypes at 17) writes nothing to check */

@@ -53,6 +53,21 @@ lower_conv(LowerCtx *c, const Node *n, const OpRow *row)
 		for (int i = 0; i < sp; i++)
 			pads[i] = pads[i + sp] = pad[i];
 	}
+	if ((cdt = lower_widen(c, n, transposed ? "ConvTranspose" : row->onnx, cdt)) == DT_UNKNOWN)
+		return DIAG_CONVERT;
+	/* output_padding extends the output's end, inside what the padding
+	 * crops when it is no more than the end's padding: the same rows come
+	 * from cropping less.  torch allows output_padding up to the larger of
+	 * stride and dilation, onnxruntime only below the stride. */
+	for (int i = 0; transposed && i < sp; i++) {
+		if (outpad[i] && outpad[i] <= pads[i + sp]) {
+			pads[i + sp] -= outpad[i];
+			outpad[i] = 0;
+		}
+		if (outpad[i] >= stride[i])
+			return lower_fail(c, n, "output_padding %lld is not below the stride %lld (onnxruntime's ConvTranspose) "
+			                  "nor within the padding", (long long)outpad[i], (long long)stride[i]);
+	}
 	in[0] = lower_operand(c, n, "input", cdt);
 	in[1] = lower_operand(c, n, "weight", cdt);
 	in[2] = lower_operand(c, n, "bias", cdt);

@@ -184,7 +184,9 @@ lower_linspace(LowerCtx *c, const Node *n, const OpRow *row)
 	sz = dtype_size(ov->dtype);
 	data = ARENA_ARRAY(c->a, uint8_t, (size_t)(steps * sz) + 1);
 	for (int64_t i = 0; i < steps; i++) {
-		double v = i < steps / 2 ? a + step * (double)i : b - step * (double)(steps - 1 - i);
+		/* torch fills the first half from start, the rest back from end;
+		 * one step is start alone */
+		double v = steps == 1 ? a : i < steps / 2 ? a + step * (double)i : b - step * (double)(steps - 1 - i);
 		if (lower_encode(ov->dtype, v, data + i * sz))
 			return lower_fail(c, n, "no constant of dtype %s", dtype_name(ov->dtype));
 	}

@@ -60,6 +60,9 @@ lower_masked_scatter(LowerCtx *c, const Node *n, const OpRow *row)
 
 	if (sv->rank == 0)
 		return lower_fail(c, n, "needs a self of rank 1 or more (reshape a 0-d one to 1-D)");
+	/* self and mask broadcast together (torch expands both; Expand's
+	 * output is the broadcast of its input's shape and the one given) */
+	x = lower_op(c, "Expand", NULL, 2, x, lower_op(c, "Shape", NULL, 1, m));
 	m = lower_op(c, "Expand", NULL, 2, m, lower_op(c, "Shape", NULL, 1, x));
 	idx = positions(c, m);
 	upd = lower_op(c, "Reshape", NULL, 2, lower_cast(c, lower_value(c, src), src->dtype, sv->dtype),

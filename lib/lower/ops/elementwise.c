@@ -23,8 +23,21 @@ int
 lower_unary(LowerCtx *c, const Node *n, const OpRow *row)
 {
 	DType cdt = lower_opmath(lower_out_dtype(n, 0));
+	const LegalRow *lg = lower_legalize(c, row->onnx, cdt);   /* a type the operator refuses (legalize.def) */
+	const char *x;
 
-	lower_result(c, n, row->onnx, cdt, 1, lower_operand(c, n, "self", cdt));
+	if (lg && lg->action == LA_WIDEN)
+		cdt = lower_exact(c, row->onnx, 0, cdt);
+	x = lower_operand(c, n, "self", cdt);
+	if (!lg || lg->action == LA_WIDEN)
+		lower_result(c, n, row->onnx, cdt, 1, x);
+	else if (lg->action == LA_IDENTITY)
+		lower_finish_typed(c, n, 0, x, cdt);
+	else if (lg->action == LA_MAX0)
+		lower_result(c, n, "Max", cdt, 2, x, lower_scalar(c, cdt, 0));
+	else
+		return lower_fail(c, n, "%s input: ONNX's %s takes no such type on onnxruntime's CPU provider (%s)",
+		                  dtype_name(cdt), row->onnx, lg->how);
 	return 0;
 }
 
@@ -96,9 +109,15 @@ lower_gelu(LowerCtx *c, const Node *n, const OpRow *row)
 int
 lower_clamp(LowerCtx *c, const Node *n, const OpRow *row)
 {
-	DType cdt = lower_opmath(lower_out_dtype(n, 0));
-	const char *x = lower_operand(c, n, "self", cdt);
-	const char *lo = lower_operand(c, n, "min", cdt), *hi = lower_operand(c, n, "max", cdt);
+	/* bool clamps as int32: Clip, Max and Min take no bool */
+	DType cdt = lower_widen(c, n, strcmp(row->onnx, "Clip") == 0 ? "Clip" : "Max", lower_opmath(lower_out_dtype(n, 0)));
+	const char *x, *lo, *hi;
+
+	if (cdt == DT_UNKNOWN)
+		return DIAG_CONVERT;
+	x = lower_operand(c, n, "self", cdt);
+	lo = lower_operand(c, n, "min", cdt);
+	hi = lower_operand(c, n, "max", cdt);
 
 	if (strcmp(row->onnx, "Clip") == 0) {
 		lower_result(c, n, row->onnx, cdt, 3, x, lo ? lo : "", hi ? hi : "");
@@ -142,9 +161,14 @@ lower_compare(LowerCtx *c, const Node *n, const OpRow *row)
 {
 	int sa, sb;
 	DType da = lower_arg_dtype(n, "self", &sa), db = lower_arg_dtype(n, "other", &sb);
-	DType cdt = lower_opmath(lower_promote(da, sa, db, sb));
-	const char *a = lower_operand(c, n, "self", cdt), *b = lower_operand(c, n, "other", cdt);
+	/* bool operands compare as int32 (ONNX's Less & co. take no bool) */
+	DType cdt = lower_widen(c, n, row->onnx, lower_opmath(lower_promote(da, sa, db, sb)));
+	const char *a, *b;
 
+	if (cdt == DT_UNKNOWN)
+		return DIAG_CONVERT;
+	a = lower_operand(c, n, "self", cdt);
+	b = lower_operand(c, n, "other", cdt);
 	if (!b)
 		return lower_fail(c, n, "no second operand");
 	if (row->variant == OPV_NOT)
@@ -394,6 +418,14 @@ lower_nan_to_num(LowerCtx *c, const Node *n, const OpRow *row)
 	return 0;
 }
 
+/* v < 0, or v is -0 (1 / -0 = -inf) */
+static const char *
+negative(LowerCtx *c, const char *v, const char *zero)
+{
+	return lower_op(c, "Or", NULL, 2, lower_op(c, "Less", NULL, 2, v, zero),
+	                lower_op(c, "Less", NULL, 2, lower_op(c, "Reciprocal", NULL, 1, v), zero));
+}
+
 /* atan2(self, other) = atan(self / other), moved by +-pi into the left
  * half plane (other < 0) on the side of self's sign. */
 int
@@ -401,13 +433,14 @@ lower_atan2(LowerCtx *c, const Node *n, const OpRow *row)
 {
 	DType cdt = lower_opmath(lower_out_dtype(n, 0));
 	const char *y = self_in(c, n, cdt), *x = lower_operand(c, n, "other", cdt), *zero = lower_scalar(c, cdt, 0);
-	const char *r = lower_op(c, row->onnx, NULL, 1, lower_op(c, "Div", NULL, 2, y, x));
-	const char *turn;
+	const char *q = lower_op(c, "Div", NULL, 2, y, x), *r, *turn, *both0;
 
-	turn = lower_op(c, "Where", NULL, 3, lower_op(c, "Less", NULL, 2, y, zero), lower_scalar(c, cdt, -M_PI),
-	                lower_scalar(c, cdt, M_PI));
-	lower_result(c, n, "Where", cdt, 3, lower_op(c, "Less", NULL, 2, x, zero),
-	             lower_op(c, "Add", NULL, 2, r, turn), r);
+	/* 0 / 0 is NaN, where atan2(+-0, +-0) is +-0 or +-pi: the quotient
+	 * becomes 0 there, and the signs come from 1 / v (-0 gives -inf) */
+	both0 = lower_op(c, "And", NULL, 2, lower_op(c, "Equal", NULL, 2, x, zero), lower_op(c, "Equal", NULL, 2, y, zero));
+	r = lower_op(c, row->onnx, NULL, 1, lower_op(c, "Where", NULL, 3, both0, y, q));
+	turn = lower_op(c, "Where", NULL, 3, negative(c, y, zero), lower_scalar(c, cdt, -M_PI), lower_scalar(c, cdt, M_PI));
+	lower_result(c, n, "Where", cdt, 3, negative(c, x, zero), lower_op(c, "Add", NULL, 2, r, turn), r);
 	return 0;
 }
 

@@ -23,9 +23,17 @@ lower_addmm(LowerCtx *c, const Node *n, const OpRow *row)
 	double beta = lower_float(c, n, "beta", 1.0), alpha = lower_float(c, n, "alpha", 1.0);
 	OnnxNode *nd;
 
-	if (strcmp(row->onnx, "Gemm") != 0) {
-		const char *p = lower_op(c, row->onnx, NULL, 2, lower_operand(c, n, "batch1", cdt),
-		                         lower_operand(c, n, "batch2", cdt));
+	/* Gemm has no integer kernel on onnxruntime's CPU provider: integer
+	 * addmm is MatMul, Mul and Add, as baddbmm/addbmm are (exact) */
+	int gemm = strcmp(row->onnx, "Gemm") == 0;
+	const LegalRow *lg = gemm ? lower_legalize(c, "Gemm", cdt) : NULL;
+
+	if (lg && lg->action != LA_MATMUL)
+		return lower_fail(c, n, "%s operands: ONNX's Gemm takes no such type (%s)", dtype_name(cdt), lg->how);
+	if (!gemm || lg) {
+		const char *p = lower_op(c, gemm ? "MatMul" : row->onnx, NULL, 2,
+		                         lower_operand(c, n, gemm ? "mat1" : "batch1", cdt),
+		                         lower_operand(c, n, gemm ? "mat2" : "batch2", cdt));
 		const char *s = lower_operand(c, n, "self", cdt);
 		if (alpha != 1.0)
 			p = lower_op(c, "Mul", NULL, 2, p, lower_operand(c, n, "alpha", cdt));

@@ -14,9 +14,15 @@
 int
 lower_cumsum(LowerCtx *c, const Node *n, const OpRow *row)
 {
+	const Value *sv = lower_tensor_arg(c, n, "self");
 	DType cdt = lower_opmath(lower_out_dtype(n, 0));
+	const char *x = lower_operand(c, n, "self", cdt);
 
-	lower_result(c, n, row->onnx, cdt, 2, lower_operand(c, n, "self", cdt), lower_i64(c, lower_int(c, n, "dim", 0)));
+	if (sv && sv->rank == 0) {   /* the sum of one element; ONNX's CumSum refuses a scalar */
+		lower_finish_typed(c, n, 0, x, cdt);
+		return 0;
+	}
+	lower_result(c, n, row->onnx, cdt, 2, x, lower_i64(c, lower_int(c, n, "dim", 0)));
 	return 0;
 }
 

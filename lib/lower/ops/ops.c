@@ -328,4 +328,26 @@ ops_write_doc(FILE *f)
 	        "| ATen overload | into |\n| --- | --- |\n", ndecomp);
 	for (int i = 0; i < ndecomp; i++)
 		fprintf(f, "| `%s` | `%s` |\n", decomp[i][0], decomp[i][1]);
+	fprintf(f, "\n## legalizations\n\n"
+	        "Every model written is checked before it is written (`lib/onnx/legal.c`): each node's\n"
+	        "element types must be allowed by its operator's ONNX schema at the target opset and\n"
+	        "have an onnxruntime CPU kernel (`lib/onnx/optypes.def`, generated from onnx's schemas\n"
+	        "and onnxruntime's kernel list, corrected by probing onnxruntime-node itself).  A node\n"
+	        "that fails is a bug of the converter (diagnostic `illegal-node`, nothing written).  So\n"
+	        "the lowering asks the same table before writing an operator, and where the operator\n"
+	        "does not take its operands' type writes instead what the row of\n"
+	        "`lib/lower/ops/legalize.def` says; an operator without a row is refused by name.\n"
+	        "*widen*: the operands are cast to the first wider type the operator takes (bool and\n"
+	        "small integers to int32, then int64; float16 and bfloat16 to float32, then float64)\n"
+	        "and the result back, exact for these operators.\n\n"
+	        "| ONNX operator | operand types | written instead |\n| --- | --- | --- |\n");
+	for (int i = 0; i < lower_nlegal; i++) {
+		const LegalRow *r = &lower_legal_rows[i];
+		static const char *const act[] = {"widen", "the operand itself", "Max(x, 0)", "MatMul, Mul, Add",
+		                                  "refused"};
+		fprintf(f, "| %s | %s%s%s%s%s | %s: %s |\n", r->op, r->kinds & LK_BOOL ? "bool" : "",
+		        (r->kinds & LK_BOOL) && (r->kinds & ~LK_BOOL) ? ", " : "", r->kinds & LK_INT ? "integers" : "",
+		        (r->kinds & LK_FLOAT) && (r->kinds & ~LK_FLOAT) ? ", " : "", r->kinds & LK_FLOAT ? "floats" : "",
+		        act[r->action], r->how);
+	}
 }

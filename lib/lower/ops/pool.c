@@ -130,10 +130,12 @@ lower_avg_pool(LowerCtx *c, const Node *n, const OpRow *row)
 	int sp = row->sp, unb, ceil_mode = (int)lower_int(c, n, "ceil_mode", 0);
 	int64_t ks[NN_MAXSP], st[NN_MAXSP], pads[2 * NN_MAXSP], cip = lower_int(c, n, "count_include_pad", 1);
 	int64_t div = lower_int(c, n, "divisor_override", 0);
-	const char *x = pool_input(c, n, sp, cdt, &unb), *y;
+	const char *x, *y;
 	OnnxNode *nd;
 
-	if (!x)
+	if ((cdt = lower_widen(c, n, row->onnx, cdt)) == DT_UNKNOWN)   /* legalize.def */
+		return DIAG_CONVERT;
+	if (!(x = pool_input(c, n, sp, cdt, &unb)))
 		return lower_fail(c, n, "needs an input with %d spatial dims", sp);
 	if (pool_window(c, n, sp, ks, st, pads))
 		return DIAG_CONVERT;

@@ -213,6 +213,12 @@ lower_kthvalue(LowerCtx *c, const Node *n, const OpRow *row)
 		return lower_fail(c, n, "needs a tensor of rank %d or less", MAXR);
 	if (k < 1 || (!sv->dims[dim].e && k > sv->dims[dim].v))
 		return lower_fail(c, n, "k=%lld is out of range for dim %lld", (long long)k, (long long)dim);
+	/* among equal values, the index torch returns is where its quickselect
+	 * left one of them, which no sort reproduces: refused where ties are
+	 * likely (integers, bools) and the indices are read */
+	if (!dtype_is_float(sv->dtype) && lower_out_used(c, n, 1))
+		return lower_fail(c, n, "kthvalue's indices over %s values: among equal values torch returns the one "
+		                  "its selection algorithm leaves, which the converter does not reproduce", dtype_name(sv->dtype));
 	x = move_last(c, x, rank, dim);
 	idx = sort_indices(c, nan_key(c, x, dtype_is_float(cdt) ? lower_op(c, "IsNaN", NULL, 1, x) : NULL, cdt),
 	                   lower_i64s(c, 1, &k));

@@ -247,6 +247,11 @@ lower_cosine_similarity(LowerCtx *c, const Node *n, const OpRow *row)
 	const char *x1 = lower_operand(c, n, "x1", cdt), *x2 = lower_operand(c, n, "x2", cdt), *s, *eps;
 
 	(void)row;
+	if (r == 0) {   /* two scalars: as 1-element vectors (ReduceSum refuses an axis of a 0-d tensor) */
+		x1 = op2(c, "Reshape", x1, lower_i64s(c, 1, (int64_t[]){1}));
+		x2 = op2(c, "Reshape", x2, lower_i64s(c, 1, (int64_t[]){1}));
+		dim = 0;
+	}
 	s = op1(c, "Shape", op2(c, "Add", x1, x2));
 	x1 = op2(c, "Expand", x1, s);
 	x2 = op2(c, "Expand", x2, s);
