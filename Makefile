@@ -97,6 +97,7 @@ SUITES = \
 	'install sh test/install/run.sh $(B) $(MAKE)' \
 	'size sh test/models/size.sh && sh test/models/size.sh test/conformance/data 8000000 && sh test/models/size.sh test/onnx-node 6500000' \
 	'conformance sh test/conformance/run.sh $(B)/yobx-export' \
+	'hostile sh test/hostile/run.sh $(B) $(SAN)' \
 	'facts python3 test/facts/check.py'
 check: $(B)/yobx-export $(UNIT_BIN) $(B)/fuzz/graph_driver $(B)/test/convert_many
 	@printf '%s\n' $(SUITES) | CK_DEFAULT_TIMEOUT=$${CK_DEFAULT_TIMEOUT:-60} sh test/suites.sh $(B) $(J)
@@ -113,7 +114,7 @@ test:
 	CK_TIMEOUT_MULTIPLIER=4 $(MAKE) B=build-asan SAN=1 OPT=-O1 check
 
 # The fuzz targets exercise the readers only, so they link just those.
-FUZZ_LIB = core/die core/arena core/diag core/mapguard core/dtype core/strmap core/tensor read/zip read/json read/pickle \
+FUZZ_LIB = core/die core/arena core/size core/diag core/mapguard core/dtype core/strmap core/tensor read/zip read/json read/pickle \
            sym/sym sym/symeval read/torchsave read/bundle read/ts/tsarchive read/ts/tslex read/ts/tsparse
 $(B)/fuzz/%: test/fuzz/%.c $(FUZZ_LIB:%=$(B)/lib/%.o)
 	@mkdir -p $(B)/fuzz

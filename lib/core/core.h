@@ -17,6 +17,19 @@
  * evaluator and the optimizer all stop at it, and size their buffers by it. */
 enum { MAX_RANK = 64 };
 
+/* ==== sizes ==== */
+
+/* Sizes computed from input, checked (size.c): each returns 0 and sets
+ * *out, or -1 (leaving *out alone) when the exact result does not fit.
+ * size_numel: the product of n dims, -1 when one is negative or the
+ * product passes INT64_MAX; size_bytes: numel elements of elem_size bytes,
+ * -1 when numel is negative or the bytes pass INT64_MAX (so they fit an
+ * off_t and a size_t). */
+int size_mul(uint64_t a, uint64_t b, uint64_t *out);
+int size_add(uint64_t a, uint64_t b, uint64_t *out);
+int size_numel(const int64_t *dims, size_t n, int64_t *out);
+int size_bytes(int64_t numel, int elem_size, uint64_t *out);
+
 /* ==== die ==== */
 
 /* Broken invariants of our own code, never bad input (a malformed graph is
@@ -339,7 +352,8 @@ typedef struct TensorData {
 int64_t tensor_numel(const TensorData *t);
 /* 1 when the view is row-major contiguous, so its bytes are one run. */
 int tensor_is_contiguous(const TensorData *t);
-/* Returns 1 when every element the view addresses lies inside the storage. */
+/* Returns 1 when every element the view addresses lies inside the storage,
+ * and its element count and bytes fit an int64_t (size_numel, size_bytes). */
 int tensor_in_bounds(const TensorData *t);
 
 #endif

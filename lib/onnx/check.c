@@ -70,17 +70,16 @@ define(Checker *c, Scope *s, const char *name, const char *what)
 	return 0;
 }
 
-/* The number of elements of t, or -1 when its dims are negative or overflow. */
+/* The number of elements of t, or -1 when its dims are negative or its
+ * bytes would pass INT64_MAX. */
 static int64_t
-numel(const OnnxTensor *t)
+numel(const OnnxTensor *t, DType dt)
 {
-	int64_t n = 1;
+	int64_t n;
+	uint64_t bytes;
 
-	for (size_t i = 0; i < t->n_dims; i++) {
-		if (t->dims[i] < 0 || (t->dims[i] && n > INT64_MAX / t->dims[i]))
-			return -1;
-		n *= t->dims[i];
-	}
+	if (size_numel(t->dims, t->n_dims, &n) || size_bytes(n, dtype_size(dt), &bytes))
+		return -1;
 	return n;
 }
 
@@ -126,7 +125,7 @@ check_tensor(Checker *c, OnnxTensor *t)
 {
 	const char *name = t->name && *t->name ? t->name : "(unnamed)";
 	DType dt = dtype_from_onnx(t->data_type);
-	int64_t n = numel(t);
+	int64_t n = numel(t, dt);
 	size_t have;
 
 	if (dt == DT_UNKNOWN || !dtype_size(dt))
@@ -140,10 +139,12 @@ check_tensor(Checker *c, OnnxTensor *t)
 	if (t->n_string_data || t->base.n_unknown_fields)
 		return bad(c, "tensor '%s': string data, segments or fields this reader does not know%s", name, NULL);
 	if (t->has_raw_data) {
-		if ((uint64_t)t->raw_data.len != (uint64_t)n * (uint64_t)dtype_size(dt))
+		uint64_t want;
+		size_bytes(n, dtype_size(dt), &want);   /* cannot fail: numel() checked it */
+		if ((uint64_t)t->raw_data.len != want)
 			return diag_report(c->d, YE_ONNX_INPUT, &(DiagAt){.file = c->label},
 			                   "tensor '%s': %zu bytes of raw data, its type and dims want %llu", name,
-			                   t->raw_data.len, (unsigned long long)((uint64_t)n * (uint64_t)dtype_size(dt)));
+			                   t->raw_data.len, (unsigned long long)want);
 		if (t->n_float_data || t->n_int32_data || t->n_int64_data || t->n_double_data || t->n_uint64_data)
 			return bad(c, "tensor '%s': both raw data and typed data%s", name, NULL);
 		return 0;

@@ -75,6 +75,7 @@ load_raw(Pipeline *pl, const char *dir, int i, VerifyTensor *t, Diag *d)
 	struct stat st;
 	void *p = NULL;
 	int64_t n = 1, known = 1;
+	uint64_t want = 0;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
 	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
@@ -90,12 +91,17 @@ load_raw(Pipeline *pl, const char *dir, int i, VerifyTensor *t, Diag *d)
 	if (st.st_size && !p)
 		return diag_report(d, YE_VERIFY_REFERENCE, &(DiagAt){.file = path}, "cannot map it");
 	for (int k = 0; k < t->rank; k++)
-		t->shape[k] < 0 ? (void)(known = 0) : (void)(n *= t->shape[k]);
-	if (t->rank >= 0 && known && (uint64_t)st.st_size != (uint64_t)n * (uint64_t)dtype_size(t->dtype))
+		if (t->shape[k] < 0)
+			known = 0;
+	if (t->rank >= 0 && known &&
+	    (size_numel(t->shape, (size_t)t->rank, &n) || size_bytes(n, dtype_size(t->dtype), &want)))
+		return diag_report(d, YE_VERIFY_REFERENCE, &(DiagAt){.file = path},
+		                   "'%s' (%s): its shape holds more bytes than a file can", t->name,
+		                   dtype_name(t->dtype));
+	if (t->rank >= 0 && known && (uint64_t)st.st_size != want)
 		return diag_report(d, YE_VERIFY_REFERENCE, &(DiagAt){.file = path},
 		                   "%llu bytes; '%s' (%s, %lld elements) needs %llu", (unsigned long long)st.st_size,
-		                   t->name, dtype_name(t->dtype), (long long)n,
-		                   (unsigned long long)n * (unsigned long long)dtype_size(t->dtype));
+		                   t->name, dtype_name(t->dtype), (long long)n, (unsigned long long)want);
 	t->data = p ? p : (const void *)"";
 	t->nbytes = (uint64_t)st.st_size;
 	return 0;   /* the mapping lives until the process ends, as the input's does */
@@ -142,6 +148,10 @@ sample_bytes(Arena *a, const TensorData *t)
 	return out;
 }
 
+/* The most bytes of made-up values for one input: a shape of options'
+ * `inputs:` is the user's, and a typo must not exhaust the memory. */
+#define VERIFY_MAX_FILL (1 << 30)
+
 /* The size hint torch recorded for IR input `name` at axis k, or -1. */
 static int64_t
 hint(const Program *p, const char *name, int k)
@@ -157,7 +167,8 @@ make_input(Pipeline *pl, int i, VerifyTensor *t, const char **how, Diag *d)
 	const Onnx__ValueInfoProto *vi = pl->model->graph->input[i];
 	const Bundle *b = &pl->bundle;
 	const TensorData *s;
-	int64_t *shape;
+	int64_t *shape, n;
+	uint64_t bytes;
 	int rank;
 
 	t->name = vi->name;
@@ -185,6 +196,11 @@ make_input(Pipeline *pl, int i, VerifyTensor *t, const char **how, Diag *d)
 			                   "input '%s' is not a tensor of known shape", vi->name);
 		t->rank = rank;
 		t->shape = shape;
+		if (size_numel(shape, (size_t)rank, &n) || size_bytes(n, dtype_size(t->dtype), &bytes) ||
+		    bytes > VERIFY_MAX_FILL)
+			return diag_report(d, YE_VERIFY_NO_INPUTS, &(DiagAt){.file = pl->input},
+			                   "input '%s': its shape holds more than the %d MiB of values --verify makes up",
+			                   vi->name, VERIFY_MAX_FILL >> 20);
 		if (!pl->opt.verify_inputs)
 			verify_fill(pl->a, t, VERIFY_SEED + (uint64_t)i);
 		*how = "values drawn with a fixed seed";

@@ -97,7 +97,17 @@ def rank_limit_again(path, text):
     return out
 
 
-CHECKS = [is_float_again, missing_test_paths, contract_copied, opset_sentinel, rank_limit_again]
+def unchecked_size(path, text):
+    """Bytes computed from an input's counts go through core's size_bytes()
+    and size_mul() (lib/core/size.c), which refuse a product that wraps."""
+    if not re.match(r"lib/(read|onnx|pipeline)/", path):
+        return []
+    return [(n, "multiplies by an element size unchecked: use size_bytes() / size_mul()")
+            for n, line in enumerate(text.split("\n"), 1)
+            if re.search(r"\*\s*(\([a-z0-9_ ]+\)\s*)?dtype_size\(|dtype_size\([^()]*\)\s*\*", line)]
+
+
+CHECKS = [is_float_again, missing_test_paths, contract_copied, opset_sentinel, rank_limit_again, unchecked_size]
 
 SELFTEST = [
     (is_float_again, "lib/x/y.c", "static int\nis_float(DType t)\n{\n"),
@@ -110,6 +120,8 @@ SELFTEST = [
     (rank_limit_again, "lib/x/y.h", "#define FOLD_MAX_RANK 8\n"),
     (rank_limit_again, "lib/x/y.h", "enum { META_MAX_RANK = 64 };\n"),
     (rank_limit_again, "lib/x/y.c", "\tif (!sv || sv->rank < 2 || sv->rank > 16)\n"),
+    (unchecked_size, "lib/onnx/check.c", "\tif (len != (uint64_t)n * (uint64_t)dtype_size(dt))\n"),
+    (unchecked_size, "lib/read/x.c", "\tt->storage_bytes = (uint64_t)(n * dtype_size(t->dtype));\n"),
 ]
 
 

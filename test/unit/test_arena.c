@@ -65,6 +65,39 @@ START_TEST(tensor_views)
 }
 END_TEST
 
+/* Products that wrap are refused, the exact ones returned: the onnx
+ * checker's 2^62+6 float32 elements (24 bytes modulo 2^64) and [2^61, 2]
+ * (0 bytes modulo 2^64); a view repeating one element 2^64 times. */
+START_TEST(checked_sizes)
+{
+	int64_t n, wrap1[1] = {((int64_t)1 << 62) + 6}, wrap2[2] = {(int64_t)1 << 61, 2}, neg[2] = {3, -1};
+	int64_t huge[2] = {(int64_t)1 << 32, (int64_t)1 << 32}, zero0[2] = {0, 0};
+	uint64_t u;
+	ck_assert_int_eq(size_numel(wrap1, 1, &n), 0);
+	ck_assert_int_eq(size_bytes(n, 4, &u), -1);
+	ck_assert_int_eq(size_numel(wrap2, 2, &n), 0);
+	ck_assert_int_eq(size_bytes(n, 4, &u), -1);
+	ck_assert_int_eq(size_bytes(n, 1, &u), 0);
+	ck_assert_uint_eq(u, (uint64_t)1 << 62);
+	ck_assert_int_eq(size_numel(neg, 2, &n), -1);
+	ck_assert_int_eq(size_numel(huge, 2, &n), -1);
+	ck_assert_int_eq(size_numel(NULL, 0, &n), 0);
+	ck_assert_int_eq(n, 1);
+	ck_assert_int_eq(size_mul(UINT64_MAX, 2, &u), -1);
+	ck_assert_int_eq(size_mul(1u << 31, 1u << 31, &u), 0);
+	ck_assert_uint_eq(u, (uint64_t)1 << 62);
+	ck_assert_int_eq(size_add(UINT64_MAX, 1, &u), -1);
+	ck_assert_int_eq(size_add(2, 3, &u), 0);
+	ck_assert_uint_eq(u, 5);
+	{
+		TensorData t = {DT_FLOAT32, 2, huge, zero0, 0, (const uint8_t *)"abcd", 4, "e"};
+		ck_assert(!tensor_in_bounds(&t));
+		huge[0] = huge[1] = 1 << 20;
+		ck_assert(tensor_in_bounds(&t));
+	}
+}
+END_TEST
+
 static int
 exists(const char *path)
 {
@@ -162,6 +195,7 @@ make_suite(void)
 	tcase_add_test(tc, arena_alignment_and_zero);
 	tcase_add_test(tc, dtype_table);
 	tcase_add_test(tc, tensor_views);
+	tcase_add_test(tc, checked_sizes);
 	tcase_add_test(tc, durable_files);
 	suite_add_tcase(s, tc);
 	return s;

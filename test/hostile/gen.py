@@ -1,0 +1,122 @@
+"""gen.py: writes the hostile inputs of test/hostile/run.sh into a folder.
+
+    python3 test/hostile/gen.py OUTDIR
+
+Each input is built here from the wire format (no onnx package needed), so
+the suite commits the generator, not the megabytes some inputs take.  The
+files are named after the case of run.sh that reads them; the small ones
+are copied to the fuzz corpora as well (test/fuzz/corpus/onnx/hostile_*).
+"""
+import os
+import struct
+import sys
+
+
+def varint(n):
+    n &= (1 << 64) - 1
+    out = bytearray()
+    while True:
+        b = n & 0x7F
+        n >>= 7
+        if n:
+            out.append(b | 0x80)
+        else:
+            out.append(b)
+            return bytes(out)
+
+
+def key(field, wire):
+    return varint(field << 3 | wire)
+
+
+def f_int(field, v):
+    return key(field, 0) + varint(v)
+
+
+def f_bytes(field, b):
+    if isinstance(b, str):
+        b = b.encode()
+    return key(field, 2) + varint(len(b)) + b
+
+
+FLOAT = 1
+
+
+def tensor_type(elem, dims):
+    shape = b"".join(f_bytes(1, f_int(1, d)) for d in dims)
+    return f_bytes(1, f_int(1, elem) + f_bytes(2, shape))      # TypeProto.tensor_type
+
+
+def value_info(name, elem, dims):
+    return f_bytes(1, name) + f_bytes(2, tensor_type(elem, dims))
+
+
+def node(op, inputs, outputs, attrs=b"", name=""):
+    b = b"".join(f_bytes(1, i) for i in inputs) + b"".join(f_bytes(2, o) for o in outputs)
+    if name:
+        b += f_bytes(3, name)
+    return b + f_bytes(4, op) + attrs
+
+
+def graph(nodes, name, inputs=(), outputs=(), inits=()):
+    b = b"".join(f_bytes(1, n) for n in nodes) + f_bytes(2, name)
+    b += b"".join(f_bytes(5, t) for t in inits)
+    b += b"".join(f_bytes(11, v) for v in inputs) + b"".join(f_bytes(12, v) for v in outputs)
+    return b
+
+
+def model(g, opset=17):
+    return f_int(1, 8) + f_bytes(8, f_bytes(1, "") + f_int(2, opset)) + f_bytes(7, g)
+
+
+def tensor(name, elem, dims, raw):
+    return b"".join(f_int(1, d) for d in dims) + f_int(2, elem) + f_bytes(8, name) + f_bytes(9, raw)
+
+
+def main():
+    out = sys.argv[1]
+    os.makedirs(out, exist_ok=True)
+
+    def write(name, data):
+        with open(os.path.join(out, name), "wb") as f:
+            f.write(data)
+
+    # a graph holding an If nested 3000 deep (the main graph is level 0),
+    # and 65 deep, one past the limit: the fuzz corpus' seed
+    for depth, name in ((3000, "deep_if.onnx"), (65, "deep_if65.onnx")):
+        inner = graph([node("Identity", ["x"], ["y"])], "leaf", outputs=[value_info("y", FLOAT, [1])])
+        for lvl in range(depth - 1):
+            attr = f_bytes(1, "then_branch") + f_int(20, 5) + f_bytes(6, inner)
+            n = node("If", ["c"], ["y"], f_bytes(5, attr))
+            inner = graph([n], "g%d" % lvl, outputs=[value_info("y", FLOAT, [1])])
+        attr = f_bytes(1, "then_branch") + f_int(20, 5) + f_bytes(6, inner)
+        main_g = graph([node("If", ["c"], ["y"], f_bytes(5, attr))], "main",
+                       inputs=[value_info("c", 9, []), value_info("x", FLOAT, [1])],
+                       outputs=[value_info("y", FLOAT, [1])])
+        write(name, model(main_g))
+    # sequence types nested 3000 deep in a graph input, and 65 deep
+    for depth, name in ((3000, "deep_type.onnx"), (65, "deep_type65.onnx")):
+        t = tensor_type(FLOAT, [1])
+        for _ in range(depth):
+            t = f_bytes(4, f_bytes(1, t))            # TypeProto.sequence_type.elem_type
+        vi = f_bytes(1, "s") + f_bytes(2, t)
+        write(name, model(graph([node("Identity", ["s"], ["y"])], "main", inputs=[vi],
+                                outputs=[value_info("y", FLOAT, [1])])))
+    # an initializer of 2^62+6 float32 elements holding 24 bytes: the bytes
+    # its dims want wrap to 24 modulo 2^64
+    big = tensor("w", FLOAT, [(1 << 62) + 6], b"\0" * 24)
+    write("wrap_init.onnx", model(graph([node("Identity", ["w"], ["y"])], "main", inits=[big],
+                                        outputs=[value_info("y", FLOAT, [(1 << 62) + 6])])))
+    # dims [2^61, 2] float32 and no data: 2^64 bytes wrap to 0
+    big = tensor("w", FLOAT, [1 << 61, 2], b"")
+    write("wrap_dims.onnx", model(graph([node("Identity", ["w"], ["y"])], "main", inits=[big],
+                                        outputs=[value_info("y", FLOAT, [1 << 61, 2])])))
+    # a model whose initializer lives in external data "data.bin"
+    ext = (f_int(1, 2) + f_int(2, FLOAT) + f_bytes(8, "w")
+           + f_bytes(13, f_bytes(1, "location") + f_bytes(2, "data.bin")) + f_int(14, 1))
+    write("ext.onnx", model(graph([node("Identity", ["w"], ["y"])], "main", inits=[ext],
+                                  outputs=[value_info("y", FLOAT, [2])])))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,79 @@
+#!/bin/sh
+# run.sh BUILD [SAN]: hostile inputs and paths (issue 31), run from the repo root.
+#
+# Every case runs the converter in a fresh folder under BUILD/hostile/ with
+# a 10 s timeout and, unless SAN is 1 (ASan reserves terabytes of address
+# space), a 256 MiB address-space ceiling, and asserts: the exit status,
+# a piece of the message, no signal, and no file left behind beyond the
+# ones the case names.  The inputs are written by gen.py on the fly.
+# Ends with the line "N passed, N failed".
+b=${1:-build}
+san=${2:-0}
+bin=$(cd "$b" && pwd)/yobx-export
+top=$(pwd)
+work=$(pwd)/$b/hostile
+pass=0 fail=0
+rm -rf "$work" && mkdir -p "$work/in"
+python3 test/hostile/gen.py "$work/in" || { echo "gen.py failed"; echo "0 passed, 1 failed"; exit 1; }
+ok() { pass=$((pass + 1)); }
+ko() { fail=$((fail + 1)); echo "FAIL: $*"; }
+
+# run NAME WANT_STATUS MESSAGE KEEP -- ARGS...: runs the converter with ARGS
+# in $work/NAME (holding copies of the inputs the case set up in
+# $work/NAME beforehand), expects exit WANT_STATUS and MESSAGE (a grep -E
+# pattern; "" for none) on stderr, and that afterwards the folder holds
+# only what it held before plus KEEP (a space-separated list of names).
+run() {
+	name=$1 want=$2 msg=$3 keep=$4; shift 5
+	d=$work/$name
+	mkdir -p "$d"
+	before=$(cd "$d" && ls -A | sort)
+	(
+		cd "$d" || exit 99
+		[ "$san" = 1 ] || ulimit -v 262144
+		exec timeout -s KILL 10 "$bin" --quiet "$@"
+	) >"$d.out" 2>"$d.err"
+	got=$?
+	if [ "$got" -ge 124 ]; then
+		ko "$name: exit $got (signal, timeout or sanitizer): $(head -c 300 "$d.err")"
+		return
+	fi
+	[ "$got" = "$want" ] || { ko "$name: exit $got, want $want: $(head -c 300 "$d.err")"; return; }
+	if [ -n "$msg" ] && ! grep -Eq "$msg" "$d.err"; then
+		ko "$name: message does not match /$msg/: $(head -c 300 "$d.err")"
+		return
+	fi
+	if grep -q "Sanitizer\|runtime error:" "$d.err"; then
+		ko "$name: sanitizer report: $(head -c 300 "$d.err")"
+		return
+	fi
+	after=$(cd "$d" && ls -A | sort)
+	expect=$(printf '%s\n' $before $keep | sort -u | sed '/^$/d')
+	if [ "$(printf '%s\n' $after | sed '/^$/d')" != "$expect" ]; then
+		ko "$name: folder holds [$(echo $after)], want [$(echo $expect)]"
+		return
+	fi
+	ok
+}
+
+# put NAME FILE...: copies inputs of gen.py into the case's folder.
+put() {
+	name=$1; shift
+	mkdir -p "$work/$name"
+	for f; do cp "$work/in/$f" "$work/$name/"; done
+}
+
+# ---- 1a: nesting past the limit, before protobuf-c's recursive unpack ----
+put deep_if deep_if.onnx
+run deep_if 2 "subgraphs nest deeper than 64" "" -- deep_if.onnx -o out.onnx
+put deep_type deep_type.onnx
+run deep_type 2 "types .* nest deeper than 64" "" -- deep_type.onnx -o out.onnx
+
+# ---- 1b: sizes that wrap ----
+put wrap_init wrap_init.onnx
+run wrap_init 2 "tensor 'w': a negative or too large dimension" "" -- wrap_init.onnx -o out.onnx
+put wrap_dims wrap_dims.onnx
+run wrap_dims 2 "tensor 'w': a negative or too large dimension" "" -- wrap_dims.onnx -o out.onnx
+
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]
