@@ -75,5 +75,24 @@ run wrap_init 2 "tensor 'w': a negative or too large dimension" "" -- wrap_init.
 put wrap_dims wrap_dims.onnx
 run wrap_dims 2 "tensor 'w': a negative or too large dimension" "" -- wrap_dims.onnx -o out.onnx
 
+# ---- 1c, 1d: TorchScript names and ints (archives made by make_ts.py) ----
+ts() {   # ts NAME: copies data/NAME.pt and the options x3.yaml into the case
+	mkdir -p "$work/$1"
+	cp "test/hostile/data/$1.pt" test/hostile/data/x3.yaml "$work/$1/"
+}
+# value CASE EXPECTED...: the case's out.onnx computes EXPECTED from x = 1
+value() {
+	c=$1; shift
+	node test/hostile/value.mjs "$work/$c/out.onnx" "$@" && ok || ko "$c: values"
+}
+ts ts_names
+run ts_names 0 "" "out.onnx" -- ts_names.pt -c x3.yaml -o out.onnx
+value ts_names 1025 1025 1025
+ts ts_ints
+run ts_ints 0 "" "out.onnx" -- ts_ints.pt -c x3.yaml -o out.onnx
+value ts_ints 5 5 5
+ts ts_divzero
+run ts_divzero 2 "ts_divzero.pt:code/.*self.a // self.z.*integer division by zero" "" -- ts_divzero.pt -c x3.yaml -o out.onnx
+
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]
