@@ -114,7 +114,7 @@ test:
 	CK_TIMEOUT_MULTIPLIER=4 $(MAKE) B=build-asan SAN=1 OPT=-O1 check
 
 # The fuzz targets exercise the readers only, so they link just those.
-FUZZ_LIB = core/die core/arena core/size core/diag core/mapguard core/dtype core/strmap core/tensor read/zip read/json read/pickle \
+FUZZ_LIB = core/die core/arena core/size core/file core/diag core/mapguard core/dtype core/strmap core/tensor read/zip read/json read/pickle \
            sym/sym sym/symeval read/torchsave read/bundle read/ts/tsarchive read/ts/tslex read/ts/tsparse
 $(B)/fuzz/%: test/fuzz/%.c $(FUZZ_LIB:%=$(B)/lib/%.o)
 	@mkdir -p $(B)/fuzz

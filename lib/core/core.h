@@ -73,6 +73,20 @@ char *arena_vprintf(Arena *a, const char *fmt, va_list ap);
 #define ARENA_NEW(a, T) ((T *)arena_alloc((a), sizeof(T)))
 #define ARENA_ARRAY(a, T, n) ((T *)arena_alloc((a), sizeof(T) * (size_t)(n)))
 
+/* ==== file ==== */
+
+/* Every file the tool reads by name is opened by file_open() (file.c):
+ * without blocking (a FIFO or a device named as a model, external data, a
+ * golden signature, options never hang the run), held to be a regular file
+ * (else refused by what it is: "a FIFO, not a regular file"), and to at
+ * most max bytes (0: no cap).  Returns the descriptor (close-on-exec, in
+ * blocking mode again) with *size its size, or -1 with the reason written
+ * to why (whylen bytes), for the caller's diagnostic. */
+int file_open(const char *path, uint64_t max, uint64_t *size, char *why, size_t whylen);
+/* file_open(), then the whole file read into the arena, NUL-terminated
+ * (*len bytes without the NUL); NULL with the reason in why. */
+char *file_slurp(Arena *a, const char *path, uint64_t max, size_t *len, char *why, size_t whylen);
+
 /* ==== diag ==== */
 
 /* Errors as values.

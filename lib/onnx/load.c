@@ -6,8 +6,8 @@
  * length) gets its bytes from its file, mapped read-only once per file and
  * pointed at, never copied; the first such file is the OnnxSource the
  * writer copies from, file to file.  Locations are relative to the model's
- * folder and may not leave it (no absolute path, no ".."), as onnx.checker
- * requires. */
+ * folder and may not leave it (no absolute path, no "..", and no symbolic
+ * link leading out of it), as onnx.checker requires. */
 #include "onnx/onnx.h"
 
 #include <errno.h>
@@ -49,6 +49,25 @@ fail(Loader *l, const char *fmt, const char *what)
 	return diag_report(l->d, YE_ONNX_INPUT, &(DiagAt){.file = l->label}, fmt, what);
 }
 
+/* 0 when path (dir/location), resolved through every symlink, lies inside
+ * the model's folder resolved the same way; else a diagnostic and -1.  The
+ * location's text has no ".." and no leading "/", but a symlink beside the
+ * model may still point anywhere (/etc/passwd as weights). */
+static int
+inside(Loader *l, const char *path, const char *location)
+{
+	char *dir = realpath(l->dir, NULL), *real = realpath(path, NULL);
+	size_t n = dir ? strlen(dir) : 0;
+	int ok = dir && real && strncmp(real, dir, n) == 0 && (real[n] == '/' || (n == 1 && dir[0] == '/'));
+
+	if (!ok)
+		fail(l, "external data location '%s' leads out of the model's folder through a symbolic link",
+		     location);
+	free(dir);
+	free(real);
+	return ok ? 0 : -1;
+}
+
 /* The mapped file at dir/location (index into in->files), mapping it on
  * first use; -1 with a diagnostic when it cannot be. */
 static int
@@ -56,7 +75,8 @@ data_file(Loader *l, const char *location)
 {
 	OnnxInput *in = l->in;
 	struct stat st;
-	char *path;
+	uint64_t size;
+	char *path, why[160];
 	void *map = NULL;
 	int fd;
 
@@ -76,13 +96,15 @@ data_file(Loader *l, const char *location)
 		return -1;
 	}
 	path = arena_printf(l->a, "%s/%s", l->dir, location);
-	if ((fd = open(path, O_RDONLY)) < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-		diag_report(l->d, YE_ONNX_INPUT, &(DiagAt){.file = l->label},
-		            "external data file '%s': %s", path, fd < 0 ? strerror(errno) : "not a regular file");
-		if (fd >= 0)
-			close(fd);
+	if ((fd = file_open(path, 0, &size, why, sizeof why)) < 0) {
+		diag_report(l->d, YE_ONNX_INPUT, &(DiagAt){.file = l->label}, "external data file '%s': %s", path, why);
 		return -1;
 	}
+	if (inside(l, path, location)) {
+		close(fd);
+		return -1;
+	}
+	st.st_size = (off_t)size;
 	if (st.st_size > 0 && (map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0)) == MAP_FAILED) {
 		diag_report(l->d, YE_ONNX_INPUT, &(DiagAt){.file = l->label},
 		            "external data file '%s': cannot map (%s)", path, strerror(errno));
@@ -292,16 +314,14 @@ onnx_read_file(OnnxInput *in, Arena *a, const char *path, Diag *d)
 	const char *slash = strrchr(path, '/');
 	const char *dir = slash ? arena_printf(a, "%.*s", (int)(slash - path), path) : ".";
 	struct stat st;
+	uint64_t size;
+	char why[160];
 	void *map = NULL;
 	int fd, rc;
 
-	if ((fd = open(path, O_RDONLY)) < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-		rc = diag_report(d, YE_INPUT_UNREADABLE, &(DiagAt){.file = path}, "cannot open (%s)",
-		                 fd < 0 ? strerror(errno) : "not a regular file");
-		if (fd >= 0)
-			close(fd);
-		return rc;
-	}
+	if ((fd = file_open(path, 0, &size, why, sizeof why)) < 0)
+		return diag_report(d, YE_INPUT_UNREADABLE, &(DiagAt){.file = path}, "cannot open (%s)", why);
+	st.st_size = (off_t)size;
 	if (st.st_size > 0 && (map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0)) == MAP_FAILED) {
 		rc = diag_report(d, YE_INPUT_UNREADABLE, &(DiagAt){.file = path}, "cannot map (%s)", strerror(errno));
 		close(fd);

@@ -17,9 +17,11 @@ pipeline_value_arg(const Arg *g)
 }
 /* CLOCK_MONOTONIC in seconds. */
 double pipeline_now(void);
-/* The whole file at path (arena, NUL-terminated; *len bytes), or NULL with
- * *err an errno (EIO when reading failed after the open). */
-char *pipeline_slurp(Arena *a, const char *path, size_t *len, int *err);
+/* The most bytes read from an options file and from a golden signature
+ * (file_slurp()'s cap): both are small text files, and a FIFO, /dev/zero or
+ * a mistaken path must not exhaust the memory. */
+#define OPTIONS_MAX_BYTES (1 << 20)
+#define SIGNATURE_MAX_BYTES (64 << 20)
 /* Lowers pl->prog (unless pl->model already holds an ONNX input) and
  * optimizes the model, timing both phases.  Returns 0 or the Diag's code;
  * a lowering failure fills the report's unsupported rows. */

@@ -81,8 +81,11 @@ onnx_sniff(const char *path)
 
 	if (n > 5 && strcmp(path + n - 5, ".onnx") == 0)
 		return 1;
-	if ((fd = open(path, O_RDONLY)) < 0)
-		return 0;
+	char why[160];
+	uint64_t size;
+
+	if ((fd = file_open(path, 0, &size, why, sizeof why)) < 0)
+		return 0;   /* the reader that follows says why */
 	if (read(fd, &c, 1) != 1)
 		c = 0;
 	close(fd);
@@ -567,13 +570,12 @@ expect_signature(Pipeline *pl, const Signature *s, Diag *d)
 {
 	const char *path = pl->signature_expect;
 	size_t len;
-	int err;
-	char *text = pipeline_slurp(pl->a, path, &len, &err);
+	char why[160];
+	char *text = file_slurp(pl->a, path, SIGNATURE_MAX_BYTES, &len, why, sizeof why);
 	const Signature *old;
 
 	if (!text)
-		return diag_report(d, YE_SIGNATURE_UNREADABLE, &(DiagAt){.file = path}, "cannot %s: %s",
-		                   err == EIO ? "read" : "open", strerror(err));
+		return diag_report(d, YE_SIGNATURE_UNREADABLE, &(DiagAt){.file = path}, "cannot read: %s", why);
 	if (!(old = signature_parse(pl->a, path, text, len, d)))
 		return DIAG_INPUT;
 	pl->signature_changes = signature_compare(old, s, pl->opt.signature_allow, path, d);

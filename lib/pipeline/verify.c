@@ -76,15 +76,13 @@ load_raw(Pipeline *pl, const char *dir, int i, VerifyTensor *t, Diag *d)
 	void *p = NULL;
 	int64_t n = 1, known = 1;
 	uint64_t want = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	uint64_t size;
+	char why[160];
+	int fd = file_open(path, 0, &size, why, sizeof why);
 
-	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		int err = errno;
-		if (fd >= 0)
-			close(fd);
-		return diag_report(d, YE_VERIFY_REFERENCE, &(DiagAt){.file = path}, "%s (%s)",
-		                   fd < 0 ? strerror(err) : "not a regular file", t->name);
-	}
+	if (fd < 0)
+		return diag_report(d, YE_VERIFY_REFERENCE, &(DiagAt){.file = path}, "%s (%s)", why, t->name);
+	st.st_size = (off_t)size;
 	if (st.st_size && (p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0)) == MAP_FAILED)
 		p = NULL;
 	close(fd);

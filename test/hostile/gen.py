@@ -111,11 +111,29 @@ def main():
     big = tensor("w", FLOAT, [1 << 61, 2], b"")
     write("wrap_dims.onnx", model(graph([node("Identity", ["w"], ["y"])], "main", inits=[big],
                                         outputs=[value_info("y", FLOAT, [1 << 61, 2])])))
+    # a plain model that converts: y = x + w
+    w = tensor("w", FLOAT, [2], struct.pack("<2f", 1.0, 2.0))
+    write("ok.onnx", model(graph([node("Add", ["x", "w"], ["y"], name="add")], "main", inits=[w],
+                                 inputs=[value_info("x", FLOAT, [2])], outputs=[value_info("y", FLOAT, [2])])))
     # a model whose initializer lives in external data "data.bin"
     ext = (f_int(1, 2) + f_int(2, FLOAT) + f_bytes(8, "w")
            + f_bytes(13, f_bytes(1, "location") + f_bytes(2, "data.bin")) + f_int(14, 1))
-    write("ext.onnx", model(graph([node("Identity", ["w"], ["y"])], "main", inits=[ext],
-                                  outputs=[value_info("y", FLOAT, [2])])))
+    write("ext.onnx", model(graph([node("Add", ["x", "w"], ["y"], name="add")], "main", inits=[ext],
+                                  inputs=[value_info("x", FLOAT, [2])], outputs=[value_info("y", FLOAT, [2])])))
+    write("data.bin", struct.pack("<2f", 1.0, 2.0))
+
+    # options: aliases nesting nine levels of ten (10^9 values in 1 KB)
+    lines = ["a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
+    for k in range(1, 10):
+        lines.append("a%d: &a%d [%s]" % (k, k, ", ".join(["*a%d" % (k - 1)] * 10)))
+    lines.append("output_names: *a9")
+    write("laughs.yaml", ("\n".join(lines) + "\n").encode())
+    # options: one list of 2^18 names (about 2.4 MB, past the 1 MiB cap), and
+    # one of 19,000 (under the caps: it must be read in linear time)
+    for n, name in ((1 << 18, "biglist.yaml"), (19000, "longlist.yaml")):
+        write(name, ("output_names: [" + ", ".join("out_%d" % i for i in range(n)) + "]\n").encode())
+    # options: lists nested 100 deep
+    write("deep.yaml", ("output_names: " + "[" * 100 + "]" * 100 + "\n").encode())
 
 
 if __name__ == "__main__":

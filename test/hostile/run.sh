@@ -75,6 +75,31 @@ run wrap_init 2 "tensor 'w': a negative or too large dimension" "" -- wrap_init.
 put wrap_dims wrap_dims.onnx
 run wrap_dims 2 "tensor 'w': a negative or too large dimension" "" -- wrap_dims.onnx -o out.onnx
 
+# ---- 1e: options files: aliases, size, nesting, long lists ----
+for c in laughs deep biglist longlist; do put "opt_$c" ok.onnx "$c.yaml"; done
+run opt_laughs 2 "laughs.yaml:1:1: the options stand for more than 20000 values" "" -- ok.onnx -c laughs.yaml -o out.onnx
+run opt_deep 2 "deep.yaml:1:1: the options nest deeper than 64" "" -- ok.onnx -c deep.yaml -o out.onnx
+run opt_biglist 2 "biglist.yaml: cannot read: [0-9]+ bytes, more than the 1048576" "" -- ok.onnx -c biglist.yaml -o out.onnx
+run opt_longlist 0 "" "out.onnx out.xlsx" -- ok.onnx -c longlist.yaml -o out.onnx
+
+# ---- 1f: files that are not regular files, and links out of the folder ----
+put fifo_data ext.onnx
+mkfifo "$work/fifo_data/data.bin"
+run fifo_data 2 "external data file './data.bin': a FIFO, not a regular file" "" -- ext.onnx -o out.onnx
+put fifo_input
+mkfifo "$work/fifo_input/m.onnx"
+run fifo_input 2 "m.onnx: cannot open \(a FIFO, not a regular file\)" "" -- m.onnx -o out.onnx
+put dir_options ok.onnx
+mkdir "$work/dir_options/o.yaml"
+run dir_options 2 "o.yaml: cannot read: a directory, not a regular file" "" -- ok.onnx -c o.yaml -o out.onnx
+put link_data ext.onnx
+ln -s /etc/passwd "$work/link_data/data.bin"
+run link_data 2 "location 'data.bin' leads out of the model's folder through a symbolic link" "" -- ext.onnx -o out.onnx
+put link_inside ext.onnx data.bin
+mv "$work/link_inside/data.bin" "$work/link_inside/real.bin"
+ln -s real.bin "$work/link_inside/data.bin"
+run link_inside 0 "" "out.onnx out.xlsx" -- ext.onnx -o out.onnx
+
 # ---- 1c, 1d: TorchScript names and ints (archives made by make_ts.py) ----
 ts() {   # ts NAME: copies data/NAME.pt and the options x3.yaml into the case
 	mkdir -p "$work/$1"
