@@ -248,6 +248,15 @@ int durable_sync(Durable *out);
 void durable_join(Durable *to, Durable *from);
 /* Removes every temporary file (a failed run); out is empty afterwards. */
 void durable_abort(Durable *out);
+/* Whether path may be an output: 0, or -1 with the reason in why when it
+ * exists and is not a regular file (a symbolic link, FIFO, device or
+ * directory is never replaced: the rename would replace the link or the
+ * node itself) or is the same file (st_dev, st_ino) as one of the n paths
+ * of inputs (NULL entries skipped). */
+int durable_check_output(const char *path, const char *const *inputs, int n, char *why, size_t whylen);
+/* 1 when paths a and b name the same file, whether it exists or not
+ * (their folders resolved through links, then the names compared). */
+int durable_same_path(const char *a, const char *b);
 /* Starts writing bytes [from, from + len) of fd to disk without waiting
  * (sync_file_range), so that a big file's write-back overlaps the rest of
  * its writing; durable_commit() still waits for all of it. */

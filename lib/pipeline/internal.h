@@ -50,12 +50,16 @@ const Onnx__TensorShapeProto *pipeline_tensor_shape(const Onnx__ValueInfoProto *
 /* Binds each dim_param of vi not bound yet to sizes[k], when vi has rank dims. */
 void pipeline_bind_dims(Bindings *b, const Onnx__ValueInfoProto *vi, int rank, const int64_t *sizes);
 
-/* verify.c: after the model is written (pl->out on disk) and pl->ort
- * loaded: gathers the inputs and references, runs lib/verify/ and puts
- * its rows in the report.  Returns 0, DIAG_CONVERT (a mismatch, YE0801, or
- * onnxruntime cannot run the model) or DIAG_INPUT (no inputs, a bad
- * verify_inputs/verify_outputs file). */
-int pipeline_verify(Pipeline *pl, Diag *d);
+/* verify.c: after the model is written into files (not committed) and
+ * pl->ort loaded: gathers the inputs and references, then commits files
+ * (onnxruntime reads pl->out from disk; files is empty afterwards), runs
+ * lib/verify/ and puts its rows in the report.  Returns 0, DIAG_CONVERT (a
+ * mismatch, YE0801, or onnxruntime cannot run the model) or DIAG_INPUT (no
+ * inputs, a bad verify_inputs/verify_outputs file: files is then left
+ * uncommitted; or the commit failed). */
+int pipeline_verify(Pipeline *pl, Durable *out, Diag *d);
+/* Commits the files of out (pipeline.c, "commit"); 0 or the Diag's code. */
+int pipeline_commit(Pipeline *pl, Durable *out, Diag *d);
 
 /* options_custom.c */
 /* Reads the value v of `custom_ops` into o->custom_ops.  Returns 0 or

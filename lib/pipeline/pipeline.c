@@ -507,8 +507,8 @@ single_capture(Pipeline *pl, int rc, const Diag *d, int from, double seconds)
 
 /* Commits the files written (the ONNX model, its .data, the report) in
  * one batch; a failure names the file, as the write that made it would. */
-static int
-commit(Pipeline *pl, Durable *out, Diag *d)
+int
+pipeline_commit(Pipeline *pl, Durable *out, Diag *d)
 {
 	const char *failed = NULL;
 	double t = pipeline_now();
@@ -652,16 +652,24 @@ run_phases(Pipeline *pl, Diag *d)
 		if (!rc)
 			sgrc = signature_step(pl, out, d);
 	}
+	/* exit status 2 writes nothing: not the model, not the report */
+	if (rc == DIAG_INPUT || sgrc == DIAG_INPUT || ((rc || sgrc) && d->code == DIAG_INPUT)) {
+		durable_abort(out);
+		return DIAG_INPUT;
+	}
 	if (!rc && pl->ort) {
-		/* onnxruntime reads the model from disk: it is committed first, and
-		 * the report (written after) joins a new batch */
+		/* onnxruntime reads the model from disk: pipeline_verify() commits
+		 * it once the inputs are ready, and the report (written after)
+		 * joins a new batch */
 		if ((crc = mapguard_report(d, NULL))) {
 			durable_abort(out);
 			return crc;
 		}
-		if ((crc = commit(pl, out, d)))
-			return crc;
-		vrc = pipeline_verify(pl, d);
+		vrc = pipeline_verify(pl, out, d);
+		if (out->n || vrc == DIAG_INPUT) {   /* the inputs could not be had: nothing committed */
+			durable_abort(out);
+			return vrc;
+		}
 		durable_init(out);
 	}
 	if (!pl->opt.report && (crc = mapguard_report(d, NULL))) {
@@ -669,7 +677,7 @@ run_phases(Pipeline *pl, Diag *d)
 		return crc;
 	}
 	if ((rc && rc != DIAG_CONVERT) || !pl->opt.report) {
-		crc = commit(pl, out, d);
+		crc = pipeline_commit(pl, out, d);
 		crc = crc > sgrc ? crc : sgrc;
 		crc = crc > rc ? crc : rc;
 		return crc > vrc ? crc : vrc;
@@ -690,7 +698,7 @@ run_phases(Pipeline *pl, Diag *d)
 		pl->report_path = NULL;
 		return crc;
 	}
-	crc = commit(pl, out, d);
+	crc = pipeline_commit(pl, out, d);
 	rrc = crc > rrc ? crc : rrc;
 	rrc = sgrc > rrc ? sgrc : rrc;
 	rrc = rrc > vrc ? rrc : vrc;

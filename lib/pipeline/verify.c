@@ -342,7 +342,7 @@ report_rows(Pipeline *pl, const VerifyResult *r, const char *inputs)
 }
 
 int
-pipeline_verify(Pipeline *pl, Diag *d)
+pipeline_verify(Pipeline *pl, Durable *files, Diag *d)
 {
 	const Onnx__GraphProto *g = pl->model->graph;
 	VerifyTensor *in = ARENA_ARRAY(pl->a, VerifyTensor, g->n_input + 1);
@@ -361,7 +361,10 @@ pipeline_verify(Pipeline *pl, Diag *d)
 	bind_symbols(&pl->prog, in, (int)g->n_input, &syms);
 	for (size_t i = 0; i < g->n_output && !rc; i++)
 		rc = make_output(pl, (int)i, &b, &syms, &out[i], d);
-	if (rc)
+	/* inputs and references ready: the model is committed (onnxruntime
+	 * reads it from disk) only now, so an input that cannot be had (exit
+	 * status 2) leaves nothing behind */
+	if (rc || (rc = pipeline_commit(pl, files, d)))
 		return rc;
 	job.ninput = (int)g->n_input, job.inputs = in;
 	job.noutput = (int)g->n_output, job.outputs = out;

@@ -115,6 +115,35 @@ def main():
     w = tensor("w", FLOAT, [2], struct.pack("<2f", 1.0, 2.0))
     write("ok.onnx", model(graph([node("Add", ["x", "w"], ["y"], name="add")], "main", inits=[w],
                                  inputs=[value_info("x", FLOAT, [2])], outputs=[value_info("y", FLOAT, [2])])))
+    # the same at opset 6, older than the upgrader reads
+    write("opset6.onnx", model(graph([node("Add", ["x", "w"], ["y"], name="add")], "main", inits=[w],
+                                     inputs=[value_info("x", FLOAT, [2])], outputs=[value_info("y", FLOAT, [2])]),
+                               opset=6))
+    # a dynamic input (dim_param "n"), which --verify cannot make values for
+    # without `inputs:`; huge.yaml gives it 2^40 elements
+    dyn = f_bytes(1, "x") + f_bytes(2, f_bytes(1, f_int(1, FLOAT) + f_bytes(2, f_bytes(1, f_bytes(2, "n")))))
+    write("dyn.onnx", model(graph([node("Relu", ["x"], ["y"], name="relu")], "main", inputs=[dyn],
+                                  outputs=[f_bytes(1, "y") + f_bytes(2, f_bytes(1, f_int(1, FLOAT) + f_bytes(
+                                      2, f_bytes(1, f_bytes(2, "n")))))])))
+    write("bad.json", b'{"bad')
+    # ok.onnx's signature (as --signature writes it), which dyn.onnx breaks
+    write("gold.json", b"""{
+  "format": "yobx-export signature",
+  "version": 1,
+  "producer": {"name": "", "version": ""},
+  "ir_version": 8,
+  "opset_import": [{"domain": "", "version": 18}],
+  "source": {"capture_strategy": "onnx"},
+  "inputs": [
+    {"name": "x", "source": "graph_input", "dtype": "float32", "dims": [2]}
+  ],
+  "outputs": [
+    {"name": "y", "source": "graph_output", "dtype": "float32", "dims": [2]}
+  ],
+  "symbols": []
+}
+""")
+    write("huge.yaml", b"inputs:\n  - {dtype: float32, shape: [1099511627776]}\n")
     # a model whose initializer lives in external data "data.bin"
     ext = (f_int(1, 2) + f_int(2, FLOAT) + f_bytes(8, "w")
            + f_bytes(13, f_bytes(1, "location") + f_bytes(2, "data.bin")) + f_int(14, 1))

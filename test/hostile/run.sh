@@ -39,7 +39,7 @@ run() {
 		return
 	fi
 	[ "$got" = "$want" ] || { ko "$name: exit $got, want $want: $(head -c 300 "$d.err")"; return; }
-	if [ -n "$msg" ] && ! grep -Eq "$msg" "$d.err"; then
+	if [ -n "$msg" ] && ! grep -Eq -e "$msg" "$d.err"; then
 		ko "$name: message does not match /$msg/: $(head -c 300 "$d.err")"
 		return
 	fi
@@ -99,6 +99,58 @@ put link_inside ext.onnx data.bin
 mv "$work/link_inside/data.bin" "$work/link_inside/real.bin"
 ln -s real.bin "$work/link_inside/data.bin"
 run link_inside 0 "" "out.onnx out.xlsx" -- ext.onnx -o out.onnx
+
+# ---- 2: outputs: never over a non-regular file, an input or another output;
+# exit 2 writes nothing, exit 1 what the docs say ----
+put out_fifo ok.onnx
+mkfifo "$work/out_fifo/m.onnx"
+run out_fifo 2 "m.onnx: -o: not written: it is a FIFO" "" -- ok.onnx -o m.onnx
+put out_link ok.onnx
+ln -s /dev/null "$work/out_link/m.onnx"
+run out_link 2 "m.onnx: -o: not written: it is a symbolic link" "" -- ok.onnx -o m.onnx
+put out_dir ok.onnx
+mkdir "$work/out_dir/m.onnx"
+run out_dir 2 "m.onnx: -o: not written: it is a directory" "" -- ok.onnx -o m.onnx
+put out_input ok.onnx
+mv "$work/out_input/ok.onnx" "$work/out_input/model.onnx"
+run out_input 2 "model.onnx: -o: not written: it is the input 'model.onnx'" "" -- model.onnx
+put out_input2 ok.onnx
+run out_input2 2 "-o: not written: it is the input" "" -- ok.onnx -o ./../out_input2/ok.onnx
+put out_sarif ok.onnx
+run out_sarif 2 "a.onnx: -o and --sarif name the same file" "" -- ok.onnx -o a.onnx --sarif ./a.onnx
+put out_sig ok.onnx
+run out_sig 2 "a.onnx: -o and --signature name the same file" "" -- ok.onnx -o a.onnx --signature a.onnx
+put out_json ok.onnx
+run out_json 2 "a.xlsx: the report and --diagnostics=json:FILE name the same file" "" -- ok.onnx -o a.onnx --diagnostics json:a.xlsx
+put out_nosarif ok.onnx
+run out_nosarif 2 "no/such/s.sarif: cannot write" "" -- ok.onnx -o a.onnx --sarif no/such/s.sarif
+put out_nosig ok.onnx
+run out_nosig 2 "no/such/s.json: cannot write" "" -- ok.onnx -o a.onnx --signature no/such/s.json
+put out_opset6 opset6.onnx
+run out_opset6 2 "opsets before 7 .* cannot be upgraded" "" -- opset6.onnx -o a.onnx
+put out_badsig ok.onnx bad.json
+run out_badsig 2 "bad.json:1:2: unterminated string" "" -- ok.onnx -o a.onnx --expect-signature bad.json
+put out_sigfifo ok.onnx
+mkfifo "$work/out_sigfifo/gold.json"
+run out_sigfifo 2 "gold.json: cannot read: a FIFO, not a regular file" "" -- ok.onnx -o a.onnx --expect-signature gold.json
+put out_zero ok.onnx
+run out_zero 2 "/dev/zero: cannot read: a character device" "" -- ok.onnx -o a.onnx --expect-signature /dev/zero
+put out_sarif_kept ok.onnx
+run out_sarif_kept 2 "bad.yaml: cannot read" "s.sarif" -- ok.onnx -c bad.yaml -o a.onnx --sarif s.sarif
+put out_changed dyn.onnx gold.json
+run out_changed 1 "gold.json: input 'x' axis 0: was fixed at 2, now symbolic 'n'" "a.onnx a.xlsx" -- dyn.onnx -o a.onnx --expect-signature gold.json
+put out_ok ok.onnx
+run out_ok 0 "" "a.onnx a.xlsx s.sarif s.json d.json" -- ok.onnx -o a.onnx --sarif s.sarif --signature s.json --diagnostics json:d.json
+if [ -n "${YOBX_ONNXRUNTIME:-}" ] || [ -f node_modules/onnxruntime-node/bin/napi-v6/linux/x64/libonnxruntime.so.1 ]; then
+	YOBX_ONNXRUNTIME=${YOBX_ONNXRUNTIME:-$top/node_modules/onnxruntime-node/bin/napi-v6/linux/x64/libonnxruntime.so.1}
+	export YOBX_ONNXRUNTIME
+	put verify_dyn dyn.onnx
+	run verify_dyn 2 "input 'x' has a dynamic size at axis 0" "" -- dyn.onnx -o a.onnx --verify
+	put verify_fifo ok.onnx
+	mkfifo "$work/verify_fifo/lib.so"
+	printf 'onnxruntime_library: ./lib.so\n' >"$work/verify_fifo/o.yaml"
+	run verify_fifo 2 "cannot load ./lib.so .*: a FIFO, not a regular file" "" -- ok.onnx -c o.yaml -o a.onnx --verify
+fi
 
 # ---- 1c, 1d: TorchScript names and ints (archives made by make_ts.py) ----
 ts() {   # ts NAME: copies data/NAME.pt and the options x3.yaml into the case
