@@ -150,6 +150,11 @@ if [ -n "${YOBX_ONNXRUNTIME:-}" ] || [ -f node_modules/onnxruntime-node/bin/napi
 	mkfifo "$work/verify_fifo/lib.so"
 	printf 'onnxruntime_library: ./lib.so\n' >"$work/verify_fifo/o.yaml"
 	run verify_fifo 2 "cannot load ./lib.so .*: a FIFO, not a regular file" "" -- ok.onnx -c o.yaml -o a.onnx --verify
+	# 4: "match" only when values were compared: an ONNX model has no torch values
+	mkdir -p "$work/verify_said" && cp "$work/in/ok.onnx" "$work/verify_said/"
+	(cd "$work/verify_said" && timeout 10 "$bin" ok.onnx -o a.onnx --verify) 2>"$work/verify_said.err"
+	if grep -q "verify    ran: 0 of 1 output compared by value with torch, 1 checked" "$work/verify_said.err" &&
+	   ! grep -q "match" "$work/verify_said.err"; then ok; else ko "verify_said: $(cat "$work/verify_said.err")"; fi
 fi
 
 # ---- 1c, 1d: TorchScript names and ints (archives made by make_ts.py) ----
