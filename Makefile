@@ -132,6 +132,9 @@ $(B)/fuzz/fuzz_graph: test/fuzz/fuzz_graph.c $(B)/libyobx.a
 $(B)/fuzz/fuzz_onnx: test/fuzz/fuzz_onnx.c $(B)/libyobx.a
 	@mkdir -p $(B)/fuzz
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+$(B)/fuzz/fuzz_options: test/fuzz/fuzz_options.c $(B)/libyobx.a
+	@mkdir -p $(B)/fuzz
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 $(B)/fuzz/fuzz_irtext: test/fuzz/fuzz_irtext.c $(B)/libyobx.a
 	@mkdir -p $(B)/fuzz
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)

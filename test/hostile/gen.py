@@ -10,6 +10,7 @@ are copied to the fuzz corpora as well (test/fuzz/corpus/onnx/hostile_*).
 import os
 import struct
 import sys
+import zipfile
 
 
 def varint(n):
@@ -163,6 +164,25 @@ def main():
         write(name, ("output_names: [" + ", ".join("out_%d" % i for i in range(n)) + "]\n").encode())
     # options: lists nested 100 deep
     write("deep.yaml", ("output_names: " + "[" * 100 + "]" * 100 + "\n").encode())
+
+    # a capture bundle whose onnxscript capture is deep_if.onnx
+    bundle(os.path.join(out, "deep_if.yxc"), {
+        "capture.json": b'{"format": "yobx-capture", "version": 1, "attempts": [{"strategy": "onnxscript", '
+                        b'"ok": true, "file": "captures/onnxscript.onnx", "seconds": 0.1}], '
+                        b'"inputs": [], "outputs": []}',
+        "captures/onnxscript.onnx": open(os.path.join(out, "deep_if.onnx"), "rb").read()})
+
+
+def bundle(path, entries):
+    """A zip of stored entries, each one's data 64-byte aligned (docs/capture.md)
+    by an extra field of padding in its local header."""
+    with open(path, "wb") as f, zipfile.ZipFile(f, "w", zipfile.ZIP_STORED) as z:
+        for name, data in entries.items():
+            info = zipfile.ZipInfo(name, (2024, 1, 1, 0, 0, 0))
+            start = f.tell() + 30 + len(name.encode()) + 4
+            pad = -start % 64
+            info.extra = struct.pack("<HH", 0xCAFE, pad) + b"\0" * pad
+            z.writestr(info, data)
 
 
 if __name__ == "__main__":
