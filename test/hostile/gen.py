@@ -172,6 +172,34 @@ def main():
                         b'"inputs": [], "outputs": []}',
         "captures/onnxscript.onnx": open(os.path.join(out, "deep_if.onnx"), "rb").read()})
 
+    # classes that held: external data leaving the folder by its text
+    for loc, name in (("../data.bin", "ext_dotdot.onnx"), ("/etc/passwd", "ext_abs.onnx")):
+        ext = (f_int(1, 2) + f_int(2, FLOAT) + f_bytes(8, "w")
+               + f_bytes(13, f_bytes(1, "location") + f_bytes(2, loc)) + f_int(14, 1))
+        write(name, model(graph([node("Add", ["x", "w"], ["y"], name="add")], "main", inits=[ext],
+                                inputs=[value_info("x", FLOAT, [2])], outputs=[value_info("y", FLOAT, [2])])))
+    # mutants of ok.onnx: 40 with bytes flipped (a fixed LCG, so the set is
+    # the same everywhere), and every truncation
+    ok = open(os.path.join(out, "ok.onnx"), "rb").read()
+    seed = 31
+    for k in range(40):
+        b = bytearray(ok)
+        for _ in range(1 + k % 4):
+            seed = (seed * 6364136223846793005 + 1442695040888963407) % (1 << 64)
+            b[(seed >> 33) % len(b)] ^= 1 << ((seed >> 20) % 8)
+        write("mut_%02d.onnx" % k, bytes(b))
+    for n in range(0, len(ok), 7):
+        write("cut_%03d.onnx" % n, ok[:n])
+    # a TorchScript archive whose data.pkl calls os.system: ts_ints.pt with
+    # that record replaced (the pickle's globals are held to torch's own)
+    here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "ts_ints.pt")
+    with zipfile.ZipFile(here) as z:
+        entries = {i.filename: z.read(i.filename) for i in z.infolist()}
+    for name in entries:
+        if name.endswith("/data.pkl"):
+            entries[name] = b"\x80\x02cos\nsystem\nX\x02\x00\x00\x00id\x85R."
+    bundle(os.path.join(out, "ts_global.pt"), entries)
+
 
 def bundle(path, entries):
     """A zip of stored entries, each one's data 64-byte aligned (docs/capture.md)

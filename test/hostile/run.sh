@@ -162,6 +162,33 @@ if [ -n "${YOBX_ONNXRUNTIME:-}" ] || [ -f node_modules/onnxruntime-node/bin/napi
 	   ! grep -q "match" "$work/verify_said.err"; then ok; else ko "verify_said: $(cat "$work/verify_said.err")"; fi
 fi
 
+# ---- classes that held: traversal, pickle globals, mutants ----
+put ext_dotdot ext_dotdot.onnx
+run ext_dotdot 2 "location '../data.bin' is not a plain path inside the model's folder" "" -- ext_dotdot.onnx -o a.onnx
+put ext_abs ext_abs.onnx
+run ext_abs 2 "location '/etc/passwd' is not a plain path inside the model's folder" "" -- ext_abs.onnx -o a.onnx
+put ts_global ts_global.pt
+cp test/hostile/data/x3.yaml "$work/ts_global/"
+run ts_global 2 "global 'os.system' is not one torch.jit.save writes" "" -- ts_global.pt -c x3.yaml -o a.onnx
+# mutants and truncations of ok.onnx: exit 0 (model and report), 1 (the
+# report alone) or 2 (nothing), within the limits, never a signal
+mkdir -p "$work/mutants"
+bad=0
+for f in "$work"/in/mut_*.onnx "$work"/in/cut_*.onnx; do
+	rm -f "$work/mutants"/*
+	cp "$f" "$work/mutants/m.onnx"
+	(cd "$work/mutants" && { [ "$san" = 1 ] || ulimit -v 262144; } && exec timeout -s KILL 10 "$bin" --quiet m.onnx -o a.onnx) \
+		>/dev/null 2>"$work/mutants.err"
+	got=$?
+	left=$(cd "$work/mutants" && ls | grep -v '^m.onnx$' | tr '\n' ' ')
+	case "$got:$left" in
+	"0:a.onnx a.xlsx "|"1:a.xlsx "|"2:") ;;
+	*) bad=$((bad + 1)); echo "FAIL: mutant $(basename "$f"): exit $got, left [$left]: $(head -c 200 "$work/mutants.err")" ;;
+	esac
+	grep -q "Sanitizer\|runtime error:" "$work/mutants.err" && { bad=$((bad + 1)); echo "FAIL: mutant $(basename "$f"): sanitizer"; }
+done
+[ "$bad" = 0 ] && ok || fail=$((fail + 1))
+
 # ---- 1c, 1d: TorchScript names and ints (archives made by make_ts.py) ----
 ts() {   # ts NAME: copies data/NAME.pt and the options x3.yaml into the case
 	mkdir -p "$work/$1"
