@@ -199,6 +199,12 @@ def main():
         if name.endswith("/data.pkl"):
             entries[name] = b"\x80\x02cos\nsystem\nX\x02\x00\x00\x00id\x85R."
     bundle(os.path.join(out, "ts_global.pt"), entries)
+    # and one whose data.pkl nests a million lists (the pickle machine's own
+    # limit refuses it before any walk of the tree recurses)
+    for name in entries:
+        if name.endswith("/data.pkl"):
+            entries[name] = b"\x80\x02" + b"]" * 1000000 + b"a" * 999999 + b"."
+    bundle(os.path.join(out, "ts_deep.pt"), entries)
 
 
 def bundle(path, entries):

@@ -170,6 +170,9 @@ run ext_abs 2 "location '/etc/passwd' is not a plain path inside the model's fol
 put ts_global ts_global.pt
 cp test/hostile/data/x3.yaml "$work/ts_global/"
 run ts_global 2 "global 'os.system' is not one torch.jit.save writes" "" -- ts_global.pt -c x3.yaml -o a.onnx
+put ts_deep ts_deep.pt
+cp test/hostile/data/x3.yaml "$work/ts_deep/"
+run ts_deep 2 "ts_deep.pt:ts_ints/data.pkl: objects nested too deeply" "" -- ts_deep.pt -c x3.yaml -o a.onnx
 # mutants and truncations of ok.onnx: exit 0 (model and report), 1 (the
 # report alone) or 2 (nothing), within the limits, never a signal
 mkdir -p "$work/mutants"
