@@ -155,6 +155,10 @@ if [ -n "${YOBX_ONNXRUNTIME:-}" ] || [ -f node_modules/onnxruntime-node/bin/napi
 	mkfifo "$work/verify_fifo/lib.so"
 	printf 'onnxruntime_library: ./lib.so\n' >"$work/verify_fifo/o.yaml"
 	run verify_fifo 2 "cannot load ./lib.so .*: a FIFO, not a regular file" "" -- ok.onnx -c o.yaml -o a.onnx --verify
+	mkdir -p "$work/verify_huge"
+	printf 'inputs:\n  - {dtype: float32, shape: [1099511627776]}\n' >"$work/verify_huge/o.yaml"
+	cp test/hostile/data/ts_ints.pt "$work/verify_huge/"
+	run verify_huge 2 "input 'x': its shape holds more than the 1024 MiB of values --verify makes up" "" -- ts_ints.pt -c o.yaml -o a.onnx --verify
 	# 4: "match" only when values were compared: an ONNX model has no torch values
 	mkdir -p "$work/verify_said" && cp "$work/in/ok.onnx" "$work/verify_said/"
 	(cd "$work/verify_said" && timeout 10 "$bin" ok.onnx -o a.onnx --verify) 2>"$work/verify_said.err"
