@@ -77,13 +77,12 @@ onnx_sniff(const char *path)
 {
 	size_t n = strlen(path);
 	unsigned char c = 0;
+	char why[160];
+	uint64_t size;
 	int fd;
 
 	if (n > 5 && strcmp(path + n - 5, ".onnx") == 0)
 		return 1;
-	char why[160];
-	uint64_t size;
-
 	if ((fd = file_open(path, 0, &size, why, sizeof why)) < 0)
 		return 0;   /* the reader that follows says why */
 	if (read(fd, &c, 1) != 1)
@@ -693,8 +692,8 @@ run_phases(Pipeline *pl, Diag *d)
 	if ((rrc = write_report(pl, out, d)))
 		pl->report_path = NULL;
 	pl->seconds[PHASE_REPORT] += pipeline_now() - t;
-	if ((crc = mapguard_report(d, NULL))) {
-		durable_abort(out);
+	if ((crc = mapguard_report(d, NULL)) || (crc = rrc == DIAG_INPUT ? rrc : 0)) {
+		durable_abort(out);   /* exit status 2 (the report cannot be made): nothing */
 		pl->report_path = NULL;
 		return crc;
 	}
