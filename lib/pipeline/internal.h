@@ -52,14 +52,14 @@ void pipeline_bind_dims(Bindings *b, const Onnx__ValueInfoProto *vi, int rank, c
 
 /* verify.c: after the model is written into files (not committed) and
  * pl->ort loaded: gathers the inputs and references, then commits files
- * (onnxruntime reads pl->out from disk; files is empty afterwards), runs
+ * with commit (pipeline.c's, handed down: onnxruntime reads pl->out from
+ * disk; files is empty afterwards), runs
  * lib/verify/ and puts its rows in the report.  Returns 0, DIAG_CONVERT (a
  * mismatch, YE0801, or onnxruntime cannot run the model) or DIAG_INPUT (no
  * inputs, a bad verify_inputs/verify_outputs file: files is then left
  * uncommitted; or the commit failed). */
-int pipeline_verify(Pipeline *pl, Durable *out, Diag *d);
-/* Commits the files of out (pipeline.c, "commit"); 0 or the Diag's code. */
-int pipeline_commit(Pipeline *pl, Durable *out, Diag *d);
+typedef int (*PipelineCommit)(Pipeline *pl, Durable *files, Diag *d);
+int pipeline_verify(Pipeline *pl, PipelineCommit commit, Durable *files, Diag *d);
 
 /* options_custom.c */
 /* Reads the value v of `custom_ops` into o->custom_ops.  Returns 0 or

@@ -506,8 +506,8 @@ single_capture(Pipeline *pl, int rc, const Diag *d, int from, double seconds)
 
 /* Commits the files written (the ONNX model, its .data, the report) in
  * one batch; a failure names the file, as the write that made it would. */
-int
-pipeline_commit(Pipeline *pl, Durable *out, Diag *d)
+static int
+commit(Pipeline *pl, Durable *out, Diag *d)
 {
 	const char *failed = NULL;
 	double t = pipeline_now();
@@ -664,7 +664,7 @@ run_phases(Pipeline *pl, Diag *d)
 			durable_abort(out);
 			return crc;
 		}
-		vrc = pipeline_verify(pl, out, d);
+		vrc = pipeline_verify(pl, commit, out, d);
 		if (out->n || vrc == DIAG_INPUT) {   /* the inputs could not be had: nothing committed */
 			durable_abort(out);
 			return vrc;
@@ -676,7 +676,7 @@ run_phases(Pipeline *pl, Diag *d)
 		return crc;
 	}
 	if ((rc && rc != DIAG_CONVERT) || !pl->opt.report) {
-		crc = pipeline_commit(pl, out, d);
+		crc = commit(pl, out, d);
 		crc = crc > sgrc ? crc : sgrc;
 		crc = crc > rc ? crc : rc;
 		return crc > vrc ? crc : vrc;
@@ -697,7 +697,7 @@ run_phases(Pipeline *pl, Diag *d)
 		pl->report_path = NULL;
 		return crc;
 	}
-	crc = pipeline_commit(pl, out, d);
+	crc = commit(pl, out, d);
 	rrc = crc > rrc ? crc : rrc;
 	rrc = sgrc > rrc ? sgrc : rrc;
 	rrc = rrc > vrc ? rrc : vrc;

@@ -342,7 +342,7 @@ report_rows(Pipeline *pl, const VerifyResult *r, const char *inputs)
 }
 
 int
-pipeline_verify(Pipeline *pl, Durable *files, Diag *d)
+pipeline_verify(Pipeline *pl, PipelineCommit commit, Durable *files, Diag *d)
 {
 	const Onnx__GraphProto *g = pl->model->graph;
 	VerifyTensor *in = ARENA_ARRAY(pl->a, VerifyTensor, g->n_input + 1);
@@ -364,7 +364,7 @@ pipeline_verify(Pipeline *pl, Durable *files, Diag *d)
 	/* inputs and references ready: the model is committed (onnxruntime
 	 * reads it from disk) only now, so an input that cannot be had (exit
 	 * status 2) leaves nothing behind */
-	if (rc || (rc = pipeline_commit(pl, files, d)))
+	if (rc || (rc = commit(pl, files, d)))
 		return rc;
 	job.ninput = (int)g->n_input, job.inputs = in;
 	job.noutput = (int)g->n_output, job.outputs = out;
