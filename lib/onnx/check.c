@@ -185,6 +185,29 @@ check_tensor(Checker *c, OnnxTensor *t)
 
 static int check_graph(Checker *c, Onnx__GraphProto *g, const Scope *up, int depth);
 
+/* A function body is kept as written, but the opset upgrade walks it (and
+ * the graphs of its attributes): every node there needs an op_type too.
+ * Depth is bounded by load.c's pre-scan. */
+static int
+typed_nodes(Checker *c, size_t n, Onnx__NodeProto **nodes, int depth)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (!nodes[i]->op_type || !*nodes[i]->op_type)
+			return bad(c, "a node of a model-local function has no op_type%s%s", NULL, NULL);
+		for (size_t k = 0; k < nodes[i]->n_attribute; k++) {
+			const Onnx__AttributeProto *at = nodes[i]->attribute[k];
+			if (depth > 64)
+				return bad(c, "subgraphs nest deeper than 64%s%s", NULL, NULL);
+			if (at->g && typed_nodes(c, at->g->n_node, at->g->node, depth + 1))
+				return DIAG_INPUT;
+			for (size_t j = 0; j < at->n_graphs; j++)
+				if (typed_nodes(c, at->graphs[j]->n_node, at->graphs[j]->node, depth + 1))
+					return DIAG_INPUT;
+		}
+	}
+	return 0;
+}
+
 static int
 check_attribute(Checker *c, Onnx__AttributeProto *at, const Scope *s, int depth)
 {
@@ -195,6 +218,11 @@ check_attribute(Checker *c, Onnx__AttributeProto *at, const Scope *s, int depth)
 	if (at->ref_attr_name && *at->ref_attr_name)
 		return bad(c, "attribute '%s' refers to a function attribute outside a function%s",
 		           at->name, NULL);
+	/* a graph held by an attribute of another type would go unchecked,
+	 * yet the upgrade and the writer walk it */
+	if ((at->g && at->type != ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__GRAPH) ||
+	    (at->n_graphs && at->type != ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__GRAPHS))
+		return bad(c, "attribute '%s' holds a graph its type does not say%s", at->name, NULL);
 	switch (at->type) {
 	case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOAT: ok = at->has_f; break;
 	case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT: ok = at->has_i; break;
@@ -320,8 +348,11 @@ onnx_model_check(Onnx__ModelProto *m, Arena *a, const char *label, Diag *d)
 	/* Model-local functions are kept as they are: the optimizer works on the
 	 * main graph, where a call is an op of the function's domain, and never
 	 * enters a body (nor does the FLOPs count); the writer copies them. */
-	for (size_t i = 0; i < m->n_functions; i++)
+	for (size_t i = 0; i < m->n_functions; i++) {
 		if (!m->functions[i]->name || !*m->functions[i]->name)
 			return bad(&c, "a model-local function has no name%s%s", NULL, NULL);
+		if (typed_nodes(&c, m->functions[i]->n_node, m->functions[i]->node, 0))
+			return DIAG_INPUT;
+	}
 	return check_graph(&c, m->graph, NULL, 0);
 }
