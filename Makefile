@@ -114,6 +114,7 @@ SUITES = \
 	'shrink sh test/shrink/run.sh $(B)/yobx-export 10 64 128' \
 	'install sh test/install/run.sh $(B) $(MAKE)' \
 	'size sh test/models/size.sh && sh test/models/size.sh test/conformance/data 8000000 && sh test/models/size.sh test/onnx-node 6500000' \
+	'hostile sh test/hostile/run.sh $(B) $(SAN)' \
 	'facts python3 test/facts/check.py'
 check: $(B)/yobx-export $(UNIT_BIN) $(B)/fuzz/graph_driver $(B)/test/convert_many
 	@printf '%s\n' $(SUITES) | CK_DEFAULT_TIMEOUT=$${CK_DEFAULT_TIMEOUT:-60} sh test/suites.sh $(B) $(J)
@@ -131,7 +132,7 @@ test:
 	CK_TIMEOUT_MULTIPLIER=4 $(MAKE) B=build-asan SAN=1 OPT=-O1 check TIER=quick
 
 # The fuzz targets exercise the readers only, so they link just those.
-FUZZ_LIB = core/die core/arena core/diag core/mapguard core/dtype core/strmap core/tensor read/zip read/json read/pickle \
+FUZZ_LIB = core/die core/arena core/size core/file core/diag core/mapguard core/dtype core/strmap core/tensor read/zip read/json read/pickle \
            sym/sym sym/symeval read/torchsave read/bundle read/ts/tsarchive read/ts/tslex read/ts/tsparse
 $(B)/fuzz/%: test/fuzz/%.c $(FUZZ_LIB:%=$(B)/lib/%.o)
 	@mkdir -p $(B)/fuzz
@@ -147,6 +148,9 @@ $(B)/fuzz/fuzz_graph: test/fuzz/fuzz_graph.c $(B)/libyobx.a
 	@mkdir -p $(B)/fuzz
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 $(B)/fuzz/fuzz_onnx: test/fuzz/fuzz_onnx.c $(B)/libyobx.a
+	@mkdir -p $(B)/fuzz
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+$(B)/fuzz/fuzz_options: test/fuzz/fuzz_options.c $(B)/libyobx.a
 	@mkdir -p $(B)/fuzz
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 $(B)/fuzz/fuzz_irtext: test/fuzz/fuzz_irtext.c $(B)/libyobx.a

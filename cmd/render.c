@@ -258,12 +258,24 @@ int
 render_to_file(const char *path, RenderFn fn, const void *ctx)
 {
 	Durable out;
-	FILE *f = NULL;
-	int fd, copy, err = 0;
+	int fd, err;
 
 	durable_init(&out);
 	if ((fd = durable_open(&out, path)) < 0)
 		return errno;
+	if ((err = render_to_fd(fd, fn, ctx))) {
+		durable_abort(&out);
+		return err;
+	}
+	return durable_commit(&out, NULL);
+}
+
+int
+render_to_fd(int fd, RenderFn fn, const void *ctx)
+{
+	FILE *f = NULL;
+	int copy, err = 0;
+
 	if ((copy = dup(fd)) < 0 || !(f = fdopen(copy, "w"))) {
 		err = errno;
 		if (copy >= 0)
@@ -275,9 +287,5 @@ render_to_file(const char *path, RenderFn fn, const void *ctx)
 		if (fclose(f) != 0 && !err)
 			err = errno;
 	}
-	if (err) {
-		durable_abort(&out);
-		return err;
-	}
-	return durable_commit(&out, NULL);
+	return err;
 }

@@ -22,5 +22,8 @@ void render_sarif(FILE *f, const Diag *d, const char *dump, int exit_status);
  * returns 0 or an errno value. */
 typedef void (*RenderFn)(FILE *f, const void *ctx);
 int render_to_file(const char *path, RenderFn fn, const void *ctx);
+/* Writes fn's output to fd (left open: a temporary file of a Durable the
+ * caller commits); returns 0 or an errno value. */
+int render_to_fd(int fd, RenderFn fn, const void *ctx);
 
 #endif

@@ -3,6 +3,7 @@
  * renders the diagnostics (render.c: text, JSON, SARIF) and prints the
  * summary, and chooses the exit status:
  * 0 ok, 1 conversion failed, 2 usage or input error. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -250,10 +251,17 @@ print_summary(FILE *f, const Pipeline *pl, int failed)
 		        grouped(b2, sizeof b2, (double)top[i].added));
 	if (pl->verify_seconds >= 0) {
 		const VerifyResult *v = &pl->verified;
-		if (v->worst < 0 && v->nrow)
+		/* "match" only for outputs compared by value */
+		if (v->worst < 0 && v->nrow && v->outputs_compared == v->noutput)
 			fprintf(f, "  verify    ok: %d output%s match%s torch, %d module call%s compared "
 			        "(onnxruntime %s), %.6f s\n", v->noutput, v->noutput == 1 ? "" : "s",
 			        v->noutput == 1 ? "es" : "", v->modules_compared, v->modules_compared == 1 ? "" : "s",
+			        verify_ort_version(pl->ort), pl->verify_seconds);
+		else if (v->worst < 0 && v->nrow)
+			fprintf(f, "  verify    ran: %d of %d output%s compared by value with torch, %d checked "
+			        "for dtype, shape and finite values only (no torch values to compare with; "
+			        "onnxruntime %s), %.6f s\n", v->outputs_compared, v->noutput,
+			        v->noutput == 1 ? "" : "s", v->noutput - v->outputs_compared,
 			        verify_ort_version(pl->ort), pl->verify_seconds);
 		else if (!v->nrow)
 			fprintf(f, "  verify    FAILED: onnxruntime %s cannot run the model; it is written, for "
@@ -290,18 +298,77 @@ sarif_fn(FILE *f, const void *ctx)
 	render_sarif(f, o->d, o->dump, o->rc);
 }
 
-/* Writes the machine-readable forms; a file that cannot be written is one
- * more diagnostic (exit 2), shown in the forms still to come. */
+/* Every output path of the run, checked before anything is written: none
+ * may exist as anything but a regular file, be one of the inputs, or be
+ * another output's path (each output has a temporary name of its own:
+ * "<path>.tmp.<pid>").  Returns 0 or DIAG_INPUT with YE_OUTPUT_REFUSED. */
 static int
-write_forms(const Cli *cli, Diag *d, int rc)
+check_outputs(const Cli *cli, Pipeline *pl, Diag *d)
 {
+	const char *out[6], *what[6];
+	const char *in[4] = {cli->dump, cli->options, cli->expect, pl->opt.onnxruntime_library};
+	char why[512];
+	int n = 0, rc = 0;
+
+	if (!cli->print) {
+		out[n] = pl->out, what[n++] = "-o";
+		out[n] = arena_printf(pl->a, "%s.data", pl->out), what[n++] = "the external data";
+		if (pl->opt.report)
+			out[n] = pipeline_report_path(pl->a, pl->out), what[n++] = "the report";
+		if (cli->signature)
+			out[n] = cli->signature, what[n++] = "--signature";
+	}
+	if (cli->sarif)
+		out[n] = cli->sarif, what[n++] = "--sarif";
+	if (cli->json && cli->json_file)
+		out[n] = cli->json_file, what[n++] = "--diagnostics=json:FILE";
+	for (int i = 0; i < n; i++) {
+		if (durable_check_output(out[i], in, 4, why, sizeof why))
+			rc = diag_report(d, YE_OUTPUT_REFUSED, &(DiagAt){.file = out[i]}, "%s: not written: %s",
+			                 what[i], why);
+		for (int j = 0; j < i; j++)
+			if (durable_same_path(out[i], out[j]))
+				rc = diag_report(d, YE_OUTPUT_REFUSED, &(DiagAt){.file = out[i]},
+				                 "%s and %s name the same file", what[j], what[i]);
+	}
+	return rc;
+}
+
+/* The machine-readable forms' temporary files, made before the run so
+ * that a path that cannot be written stops it before anything else is
+ * (exit 2, nothing written).  Returns 0 or DIAG_INPUT. */
+static int
+open_forms(const Cli *cli, Durable *forms, int *sarif_fd, int *json_fd, Diag *d)
+{
+	*sarif_fd = *json_fd = -1;
+	if (cli->sarif && (*sarif_fd = durable_open(forms, cli->sarif)) < 0)
+		return diag_report(d, YE_WRITE_FAILED, &(DiagAt){.file = cli->sarif}, "cannot write: %s",
+		                   strerror(errno));
+	if (cli->json && cli->json_file && (*json_fd = durable_open(forms, cli->json_file)) < 0) {
+		int err = errno;
+		durable_abort(forms);
+		*sarif_fd = -1;
+		return diag_report(d, YE_WRITE_FAILED, &(DiagAt){.file = cli->json_file}, "cannot write: %s",
+		                   strerror(err));
+	}
+	return 0;
+}
+
+/* Writes the machine-readable forms into the files open_forms() made and
+ * commits them; a file that cannot be written is one more diagnostic (exit
+ * 2), shown in the forms still to come. */
+static int
+write_forms(const Cli *cli, Durable *forms, int sarif_fd, int json_fd, Diag *d, int rc)
+{
+	const char *failed = NULL;
 	int err;
 
-	if (cli->sarif && (err = render_to_file(cli->sarif, sarif_fn, &(Out){d, cli->dump, rc})))
+	if (sarif_fd >= 0 && (err = render_to_fd(sarif_fd, sarif_fn, &(Out){d, cli->dump, rc})))
 		rc = diag_report(d, YE_WRITE_FAILED, &(DiagAt){.file = cli->sarif}, "cannot write: %s", strerror(err));
-	if (cli->json && cli->json_file &&
-	    (err = render_to_file(cli->json_file, json_fn, &(Out){d, cli->dump, rc})))
+	if (json_fd >= 0 && (err = render_to_fd(json_fd, json_fn, &(Out){d, cli->dump, rc})))
 		rc = diag_report(d, YE_WRITE_FAILED, &(DiagAt){.file = cli->json_file}, "cannot write: %s", strerror(err));
+	if ((err = durable_commit(forms, &failed)))
+		rc = diag_report(d, YE_WRITE_FAILED, &(DiagAt){.file = failed}, "cannot write: %s", strerror(err));
 	return rc;
 }
 
@@ -312,7 +379,8 @@ main(int argc, char **argv)
 	Arena arena;
 	Pipeline pl = {0};
 	Diag d = {0};
-	int rc;
+	Durable forms;
+	int rc, refused, sarif_fd = -1, json_fd = -1;
 
 	if ((rc = parse_cli(argc, argv, &cli)))
 		return rc;
@@ -324,16 +392,24 @@ main(int argc, char **argv)
 	pl.signature_out = cli.signature;
 	pl.signature_expect = cli.expect;
 	pl.verify = cli.verify;
-	if (cli.print) {
-		if (!(rc = pipeline_read(&pl, &d)))
-			rc = pipeline_print(&pl, stdout, &d);
-	} else {
-		/* read, lower, optimize, write, report: the optimizer's call goes in
+	durable_init(&forms);
+	/* read (nothing is written), then every output checked and the
+	 * diagnostic forms' files made, before anything is written: exit
+	 * status 2 from here on writes nothing but those forms */
+	rc = pipeline_read(&pl, &d);
+	if (!(refused = check_outputs(&cli, &pl, &d)) && open_forms(&cli, &forms, &sarif_fd, &json_fd, &d))
+		rc = refused = DIAG_INPUT;
+	if (!rc && refused)
+		rc = refused;
+	else if (!rc && cli.print)
+		rc = pipeline_print(&pl, stdout, &d);
+	else if (!rc)
+		/* lower, optimize, write, report: the optimizer's call goes in
 		 * phase_optimize() in lib/pipeline/pipeline.c (marked OPTIMIZER). */
 		rc = pipeline_run(&pl, &d);
-	}
 	rc = rc ? (d.code ? d.code : rc) : 0;
-	rc = write_forms(&cli, &d, rc);
+	if (!refused)
+		rc = write_forms(&cli, &forms, sarif_fd, json_fd, &d, rc);
 	if (cli.json && !cli.json_file)
 		render_json(stderr, &d, rc);
 	else

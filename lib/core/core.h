@@ -17,6 +17,19 @@
  * evaluator and the optimizer all stop at it, and size their buffers by it. */
 enum { MAX_RANK = 64 };
 
+/* ==== sizes ==== */
+
+/* Sizes computed from input, checked (size.c): each returns 0 and sets
+ * *out, or -1 (leaving *out alone) when the exact result does not fit.
+ * size_numel: the product of n dims, -1 when one is negative or the
+ * product passes INT64_MAX; size_bytes: numel elements of elem_size bytes,
+ * -1 when numel is negative or the bytes pass INT64_MAX (so they fit an
+ * off_t and a size_t). */
+int size_mul(uint64_t a, uint64_t b, uint64_t *out);
+int size_add(uint64_t a, uint64_t b, uint64_t *out);
+int size_numel(const int64_t *dims, size_t n, int64_t *out);
+int size_bytes(int64_t numel, int elem_size, uint64_t *out);
+
 /* ==== die ==== */
 
 /* Broken invariants of our own code, never bad input (a malformed graph is
@@ -59,6 +72,20 @@ char *arena_vprintf(Arena *a, const char *fmt, va_list ap);
 
 #define ARENA_NEW(a, T) ((T *)arena_alloc((a), sizeof(T)))
 #define ARENA_ARRAY(a, T, n) ((T *)arena_alloc((a), sizeof(T) * (size_t)(n)))
+
+/* ==== file ==== */
+
+/* Every file the tool reads by name is opened by file_open() (file.c):
+ * without blocking (a FIFO or a device named as a model, external data, a
+ * golden signature, options never hang the run), held to be a regular file
+ * (else refused by what it is: "a FIFO, not a regular file"), and to at
+ * most max bytes (0: no cap).  Returns the descriptor (close-on-exec, in
+ * blocking mode again) with *size its size, or -1 with the reason written
+ * to why (whylen bytes), for the caller's diagnostic. */
+int file_open(const char *path, uint64_t max, uint64_t *size, char *why, size_t whylen);
+/* file_open(), then the whole file read into the arena, NUL-terminated
+ * (*len bytes without the NUL); NULL with the reason in why. */
+char *file_slurp(Arena *a, const char *path, uint64_t max, size_t *len, char *why, size_t whylen);
 
 /* ==== diag ==== */
 
@@ -221,6 +248,15 @@ int durable_sync(Durable *out);
 void durable_join(Durable *to, Durable *from);
 /* Removes every temporary file (a failed run); out is empty afterwards. */
 void durable_abort(Durable *out);
+/* Whether path may be an output: 0, or -1 with the reason in why when it
+ * exists and is not a regular file (a symbolic link, FIFO, device or
+ * directory is never replaced: the rename would replace the link or the
+ * node itself) or is the same file (st_dev, st_ino) as one of the n paths
+ * of inputs (NULL entries skipped). */
+int durable_check_output(const char *path, const char *const *inputs, int n, char *why, size_t whylen);
+/* 1 when paths a and b name the same file, whether it exists or not
+ * (their folders resolved through links, then the names compared). */
+int durable_same_path(const char *a, const char *b);
 /* Starts writing bytes [from, from + len) of fd to disk without waiting
  * (sync_file_range), so that a big file's write-back overlaps the rest of
  * its writing; durable_commit() still waits for all of it. */
@@ -358,7 +394,8 @@ typedef struct TensorData {
 int64_t tensor_numel(const TensorData *t);
 /* 1 when the view is row-major contiguous, so its bytes are one run. */
 int tensor_is_contiguous(const TensorData *t);
-/* Returns 1 when every element the view addresses lies inside the storage. */
+/* Returns 1 when every element the view addresses lies inside the storage,
+ * and its element count and bytes fit an int64_t (size_numel, size_bytes). */
 int tensor_in_bounds(const TensorData *t);
 
 #endif

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 void
@@ -49,7 +50,13 @@ durable_open(Durable *out, const char *path)
 	f = &out->f[out->n];
 	snprintf(sfx, sizeof sfx, ".tmp.%ld", (long)getpid());
 	f->tmp = dup_n(path, strlen(path), sfx);
-	if ((fd = open(f->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666)) < 0) {
+	/* a new file, never one found there: a link planted under the
+	 * temporary name is removed, not written through (one retry: a stale
+	 * file of a crashed run of the same pid goes the same way) */
+	if ((fd = open(f->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666)) < 0 && errno == EEXIST &&
+	    unlink(f->tmp) == 0)
+		fd = open(f->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+	if (fd < 0) {
 		int err = errno;
 		free(f->tmp);
 		errno = err;
@@ -220,4 +227,63 @@ durable_commit(Durable *out, const char **failed)
 	while (out->n)
 		forget(out, out->n - 1, out->n > done);
 	return err;
+}
+
+static const char *
+kind(mode_t m)
+{
+	return S_ISLNK(m) ? "a symbolic link" : S_ISDIR(m) ? "a directory" : S_ISFIFO(m) ? "a FIFO"
+	       : S_ISCHR(m) ? "a character device" : S_ISBLK(m) ? "a block device"
+	       : S_ISSOCK(m) ? "a socket" : "not a regular file";
+}
+
+int
+durable_check_output(const char *path, const char *const *inputs, int n, char *why, size_t whylen)
+{
+	struct stat st, in;
+
+	if (lstat(path, &st) != 0)
+		return 0;   /* a new file (or one the write will fail to make, and say why) */
+	if (!S_ISREG(st.st_mode)) {
+		snprintf(why, whylen, "it is %s, which an output never replaces", kind(st.st_mode));
+		return -1;
+	}
+	for (int i = 0; i < n; i++)
+		if (inputs[i] && stat(inputs[i], &in) == 0 && in.st_dev == st.st_dev && in.st_ino == st.st_ino) {
+			snprintf(why, whylen, "it is the input '%s'", inputs[i]);
+			return -1;
+		}
+	return 0;
+}
+
+/* path with its folder resolved through links (malloc'ed), or NULL when
+ * the folder does not exist. */
+static char *
+resolved(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir = slash ? dup_n(path, slash == path ? 1 : (size_t)(slash - path), "") : dup_n(".", 1, "");
+	char *real = realpath(dir, NULL), *out = NULL;
+
+	if (real) {
+		out = dup_n(real, strlen(real), "/");
+		out = realloc(out, strlen(out) + strlen(slash ? slash + 1 : path) + 1);
+		if (!out)
+			die("out of memory");
+		strcat(out, slash ? slash + 1 : path);
+		free(real);
+	}
+	free(dir);
+	return out;
+}
+
+int
+durable_same_path(const char *a, const char *b)
+{
+	char *ra = resolved(a), *rb = resolved(b);
+	int same = ra && rb ? strcmp(ra, rb) == 0 : strcmp(a, b) == 0;
+
+	free(ra);
+	free(rb);
+	return same;
 }

@@ -29,7 +29,14 @@ tensor_in_bounds(const TensorData *t)
 {
 	int64_t esz = dtype_size(t->dtype), last = t->offset;
 
+	int64_t n;
+	uint64_t bytes;
+
 	if (esz <= 0 || t->offset < 0)
+		return 0;
+	/* a view repeating its storage (stride 0) may not claim more elements
+	 * or bytes than an int64 counts: tensor_numel() is then exact */
+	if (size_numel(t->sizes, (size_t)t->rank, &n) || size_bytes(n, (int)esz, &bytes))
 		return 0;
 	for (int i = 0; i < t->rank; i++) {
 		if (t->sizes[i] < 0 || t->strides[i] < 0)

@@ -70,17 +70,16 @@ define(Checker *c, Scope *s, const char *name, const char *what)
 	return 0;
 }
 
-/* The number of elements of t, or -1 when its dims are negative or overflow. */
+/* The number of elements of t, or -1 when its dims are negative or its
+ * bytes would pass INT64_MAX. */
 static int64_t
-numel(const OnnxTensor *t)
+numel(const OnnxTensor *t, DType dt)
 {
-	int64_t n = 1;
+	int64_t n;
+	uint64_t bytes;
 
-	for (size_t i = 0; i < t->n_dims; i++) {
-		if (t->dims[i] < 0 || (t->dims[i] && n > INT64_MAX / t->dims[i]))
-			return -1;
-		n *= t->dims[i];
-	}
+	if (size_numel(t->dims, t->n_dims, &n) || size_bytes(n, dtype_size(dt), &bytes))
+		return -1;
 	return n;
 }
 
@@ -125,7 +124,7 @@ check_tensor(Checker *c, OnnxTensor *t)
 {
 	const char *name = t->name && *t->name ? t->name : "(unnamed)";
 	DType dt = dtype_from_onnx(t->data_type);
-	int64_t n = numel(t);
+	int64_t n = numel(t, dt);
 	size_t have;
 
 	if (dt == DT_UNKNOWN || !dtype_size(dt))
@@ -139,10 +138,12 @@ check_tensor(Checker *c, OnnxTensor *t)
 	if (t->n_string_data || t->base.n_unknown_fields)
 		return bad(c, "tensor '%s': string data, segments or fields this reader does not know%s", name, NULL);
 	if (t->has_raw_data) {
-		if ((uint64_t)t->raw_data.len != (uint64_t)n * (uint64_t)dtype_size(dt))
+		uint64_t want;
+		size_bytes(n, dtype_size(dt), &want);   /* cannot fail: numel() checked it */
+		if ((uint64_t)t->raw_data.len != want)
 			return diag_report(c->d, YE_ONNX_INPUT, &(DiagAt){.file = c->label},
 			                   "tensor '%s': %zu bytes of raw data, its type and dims want %llu", name,
-			                   t->raw_data.len, (unsigned long long)((uint64_t)n * (uint64_t)dtype_size(dt)));
+			                   t->raw_data.len, (unsigned long long)want);
 		if (t->n_float_data || t->n_int32_data || t->n_int64_data || t->n_double_data || t->n_uint64_data)
 			return bad(c, "tensor '%s': both raw data and typed data%s", name, NULL);
 		return 0;
@@ -183,6 +184,29 @@ check_tensor(Checker *c, OnnxTensor *t)
 
 static int check_graph(Checker *c, Onnx__GraphProto *g, const Scope *up, int depth);
 
+/* A function body is kept as written, but the opset upgrade walks it (and
+ * the graphs of its attributes): every node there needs an op_type too.
+ * Depth is bounded by load.c's pre-scan. */
+static int
+typed_nodes(Checker *c, size_t n, Onnx__NodeProto **nodes, int depth)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (!nodes[i]->op_type || !*nodes[i]->op_type)
+			return bad(c, "a node of a model-local function has no op_type%s%s", NULL, NULL);
+		for (size_t k = 0; k < nodes[i]->n_attribute; k++) {
+			const Onnx__AttributeProto *at = nodes[i]->attribute[k];
+			if (depth > 64)
+				return bad(c, "subgraphs nest deeper than 64%s%s", NULL, NULL);
+			if (at->g && typed_nodes(c, at->g->n_node, at->g->node, depth + 1))
+				return DIAG_INPUT;
+			for (size_t j = 0; j < at->n_graphs; j++)
+				if (typed_nodes(c, at->graphs[j]->n_node, at->graphs[j]->node, depth + 1))
+					return DIAG_INPUT;
+		}
+	}
+	return 0;
+}
+
 static int
 check_attribute(Checker *c, Onnx__AttributeProto *at, const Scope *s, int depth)
 {
@@ -193,6 +217,11 @@ check_attribute(Checker *c, Onnx__AttributeProto *at, const Scope *s, int depth)
 	if (at->ref_attr_name && *at->ref_attr_name)
 		return bad(c, "attribute '%s' refers to a function attribute outside a function%s",
 		           at->name, NULL);
+	/* a graph held by an attribute of another type would go unchecked,
+	 * yet the upgrade and the writer walk it */
+	if ((at->g && at->type != ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__GRAPH) ||
+	    (at->n_graphs && at->type != ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__GRAPHS))
+		return bad(c, "attribute '%s' holds a graph its type does not say%s", at->name, NULL);
 	switch (at->type) {
 	case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOAT: ok = at->has_f; break;
 	case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT: ok = at->has_i; break;
@@ -318,8 +347,11 @@ onnx_model_check(Onnx__ModelProto *m, Arena *a, const char *label, Diag *d)
 	/* Model-local functions are kept as they are: the optimizer works on the
 	 * main graph, where a call is an op of the function's domain, and never
 	 * enters a body (nor does the FLOPs count); the writer copies them. */
-	for (size_t i = 0; i < m->n_functions; i++)
+	for (size_t i = 0; i < m->n_functions; i++) {
 		if (!m->functions[i]->name || !*m->functions[i]->name)
 			return bad(&c, "a model-local function has no name%s%s", NULL, NULL);
+		if (typed_nodes(&c, m->functions[i]->n_node, m->functions[i]->node, 0))
+			return DIAG_INPUT;
+	}
 	return check_graph(&c, m->graph, NULL, 0);
 }

@@ -86,6 +86,7 @@ static int
 alloc_out(Ctx *c, FoldTensor *t, int elem, int rank, const int64_t *dims)
 {
 	int64_t n = 1;
+	uint64_t bytes;
 
 	if (rank < 0 || rank > MAX_RANK || !fold_elem_size(elem))
 		return -1;
@@ -95,12 +96,12 @@ alloc_out(Ctx *c, FoldTensor *t, int elem, int rank, const int64_t *dims)
 		n *= dims[i];
 		t->dims[i] = dims[i];
 	}
-	if (n > c->max_bytes / fold_elem_size(elem))     /* n * size would overflow first */
+	if (size_bytes(n, fold_elem_size(elem), &bytes) || bytes > (uint64_t)c->max_bytes)
 		return -1;
 	t->elem = elem;
 	t->rank = rank;
 	t->numel = n;
-	t->data = arena_alloc(c->a, (size_t)(n * fold_elem_size(elem)) + 1);
+	t->data = arena_alloc(c->a, (size_t)bytes + 1);
 	return 0;
 }
 

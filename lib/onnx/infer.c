@@ -167,19 +167,27 @@ of_poly(const OnnxInfer *f, const Poly *p)
 static OnnxSize
 dim_add(const OnnxInfer *f, OnnxSize a, OnnxSize b)
 {
+	uint64_t r;
+
 	if (exprs(f))
 		return of_poly(f, poly_add(f->a, poly_of(f, a), poly_of(f, b)));
-	return a.v >= 0 && b.v >= 0 ? num(f, a.v + b.v) : unknown();
+
+	/* dims come from the input: a sum past INT64_MAX is unknown, not a wrap */
+	if (a.v >= 0 && b.v >= 0 && !size_add((uint64_t)a.v, (uint64_t)b.v, &r) && r <= INT64_MAX)
+		return num(f, (int64_t)r);
+	return unknown();
 }
 
 /* In the names model a product with a static 1 keeps the other dim's name. */
 static OnnxSize
 dim_mul(const OnnxInfer *f, OnnxSize a, OnnxSize b)
 {
+	uint64_t r;
+
 	if (exprs(f))
 		return of_poly(f, poly_mul(f->a, poly_of(f, a), poly_of(f, b)));
-	if (a.v >= 0 && b.v >= 0)
-		return num(f, a.v * b.v);
+	if (a.v >= 0 && b.v >= 0)   /* a product past INT64_MAX is unknown, not a wrap */
+		return !size_mul((uint64_t)a.v, (uint64_t)b.v, &r) && r <= INT64_MAX ? num(f, (int64_t)r) : unknown();
 	if (a.v == 1)
 		return b;
 	if (b.v == 1)

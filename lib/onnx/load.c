@@ -6,8 +6,8 @@
  * length) gets its bytes from its file, mapped read-only once per file and
  * pointed at, never copied; the first such file is the OnnxSource the
  * writer copies from, file to file.  Locations are relative to the model's
- * folder and may not leave it (no absolute path, no ".."), as onnx.checker
- * requires. */
+ * folder and may not leave it (no absolute path, no "..", and no symbolic
+ * link leading out of it), as onnx.checker requires. */
 #include "onnx/onnx.h"
 
 #include <errno.h>
@@ -49,6 +49,25 @@ fail(Loader *l, const char *fmt, const char *what)
 	return diag_report(l->d, YE_ONNX_INPUT, &(DiagAt){.file = l->label}, fmt, what);
 }
 
+/* 0 when path (dir/location), resolved through every symlink, lies inside
+ * the model's folder resolved the same way; else a diagnostic and -1.  The
+ * location's text has no ".." and no leading "/", but a symlink beside the
+ * model may still point anywhere (/etc/passwd as weights). */
+static int
+inside(Loader *l, const char *path, const char *location)
+{
+	char *dir = realpath(l->dir, NULL), *real = realpath(path, NULL);
+	size_t n = dir ? strlen(dir) : 0;
+	int ok = dir && real && strncmp(real, dir, n) == 0 && (real[n] == '/' || (n == 1 && dir[0] == '/'));
+
+	if (!ok)
+		fail(l, "external data location '%s' leads out of the model's folder through a symbolic link",
+		     location);
+	free(dir);
+	free(real);
+	return ok ? 0 : -1;
+}
+
 /* The mapped file at dir/location (index into in->files), mapping it on
  * first use; -1 with a diagnostic when it cannot be. */
 static int
@@ -56,7 +75,8 @@ data_file(Loader *l, const char *location)
 {
 	OnnxInput *in = l->in;
 	struct stat st;
-	char *path;
+	uint64_t size;
+	char *path, why[160];
 	void *map = NULL;
 	int fd;
 
@@ -76,13 +96,15 @@ data_file(Loader *l, const char *location)
 		return -1;
 	}
 	path = arena_printf(l->a, "%s/%s", l->dir, location);
-	if ((fd = open(path, O_RDONLY)) < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-		diag_report(l->d, YE_ONNX_INPUT, &(DiagAt){.file = l->label},
-		            "external data file '%s': %s", path, fd < 0 ? strerror(errno) : "not a regular file");
-		if (fd >= 0)
-			close(fd);
+	if ((fd = file_open(path, 0, &size, why, sizeof why)) < 0) {
+		diag_report(l->d, YE_ONNX_INPUT, &(DiagAt){.file = l->label}, "external data file '%s': %s", path, why);
 		return -1;
 	}
+	if (inside(l, path, location)) {
+		close(fd);
+		return -1;
+	}
+	st.st_size = (off_t)size;
 	if (st.st_size > 0 && (map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0)) == MAP_FAILED) {
 		diag_report(l->d, YE_ONNX_INPUT, &(DiagAt){.file = l->label},
 		            "external data file '%s': cannot map (%s)", path, strerror(errno));
@@ -144,6 +166,84 @@ resolve(Loader *l, OnnxTensor *t)
 	return 0;
 }
 
+/* ==== nesting pre-scan ====
+ *
+ * protobuf-c unpacks nested messages by recursion, so a model whose If
+ * bodies nest thousands deep overflows the stack inside
+ * onnx__model_proto__unpack(), before any limit of ours could run.  The
+ * scan below walks the wire format first, without unpacking: for each
+ * message kind it knows which fields hold which submessages (the messages
+ * of proto/onnx.proto that can recurse: graphs through attributes, types
+ * through sequence and optional), and it counts graph and type depth.  Its
+ * own recursion is bounded by those limits.  Bytes that are not a valid
+ * wire format stop the scan quietly: unpack() then refuses them. */
+
+typedef enum PbKind { PK_NONE, PK_MODEL, PK_GRAPH, PK_NODE, PK_ATTR, PK_VALUE, PK_FUNC, PK_TYPE, PK_TYPE_ELEM } PbKind;
+
+/* The submessage kind of field in a message of kind k, PK_NONE if the
+ * field is not one that can lead to a graph or a type. */
+static PbKind
+pb_child(PbKind k, uint64_t field)
+{
+	switch (k) {
+	case PK_MODEL: return field == 7 ? PK_GRAPH : field == 25 ? PK_FUNC : PK_NONE;
+	case PK_GRAPH: return field == 1 ? PK_NODE : field >= 11 && field <= 13 ? PK_VALUE : PK_NONE;
+	case PK_NODE: return field == 5 ? PK_ATTR : PK_NONE;
+	case PK_ATTR: return field == 6 || field == 11 ? PK_GRAPH : field == 14 || field == 15 ? PK_TYPE : PK_NONE;
+	case PK_VALUE: return field == 2 ? PK_TYPE : PK_NONE;
+	case PK_FUNC: return field == 7 ? PK_NODE : field == 11 ? PK_ATTR : field == 12 ? PK_VALUE : PK_NONE;
+	case PK_TYPE: return field == 4 || field == 9 ? PK_TYPE_ELEM : PK_NONE;
+	case PK_TYPE_ELEM: return field == 1 ? PK_TYPE : PK_NONE;
+	default: return PK_NONE;
+	}
+}
+
+static int
+pb_varint(const uint8_t **p, const uint8_t *end, uint64_t *v)
+{
+	*v = 0;
+	for (int shift = 0; shift < 64 && *p < end; shift += 7) {
+		uint8_t b = *(*p)++;
+		*v |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80))
+			return 0;
+	}
+	return -1;
+}
+
+/* Returns 0, 1 when graphs nest deeper than MAX_GRAPH_DEPTH, 2 when types
+ * do.  graphs and types: the depth of the enclosing message. */
+static int
+pb_scan(const uint8_t *p, const uint8_t *end, PbKind k, int graphs, int types)
+{
+	if (k == PK_GRAPH && ++graphs > MAX_GRAPH_DEPTH)
+		return 1;
+	if (k == PK_TYPE && ++types > MAX_GRAPH_DEPTH)
+		return 2;
+	while (p < end) {
+		uint64_t key, n;
+		if (pb_varint(&p, end, &key))
+			return 0;
+		switch (key & 7) {
+		case 0: if (pb_varint(&p, end, &n)) return 0; break;
+		case 1: if (end - p < 8) return 0; p += 8; break;
+		case 5: if (end - p < 4) return 0; p += 4; break;
+		case 2: {
+			PbKind c;
+			int rc;
+			if (pb_varint(&p, end, &n) || n > (uint64_t)(end - p))
+				return 0;
+			if ((c = pb_child(k, key >> 3)) != PK_NONE && (rc = pb_scan(p, p + n, c, graphs, types)))
+				return rc;
+			p += n;
+			break;
+		}
+		default: return 0;
+		}
+	}
+	return 0;
+}
+
 static int resolve_graph(Loader *l, Onnx__GraphProto *g, int depth);
 
 static int
@@ -185,6 +285,10 @@ onnx_read(OnnxInput *in, Arena *a, const char *label, const uint8_t *buf, size_t
 
 	memset(in, 0, sizeof *in);
 	in->files = ARENA_ARRAY(a, OnnxDataFile, MAX_DATA_FILES);
+	switch (len ? pb_scan(buf, buf + len, PK_MODEL, -1, 0) : 0) {
+	case 1: return fail(&l, "subgraphs nest deeper than %s", "64");
+	case 2: return fail(&l, "types (sequence, optional) nest deeper than %s", "64");
+	}
 	m = onnx__model_proto__unpack(&alloc, len, buf);
 	if (!m)
 		return diag_report(d, YE_ONNX_INPUT, &(DiagAt){.file = label},
@@ -210,16 +314,14 @@ onnx_read_file(OnnxInput *in, Arena *a, const char *path, Diag *d)
 	const char *slash = strrchr(path, '/');
 	const char *dir = slash ? arena_printf(a, "%.*s", (int)(slash - path), path) : ".";
 	struct stat st;
+	uint64_t size;
+	char why[160];
 	void *map = NULL;
 	int fd, rc;
 
-	if ((fd = open(path, O_RDONLY)) < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-		rc = diag_report(d, YE_INPUT_UNREADABLE, &(DiagAt){.file = path}, "cannot open (%s)",
-		                 fd < 0 ? strerror(errno) : "not a regular file");
-		if (fd >= 0)
-			close(fd);
-		return rc;
-	}
+	if ((fd = file_open(path, 0, &size, why, sizeof why)) < 0)
+		return diag_report(d, YE_INPUT_UNREADABLE, &(DiagAt){.file = path}, "cannot open (%s)", why);
+	st.st_size = (off_t)size;
 	if (st.st_size > 0 && (map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0)) == MAP_FAILED) {
 		rc = diag_report(d, YE_INPUT_UNREADABLE, &(DiagAt){.file = path}, "cannot map (%s)", strerror(errno));
 		close(fd);

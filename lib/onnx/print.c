@@ -7,6 +7,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/core.h"
 #include "onnx/onnx.h"
@@ -66,8 +67,9 @@ tensor_bytes(const Onnx__TensorProto *t, const char *dir, size_t *len, uint8_t *
 {
 	const char *loc = NULL;
 	long long off = 0, n = -1;
-	char *path;
-	FILE *fp;
+	char *path, why[160];
+	uint64_t size;
+	int fd;
 
 	*own = NULL;
 	if (t->has_raw_data) {
@@ -86,16 +88,17 @@ tensor_bytes(const Onnx__TensorProto *t, const char *dir, size_t *len, uint8_t *
 	if (!dir || !loc || n < 0 || !(path = malloc(strlen(dir) + strlen(loc) + 2)))
 		return NULL;
 	sprintf(path, "%s/%s", dir, loc);
-	fp = fopen(path, "rb");
+	fd = file_open(path, 0, &size, why, sizeof why);
 	free(path);
-	if (!fp)
+	if (fd < 0)
 		return NULL;
-	*own = malloc((size_t)n + 1);
-	if (!*own || fseek(fp, off, SEEK_SET) != 0 || fread(*own, 1, (size_t)n, fp) != (size_t)n) {
+	/* the bytes the tensor names must lie in the file: n and off are its word */
+	if (off < 0 || (uint64_t)off > size || (uint64_t)n > size - (uint64_t)off || !(*own = malloc((size_t)n + 1)) ||
+	    pread(fd, *own, (size_t)n, (off_t)off) != (ssize_t)n) {
 		free(*own);
 		*own = NULL;
 	}
-	fclose(fp);
+	close(fd);
 	*len = (size_t)n;
 	return *own;
 }

@@ -112,7 +112,8 @@ constant(Up *u, const char *base, int elem, int rank, const int64_t *dims, const
 	void *copy = arena_alloc(u->a, nbytes ? nbytes : 1);
 	OnnxNode *c;
 
-	memcpy(copy, data, nbytes);
+	if (nbytes)   /* data may be NULL for no bytes (an empty list of ints) */
+		memcpy(copy, data, nbytes);
 	c = onnx_node(u->a, "Constant", fresh_name(u, "Constant"), 0, NULL, 1, &out);
 	onnx_attr_tensor(u->a, c, "value", onnx_tensor(u->a, NULL, elem, rank, dims, copy, nbytes));
 	emit(u, c);

@@ -183,7 +183,7 @@ pipeline_convert(Pipeline *pl, Diag *d)
 int
 pipeline_onnx_opset(Pipeline *pl, const char *label, Diag *d)
 {
-	int own = 0, given = 0, to;
+	int own = 0, given = 0, to, rc;
 
 	if (onnx_model_check(pl->model, pl->a, label, d))
 		return DIAG_INPUT;
@@ -210,8 +210,8 @@ pipeline_onnx_opset(Pipeline *pl, const char *label, Diag *d)
 		                   "input's opset is raised, never lowered (drop `opset:` or give %d or more)",
 		                   pl->opt.opset, pl->input, own, own);
 	to = given || own < pl->opt.opset ? pl->opt.opset : own;
-	if (onnx_upgrade(pl->model, to, pl->a, label, &pl->upgrade, d))
-		return DIAG_CONVERT;
+	if ((rc = onnx_upgrade(pl->model, to, pl->a, label, &pl->upgrade, d)))
+		return rc;   /* 2 for an opset before 7, 1 for a node refused */
 	pl->opt.opset = to;
 	return 0;
 }

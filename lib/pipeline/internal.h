@@ -19,9 +19,11 @@ pipeline_value_arg(const Arg *g)
 }
 /* CLOCK_MONOTONIC in seconds. */
 double pipeline_now(void);
-/* The whole file at path (arena, NUL-terminated; *len bytes), or NULL with
- * *err an errno (EIO when reading failed after the open). */
-char *pipeline_slurp(Arena *a, const char *path, size_t *len, int *err);
+/* The most bytes read from an options file and from a golden signature
+ * (file_slurp()'s cap): both are small text files, and a FIFO, /dev/zero or
+ * a mistaken path must not exhaust the memory. */
+#define OPTIONS_MAX_BYTES (1 << 20)
+#define SIGNATURE_MAX_BYTES (64 << 20)
 /* Lowers pl->prog (unless pl->model already holds an ONNX input) and
  * optimizes the model, timing both phases.  Returns 0 or the Diag's code;
  * a lowering failure fills the report's unsupported rows. */
@@ -50,12 +52,16 @@ const Onnx__TensorShapeProto *pipeline_tensor_shape(const Onnx__ValueInfoProto *
 /* Binds each dim_param of vi not bound yet to sizes[k], when vi has rank dims. */
 void pipeline_bind_dims(Bindings *b, const Onnx__ValueInfoProto *vi, int rank, const int64_t *sizes);
 
-/* verify.c: after the model is written (pl->out on disk) and pl->ort
- * loaded: gathers the inputs and references, runs lib/verify/ and puts
- * its rows in the report.  Returns 0, DIAG_CONVERT (a mismatch, YE0801, or
- * onnxruntime cannot run the model) or DIAG_INPUT (no inputs, a bad
- * verify_inputs/verify_outputs file). */
-int pipeline_verify(Pipeline *pl, Diag *d);
+/* verify.c: after the model is written into files (not committed) and
+ * pl->ort loaded: gathers the inputs and references, then commits files
+ * with commit (pipeline.c's, handed down: onnxruntime reads pl->out from
+ * disk; files is empty afterwards), runs
+ * lib/verify/ and puts its rows in the report.  Returns 0, DIAG_CONVERT (a
+ * mismatch, YE0801, or onnxruntime cannot run the model) or DIAG_INPUT (no
+ * inputs, a bad verify_inputs/verify_outputs file: files is then left
+ * uncommitted; or the commit failed). */
+typedef int (*PipelineCommit)(Pipeline *pl, Durable *files, Diag *d);
+int pipeline_verify(Pipeline *pl, PipelineCommit commit, Durable *files, Diag *d);
 
 /* options_custom.c */
 /* Reads the value v of `custom_ops` into o->custom_ops.  Returns 0 or

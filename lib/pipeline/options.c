@@ -89,10 +89,12 @@ opt_names(OptCtx *c, yaml_node_t *v, const char *key, const char *what, const ch
           OptionAt **at, int *count)
 {
 	int n, k = 0;
+	StrMap *seen;
 
 	if (v->type != YAML_SEQUENCE_NODE)
 		return opt_err(c, v, arena_printf(c->a, "'%s' needs a list of strings", key));
 	n = (int)(v->data.sequence.items.top - v->data.sequence.items.start);
+	seen = strmap_new(c->a, (size_t)n);
 	*names = ARENA_ARRAY(c->a, const char *, n + 1);
 	*at = ARENA_ARRAY(c->a, OptionAt, n + 1);
 	for (yaml_node_item_t *it = v->data.sequence.items.start; it < v->data.sequence.items.top; it++) {
@@ -100,11 +102,11 @@ opt_names(OptCtx *c, yaml_node_t *v, const char *key, const char *what, const ch
 		const char *s = item ? scalar(item) : NULL;
 		if (!s || !*s)
 			return opt_err(c, item ? item : v, arena_printf(c->a, "'%s' items must be non-empty strings", key));
-		for (int j = 0; j < k; j++)
-			if (strcmp((*names)[j], s) == 0)
-				return opt_err(c, item, arena_printf(c->a, "%s name '%s' is given twice", what, s));
+		if (strmap_get(seen, s))
+			return opt_err(c, item, arena_printf(c->a, "%s name '%s' is given twice", what, s));
 		(*at)[k] = (OptionAt){(uint32_t)item->start_mark.line + 1, (uint32_t)item->start_mark.column + 1};
 		(*names)[k++] = arena_strdup(c->a, s);
+		strmap_put(seen, (*names)[k - 1], (void *)1);
 	}
 	*count = k;
 	return 0;
@@ -591,29 +593,122 @@ options_default(Options *o)
 	o->inputs.n = -1;
 }
 
-/* v as text for the report: a scalar as written, collections in flow style. */
-static const char *
-yaml_text(OptCtx *c, yaml_node_t *v, int depth)
-{
-	const char *s;
+/* The text of an option's value for the report, built in one buffer of
+ * at most TEXT_MAX characters (then "..."): appending is linear, and an
+ * alias-heavy value stops costing once the buffer is full. */
+#define TEXT_MAX 4096
 
-	if (!v || depth > 16)
-		return "...";
-	if (v->type == YAML_SCALAR_NODE)
-		return scalar(v);
-	if (v->type == YAML_SEQUENCE_NODE) {
-		s = "[";
-		for (yaml_node_item_t *it = v->data.sequence.items.start; it < v->data.sequence.items.top; it++)
-			s = arena_printf(c->a, "%s%s%s", s, it > v->data.sequence.items.start ? ", " : "",
-			                 yaml_text(c, yaml_document_get_node(c->doc, *it), depth + 1));
-		return arena_printf(c->a, "%s]", s);
+typedef struct Text {
+	char buf[TEXT_MAX + 4];
+	size_t len;
+	int full;
+} Text;
+
+static void
+text_add(Text *t, const char *s)
+{
+	size_t n = strlen(s);
+
+	if (t->full)
+		return;
+	if (n > TEXT_MAX - t->len) {
+		n = TEXT_MAX - t->len;
+		t->full = 1;
 	}
-	s = "{";
-	for (yaml_node_pair_t *p = v->data.mapping.pairs.start; p < v->data.mapping.pairs.top; p++)
-		s = arena_printf(c->a, "%s%s%s: %s", s, p > v->data.mapping.pairs.start ? ", " : "",
-		                 yaml_text(c, yaml_document_get_node(c->doc, p->key), depth + 1),
-		                 yaml_text(c, yaml_document_get_node(c->doc, p->value), depth + 1));
-	return arena_printf(c->a, "%s}", s);
+	memcpy(t->buf + t->len, s, n);
+	t->len += n;
+	if (t->full)
+		memcpy(t->buf + t->len, "...", 3), t->len += 3;
+	t->buf[t->len] = 0;
+}
+
+/* v as text for the report: a scalar as written, collections in flow style. */
+static void
+yaml_text(OptCtx *c, yaml_node_t *v, int depth, Text *t)
+{
+	if (!v || depth > 16) {
+		text_add(t, "...");
+		return;
+	}
+	if (v->type == YAML_SCALAR_NODE) {
+		text_add(t, scalar(v));
+		return;
+	}
+	if (v->type == YAML_SEQUENCE_NODE) {
+		text_add(t, "[");
+		for (yaml_node_item_t *it = v->data.sequence.items.start; !t->full && it < v->data.sequence.items.top; it++) {
+			if (it > v->data.sequence.items.start)
+				text_add(t, ", ");
+			yaml_text(c, yaml_document_get_node(c->doc, *it), depth + 1, t);
+		}
+		text_add(t, "]");
+		return;
+	}
+	text_add(t, "{");
+	for (yaml_node_pair_t *p = v->data.mapping.pairs.start; !t->full && p < v->data.mapping.pairs.top; p++) {
+		if (p > v->data.mapping.pairs.start)
+			text_add(t, ", ");
+		yaml_text(c, yaml_document_get_node(c->doc, p->key), depth + 1, t);
+		text_add(t, ": ");
+		yaml_text(c, yaml_document_get_node(c->doc, p->value), depth + 1, t);
+	}
+	text_add(t, "}");
+}
+
+/* The number of nodes v stands for once every alias is expanded, saturated
+ * at OPTIONS_MAX_NODES + 1 (memo: per node id, 0 when not yet counted);
+ * -1 when collections nest deeper than 64.  libyaml shares an aliased node
+ * instead of copying it, so a file of a few KB can stand for billions of
+ * nodes ("billion laughs"): every option's walk would pay for them. */
+#define OPTIONS_MAX_NODES 20000
+
+static long
+expanded(yaml_document_t *doc, int id, long *memo, int depth)
+{
+	yaml_node_t *v = yaml_document_get_node(doc, id);
+	long n = 1, k;
+
+	if (!v)
+		return 1;
+	if (depth > 64)
+		return -1;
+	if (memo[id])
+		return memo[id];
+	if (v->type == YAML_SEQUENCE_NODE)
+		for (yaml_node_item_t *it = v->data.sequence.items.start; it < v->data.sequence.items.top; it++) {
+			if ((k = expanded(doc, *it, memo, depth + 1)) < 0)
+				return -1;
+			if ((n += k) > OPTIONS_MAX_NODES)
+				return memo[id] = OPTIONS_MAX_NODES + 1;
+		}
+	else if (v->type == YAML_MAPPING_NODE)
+		for (yaml_node_pair_t *p = v->data.mapping.pairs.start; p < v->data.mapping.pairs.top; p++) {
+			long kk = expanded(doc, p->key, memo, depth + 1), kv = kk < 0 ? -1 : expanded(doc, p->value, memo, depth + 1);
+			if (kk < 0 || kv < 0)
+				return -1;
+			if ((n += kk + kv) > OPTIONS_MAX_NODES)
+				return memo[id] = OPTIONS_MAX_NODES + 1;
+		}
+	return memo[id] = n;
+}
+
+/* 0, or a diagnostic when the document stands for too many nodes or nests
+ * too deep (see expanded()). */
+static int
+check_size(OptCtx *c, yaml_node_t *root)
+{
+	size_t nnode = (size_t)(c->doc->nodes.top - c->doc->nodes.start);
+	long *memo = arena_try_alloc(c->a, (nnode + 2) * sizeof *memo), n;
+
+	if (!memo)
+		return opt_err(c, root, "the options file holds more nodes than can be counted");
+	n = expanded(c->doc, 1, memo, 0);
+	if (n < 0)
+		return opt_err(c, root, "the options nest deeper than 64 levels");
+	if (n > OPTIONS_MAX_NODES)
+		return opt_err(c, root, arena_printf(c->a, "the options stand for more than %d values once their "
+		                                    "aliases are expanded", OPTIONS_MAX_NODES));
+	return 0;
 }
 
 /* Remembers how the file wrote key i, for options_value(). */
@@ -622,7 +717,11 @@ note_given(OptCtx *c, size_t i, yaml_node_t *v)
 {
 	if (!c->o->given)
 		c->o->given = ARENA_ARRAY(c->a, const char *, sizeof keys / sizeof keys[0]);
-	c->o->given[i] = arena_strdup(c->a, yaml_text(c, v, 0));
+	{
+		Text t = {.len = 0};
+		yaml_text(c, v, 0, &t);
+		c->o->given[i] = arena_strdup(c->a, t.buf);
+	}
 }
 
 int
@@ -668,6 +767,8 @@ options_parse(Options *o, Arena *a, const char *label, const char *text, size_t 
 	root = yaml_document_get_root_node(&doc);
 	if (root && !(root->type == YAML_SCALAR_NODE && !*scalar(root)) && root->type != YAML_MAPPING_NODE)
 		rc = opt_err(&c, root, "expected a mapping of option keys to values");
+	if (root && !rc)
+		rc = check_size(&c, root);
 	for (yaml_node_pair_t *pr = root && root->type == YAML_MAPPING_NODE ? root->data.mapping.pairs.start : NULL;
 	     !rc && pr && pr < root->data.mapping.pairs.top; pr++) {
 		yaml_node_t *k = yaml_document_get_node(&doc, pr->key);
@@ -698,46 +799,15 @@ options_parse(Options *o, Arena *a, const char *label, const char *text, size_t 
 	return rc;
 }
 
-char *
-pipeline_slurp(Arena *a, const char *path, size_t *len, int *err)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf = NULL;
-	size_t cap = 0, got;
-
-	*len = 0;
-	if (!f) {
-		*err = errno;
-		return NULL;
-	}
-	do {
-		if (*len + 4096 > cap) {
-			char *nb = arena_alloc(a, cap = cap ? cap * 2 : 8192);
-			if (*len)
-				memcpy(nb, buf, *len);
-			buf = nb;
-		}
-		got = fread(buf + *len, 1, cap - *len - 1, f);
-		*len += got;
-	} while (got > 0);
-	*err = ferror(f) ? EIO : 0;
-	fclose(f);
-	if (*err)
-		return NULL;
-	buf[*len] = 0;
-	return buf;
-}
-
 int
 options_load(Options *o, Arena *a, const char *path, Diag *d)
 {
 	size_t len;
-	int err;
-	char *buf = pipeline_slurp(a, path, &len, &err);
+	char why[160];
+	char *buf = file_slurp(a, path, OPTIONS_MAX_BYTES, &len, why, sizeof why);
 
 	if (!buf)
-		return diag_report(d, YE_OPTIONS_UNREADABLE, &(DiagAt){.file = path},
-			"cannot %s: %s", err == EIO ? "read" : "open", strerror(err));
+		return diag_report(d, YE_OPTIONS_UNREADABLE, &(DiagAt){.file = path}, "cannot read: %s", why);
 	return options_parse(o, a, path, buf, len, d);
 }
 

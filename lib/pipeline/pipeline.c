@@ -77,12 +77,14 @@ onnx_sniff(const char *path)
 {
 	size_t n = strlen(path);
 	unsigned char c = 0;
+	char why[160];
+	uint64_t size;
 	int fd;
 
 	if (n > 5 && strcmp(path + n - 5, ".onnx") == 0)
 		return 1;
-	if ((fd = open(path, O_RDONLY)) < 0)
-		return 0;
+	if ((fd = file_open(path, 0, &size, why, sizeof why)) < 0)
+		return 0;   /* the reader that follows says why */
 	if (read(fd, &c, 1) != 1)
 		c = 0;
 	close(fd);
@@ -567,13 +569,12 @@ expect_signature(Pipeline *pl, const Signature *s, Diag *d)
 {
 	const char *path = pl->signature_expect;
 	size_t len;
-	int err;
-	char *text = pipeline_slurp(pl->a, path, &len, &err);
+	char why[160];
+	char *text = file_slurp(pl->a, path, SIGNATURE_MAX_BYTES, &len, why, sizeof why);
 	const Signature *old;
 
 	if (!text)
-		return diag_report(d, YE_SIGNATURE_UNREADABLE, &(DiagAt){.file = path}, "cannot %s: %s",
-		                   err == EIO ? "read" : "open", strerror(err));
+		return diag_report(d, YE_SIGNATURE_UNREADABLE, &(DiagAt){.file = path}, "cannot read: %s", why);
 	if (!(old = signature_parse(pl->a, path, text, len, d)))
 		return DIAG_INPUT;
 	pl->signature_changes = signature_compare(old, s, pl->opt.signature_allow, path, d);
@@ -650,16 +651,24 @@ run_phases(Pipeline *pl, Diag *d)
 		if (!rc)
 			sgrc = signature_step(pl, out, d);
 	}
+	/* exit status 2 writes nothing: not the model, not the report */
+	if (rc == DIAG_INPUT || sgrc == DIAG_INPUT || ((rc || sgrc) && d->code == DIAG_INPUT)) {
+		durable_abort(out);
+		return DIAG_INPUT;
+	}
 	if (!rc && pl->ort) {
-		/* onnxruntime reads the model from disk: it is committed first, and
-		 * the report (written after) joins a new batch */
+		/* onnxruntime reads the model from disk: pipeline_verify() commits
+		 * it once the inputs are ready, and the report (written after)
+		 * joins a new batch */
 		if ((crc = mapguard_report(d, NULL))) {
 			durable_abort(out);
 			return crc;
 		}
-		if ((crc = commit(pl, out, d)))
-			return crc;
-		vrc = pipeline_verify(pl, d);
+		vrc = pipeline_verify(pl, commit, out, d);
+		if (out->n || vrc == DIAG_INPUT) {   /* the inputs could not be had: nothing committed */
+			durable_abort(out);
+			return vrc;
+		}
 		durable_init(out);
 	}
 	if (!pl->opt.report && (crc = mapguard_report(d, NULL))) {
@@ -683,8 +692,8 @@ run_phases(Pipeline *pl, Diag *d)
 	if ((rrc = write_report(pl, out, d)))
 		pl->report_path = NULL;
 	pl->seconds[PHASE_REPORT] += pipeline_now() - t;
-	if ((crc = mapguard_report(d, NULL))) {
-		durable_abort(out);
+	if ((crc = mapguard_report(d, NULL)) || (crc = rrc == DIAG_INPUT ? rrc : 0)) {
+		durable_abort(out);   /* exit status 2 (the report cannot be made): nothing */
 		pl->report_path = NULL;
 		return crc;
 	}

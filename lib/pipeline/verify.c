@@ -75,27 +75,31 @@ load_raw(Pipeline *pl, const char *dir, int i, VerifyTensor *t, Diag *d)
 	struct stat st;
 	void *p = NULL;
 	int64_t n = 1, known = 1;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	uint64_t want = 0;
+	uint64_t size;
+	char why[160];
+	int fd = file_open(path, 0, &size, why, sizeof why);
 
-	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		int err = errno;
-		if (fd >= 0)
-			close(fd);
-		return diag_report(d, YE_VERIFY_REFERENCE, &(DiagAt){.file = path}, "%s (%s)",
-		                   fd < 0 ? strerror(err) : "not a regular file", t->name);
-	}
+	if (fd < 0)
+		return diag_report(d, YE_VERIFY_REFERENCE, &(DiagAt){.file = path}, "%s (%s)", why, t->name);
+	st.st_size = (off_t)size;
 	if (st.st_size && (p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0)) == MAP_FAILED)
 		p = NULL;
 	close(fd);
 	if (st.st_size && !p)
 		return diag_report(d, YE_VERIFY_REFERENCE, &(DiagAt){.file = path}, "cannot map it");
 	for (int k = 0; k < t->rank; k++)
-		t->shape[k] < 0 ? (void)(known = 0) : (void)(n *= t->shape[k]);
-	if (t->rank >= 0 && known && (uint64_t)st.st_size != (uint64_t)n * (uint64_t)dtype_size(t->dtype))
+		if (t->shape[k] < 0)
+			known = 0;
+	if (t->rank >= 0 && known &&
+	    (size_numel(t->shape, (size_t)t->rank, &n) || size_bytes(n, dtype_size(t->dtype), &want)))
+		return diag_report(d, YE_VERIFY_REFERENCE, &(DiagAt){.file = path},
+		                   "'%s' (%s): its shape holds more bytes than a file can", t->name,
+		                   dtype_name(t->dtype));
+	if (t->rank >= 0 && known && (uint64_t)st.st_size != want)
 		return diag_report(d, YE_VERIFY_REFERENCE, &(DiagAt){.file = path},
 		                   "%llu bytes; '%s' (%s, %lld elements) needs %llu", (unsigned long long)st.st_size,
-		                   t->name, dtype_name(t->dtype), (long long)n,
-		                   (unsigned long long)n * (unsigned long long)dtype_size(t->dtype));
+		                   t->name, dtype_name(t->dtype), (long long)n, (unsigned long long)want);
 	t->data = p ? p : (const void *)"";
 	t->nbytes = (uint64_t)st.st_size;
 	return 0;   /* the mapping lives until the process ends, as the input's does */
@@ -142,6 +146,10 @@ sample_bytes(Arena *a, const TensorData *t)
 	return out;
 }
 
+/* The most bytes of made-up values for one input: a shape of options'
+ * `inputs:` is the user's, and a typo must not exhaust the memory. */
+#define VERIFY_MAX_FILL (1 << 30)
+
 /* The size hint torch recorded for IR input `name` at axis k, or -1. */
 static int64_t
 hint(const Program *p, const char *name, int k)
@@ -157,7 +165,8 @@ make_input(Pipeline *pl, int i, VerifyTensor *t, const char **how, Diag *d)
 	const Onnx__ValueInfoProto *vi = pl->model->graph->input[i];
 	const Bundle *b = &pl->bundle;
 	const TensorData *s;
-	int64_t *shape;
+	int64_t *shape, n;
+	uint64_t bytes;
 	int rank;
 
 	t->name = vi->name;
@@ -185,6 +194,11 @@ make_input(Pipeline *pl, int i, VerifyTensor *t, const char **how, Diag *d)
 			                   "input '%s' is not a tensor of known shape", vi->name);
 		t->rank = rank;
 		t->shape = shape;
+		if (size_numel(shape, (size_t)rank, &n) || size_bytes(n, dtype_size(t->dtype), &bytes) ||
+		    bytes > VERIFY_MAX_FILL)
+			return diag_report(d, YE_VERIFY_NO_INPUTS, &(DiagAt){.file = pl->input},
+			                   "input '%s': its shape holds more than the %d MiB of values --verify makes up",
+			                   vi->name, VERIFY_MAX_FILL >> 20);
 		if (!pl->opt.verify_inputs)
 			verify_fill(pl->a, t, VERIFY_SEED + (uint64_t)i);
 		*how = "values drawn with a fixed seed";
@@ -211,9 +225,13 @@ program_has_nan(const Program *p)
 		if (!t || (t->dtype != DT_FLOAT32 && t->dtype != DT_FLOAT64) || !tensor_is_contiguous(t) ||
 		    !tensor_in_bounds(t))
 			continue;
+		uint64_t off;
+		if (size_bytes(t->offset, dtype_size(t->dtype), &off))
+			continue;
+		const uint8_t *at = t->storage + off;     /* in bounds: tensor_in_bounds() */
 		n = tensor_numel(t);
-		for (int64_t k = 0; k < n; k++)
-			if (!isfinite(dtype_decode_f64(t->dtype, t->storage + (t->offset + k) * dtype_size(t->dtype))))
+		for (int64_t k = 0; k < n; k++, at += dtype_size(t->dtype))
+			if (!isfinite(dtype_decode_f64(t->dtype, at)))
 				return 1;
 	}
 	return 0;
@@ -319,7 +337,7 @@ report_rows(Pipeline *pl, const VerifyResult *r, const char *inputs)
 }
 
 int
-pipeline_verify(Pipeline *pl, Diag *d)
+pipeline_verify(Pipeline *pl, PipelineCommit commit, Durable *files, Diag *d)
 {
 	const Onnx__GraphProto *g = pl->model->graph;
 	VerifyTensor *in = ARENA_ARRAY(pl->a, VerifyTensor, g->n_input + 1);
@@ -338,7 +356,10 @@ pipeline_verify(Pipeline *pl, Diag *d)
 	bind_symbols(&pl->prog, in, (int)g->n_input, &syms);
 	for (size_t i = 0; i < g->n_output && !rc; i++)
 		rc = make_output(pl, (int)i, &b, &syms, &out[i], d);
-	if (rc)
+	/* inputs and references ready: the model is committed (onnxruntime
+	 * reads it from disk) only now, so an input that cannot be had (exit
+	 * status 2) leaves nothing behind */
+	if (rc || (rc = commit(pl, files, d)))
 		return rc;
 	job.ninput = (int)g->n_input, job.inputs = in;
 	job.noutput = (int)g->n_output, job.outputs = out;

@@ -69,7 +69,7 @@ read_tensors(BundleReader *r, const Json *list, const char *what, int *n, Bundle
 		const Json *t = list->kids[i], *shape = json_get(t, "shape");
 		BundleTensor *bt = &(*out)[i];
 		const char *dt = json_str(json_get(t, "dtype"));
-		uint64_t numel = 1;
+		uint64_t numel = 1, want;
 		ZipEntry *e;
 
 		if (t->type != JSON_OBJECT)
@@ -86,17 +86,20 @@ read_tensors(BundleReader *r, const Json *list, const char *what, int *n, Bundle
 			if (!json_int(shape->kids[k], &v) || v < 0 || v > ((int64_t)1 << 40))
 				return bad(r, shape->kids[k], "\"%s\": a size must be an integer from 0 to 2^40", what);
 			bt->shape[k] = v;
-			numel = v && numel > UINT64_MAX / (uint64_t)v ? UINT64_MAX : numel * (uint64_t)v;
+			if (numel != UINT64_MAX && size_mul(numel, (uint64_t)v, &numel))
+				numel = UINT64_MAX;
 		}
 		if (!(e = stored(r, json_get(t, "file"), what)))
 			return r->d->code ? r->d->code : DIAG_INPUT;
 		bt->file = e->name;
 		bt->data = e->data;
-		if (numel == UINT64_MAX || e->size != numel * (uint64_t)dtype_size(bt->dtype))
+		if (numel == UINT64_MAX || size_mul(numel, (uint64_t)dtype_size(bt->dtype), &want))
+			want = UINT64_MAX;
+		if (e->size != want)
 			return diag_report(r->d, YE_BUNDLE, &(DiagAt){.file = r->label, .line = t->line,
-			                   .column = t->col}, "%s: %llu bytes, its dtype and shape want %llu",
-			                   e->name, (unsigned long long)e->size,
-			                   (unsigned long long)(numel * (uint64_t)dtype_size(bt->dtype)));
+			                   .column = t->col}, "%s: %llu bytes, its dtype and shape want %s%llu",
+			                   e->name, (unsigned long long)e->size, want == UINT64_MAX ? "more than " : "",
+			                   (unsigned long long)want);
 	}
 	return 0;
 }

@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/core.h"
 #include "ir/ir.h"
@@ -477,14 +478,18 @@ int
 irtext_sniff(const char *path)
 {
 	static const char *const starts[] = {"#", "program ", "symbols", "inputs", "outputs", "samples", "graph "};
-	char buf[256];
-	size_t n, i = 0;
-	FILE *f = fopen(path, "rb");
+	char buf[256], why[160];
+	size_t n = 0, i = 0;
+	uint64_t size;
+	int fd = file_open(path, 0, &size, why, sizeof why);
+	ssize_t got;
 
-	if (!f)
+	if (fd < 0)
 		return 0;
-	n = fread(buf, 1, sizeof buf - 1, f);
-	fclose(f);
+	got = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (got > 0)
+		n = (size_t)got;
 	buf[n] = 0;
 	while (i < n && (buf[i] == ' ' || buf[i] == '\n' || buf[i] == '\r' || buf[i] == '\t'))
 		i++;
@@ -497,22 +502,12 @@ irtext_sniff(const char *path)
 int
 irtext_load(Program *p, const char *path, Diag *d)
 {
-	FILE *f = fopen(path, "rb");
-	char *text;
-	long n;
+	char why[160];
 	size_t got;
+	char *text = file_slurp(p->arena, path, 0, &got, why, sizeof why);
 
-	if (!f)
-		return diag_report(d, YE_INPUT_UNREADABLE, &(DiagAt){.file = path}, "cannot open: %s", strerror(errno));
-	if (fseek(f, 0, SEEK_END) || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET)) {
-		fclose(f);
-		return diag_report(d, YE_INPUT_UNREADABLE, &(DiagAt){.file = path}, "cannot read: %s", strerror(errno));
-	}
-	text = arena_alloc(p->arena, (size_t)n + 1);
-	got = fread(text, 1, (size_t)n, f);
-	fclose(f);
-	if (got != (size_t)n)
-		return diag_report(d, YE_INPUT_UNREADABLE, &(DiagAt){.file = path}, "cannot read: short read");
+	if (!text)
+		return diag_report(d, YE_INPUT_UNREADABLE, &(DiagAt){.file = path}, "cannot read: %s", why);
 	if (memchr(text, 0, got))
 		return diag_report(d, YE_INPUT_UNREADABLE, &(DiagAt){.file = path}, "a text graph holds no NUL bytes");
 	return irtext_parse(p, path, text, got, d);

@@ -138,6 +138,8 @@ read_config(Loader *l, const ZipEntry *e, Arena *tree, const char *dir)
 		const char *path = json_str(json_get(pm, "path_name")), *fqn = json_keys(cfg)[i];
 		TensorData *t;
 		TensorMeta m;
+		int64_t n;
+		uint64_t bytes;
 
 		if (!path)
 			return diag_report(l->d, YE_WEIGHTS_CONFIG, &(DiagAt){.file = label, .line = pm->line, .column = pm->col},
@@ -178,20 +180,23 @@ read_config(Loader *l, const ZipEntry *e, Arena *tree, const char *dir)
 					"tensor '%s' has a symbolic size", fqn);
 			t->sizes[k] = m.sizes[k].v;
 		}
-		/* Strides default to row-major when the config leaves them out. */
+		if (size_numel(t->sizes, (size_t)m.rank, &n) || size_bytes(n, dtype_size(t->dtype), &bytes))
+			return diag_report(l->d, YE_WEIGHTS_CONFIG, &(DiagAt){.file = label},
+				"tensor '%s': a negative size, or more elements than an int64 counts", fqn);
+		/* Strides default to row-major when the config leaves them out
+		 * (the products are bounded by n, checked above). */
 		for (int64_t k = m.rank - 1, step = 1; k >= 0; step *= t->sizes[k], k--)
 			t->strides[k] = m.strides ? m.strides[k].v : step;
 		t->offset = m.offset.v;
 		t->storage = data->data;
 		t->storage_bytes = data->size;
 		t->entry = data->name;
-		if (data->size == 0 && tensor_numel(t) > 0) {
+		if (data->size == 0 && n > 0) {
 			/* torch writes fake tensors as empty records; they load as zeros. */
-			int64_t n = tensor_numel(t);
-			if (!tensor_is_contiguous(t) || t->offset || n > (1LL << 40) / dtype_size(t->dtype))
+			if (!tensor_is_contiguous(t) || t->offset || bytes > (1ULL << 40))
 				return diag_report(l->d, YE_WEIGHT_SHORT, &(DiagAt){.file = l->p->path, .entry = data->name},
 					"entry '%s' is empty for tensor '%s'", data->name, fqn);
-			t->storage_bytes = (uint64_t)(n * dtype_size(t->dtype));
+			t->storage_bytes = bytes;
 			if (!(t->storage = arena_try_alloc(l->a, t->storage_bytes)))
 				return diag_report(l->d, YE_WEIGHT_SHORT, &(DiagAt){.file = l->p->path, .entry = data->name},
 					"entry '%s' is empty for tensor '%s', and its %llu bytes of zeros cannot be had",

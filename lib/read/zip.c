@@ -307,6 +307,8 @@ int
 zip_open(Zip *z, const char *path, Arena *a, Diag *d)
 {
 	struct stat st;
+	uint64_t size;
+	char why[160];
 	void *map;
 	int fd, rc;
 
@@ -315,18 +317,13 @@ zip_open(Zip *z, const char *path, Arena *a, Diag *d)
 	z->arena = a;
 	z->label = arena_strdup(a, path);
 	z->root = "";
-	if ((fd = open(path, O_RDONLY)) < 0)
-		return diag_report(d, YE_INPUT_UNREADABLE, &(DiagAt){.file = path},
-			"cannot open (%s)", strerror(errno));
+	if ((fd = file_open(path, 0, &size, why, sizeof why)) < 0)
+		return diag_report(d, YE_INPUT_UNREADABLE, &(DiagAt){.file = path}, "cannot open (%s)", why);
 	if (fstat(fd, &st) < 0) {
 		rc = errno;
 		close(fd);
 		return diag_report(d, YE_INPUT_UNREADABLE, &(DiagAt){.file = path},
 			"cannot stat (%s)", strerror(rc));
-	}
-	if (!S_ISREG(st.st_mode)) {
-		close(fd);
-		return diag_report(d, YE_INPUT_UNREADABLE, &(DiagAt){.file = path}, "not a regular file");
 	}
 	if (st.st_size == 0) {
 		close(fd);

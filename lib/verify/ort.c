@@ -17,6 +17,7 @@
 #include <dlfcn.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 struct OrtStatus;
 struct OrtEnv;
@@ -92,6 +93,16 @@ verify_open(VerifyOrt **out, Arena *a, const char *library, const char *label, D
 		path = NULL;
 	if (!path)
 		from = "the dynamic loader's search", path = "libonnxruntime.so.1";
+	if (strchr(path, '/')) {
+		/* a path (not a name the loader searches for): dlopen() would block
+		 * on a FIFO and map a device, so it must be a regular file first */
+		char why[160];
+		uint64_t size;
+		int fd = file_open(path, 0, &size, why, sizeof why);
+		if (fd < 0)
+			return no_library(d, label, arena_printf(a, "cannot load %s (from %s): %s", path, from, why));
+		close(fd);
+	}
 	if (!(h = dlopen(path, RTLD_NOW | RTLD_LOCAL))) {
 		const char *why = dlerror();
 		return no_library(d, label, arena_printf(a, "cannot load %s (from %s): %s", path, from,

@@ -58,6 +58,8 @@ check_outputs(VerifyOrt *o, Arena *a, const VerifyJob *job, VerifyResult *res, i
 		double score;
 		r->kind = "output";
 		r->name = job->outputs[i].name;
+		if (job->outputs[i].data)
+			res->outputs_compared++;
 		if (verify_compare(a, &got[i], &job->outputs[i], job->tolerance, job->nan_allowed, r))
 			continue;
 		res->nbad++;

@@ -82,6 +82,8 @@ typedef struct VerifyResult {
 	int nrow;
 	VerifyRow *rows;        /* outputs first, then modules in execution order */
 	int noutput;            /* output rows (the first rows) */
+	int outputs_compared;   /* output rows compared by value with torch's (the others had no
+	                           values to compare with: dtype, shape and finite values only) */
 	int nbad;               /* rows not ok */
 	int worst;              /* the failed output row with the largest error, or -1 */
 	int first_module;       /* the first failed module row, or -1 */

@@ -142,7 +142,19 @@ def elements_decoded(path, text):
     return out
 
 
-CHECKS = [is_float_again, missing_test_paths, contract_copied, opset_sentinel, rank_limit_again, elements_decoded]
+
+def unchecked_size(path, text):
+    """Bytes computed from an input's counts go through core's size_bytes()
+    and size_mul() (lib/core/size.c), which refuse a product that wraps."""
+    if not re.match(r"lib/(read|onnx|pipeline)/", path):
+        return []
+    return [(n, "multiplies by an element size unchecked: use size_bytes() / size_mul()")
+            for n, line in enumerate(text.split("\n"), 1)
+            if re.search(r"\*\s*(\([a-z0-9_ ]+\)\s*)?dtype_size\(|dtype_size\([^()]*\)\s*\*", line)]
+
+
+CHECKS = [is_float_again, missing_test_paths, contract_copied, opset_sentinel, rank_limit_again, elements_decoded,
+          unchecked_size]
 
 SELFTEST = [
     (is_float_again, "lib/x/y.c", "static int\nis_float(DType t)\n{\n"),
@@ -161,6 +173,8 @@ SELFTEST = [
     (elements_decoded, "lib/x/y.c", "static void\nput(uint8_t *p, double x)\n{\n\tdouble d = x;\n\tmemcpy(p, &d, 8);\n}\n"),
     (elements_decoded, "lib/x/y.c", "static double\nget(int t, const uint8_t *p)\n{\n\tint32_t i;\n\tswitch (t) {\n"
      "\tcase DT_INT8: return (int8_t)*p;\n\tcase DT_UINT8: return *p;\n\tcase DT_INT32: memcpy(&i, p, 4); return i;\n\t}\n}\n"),
+    (unchecked_size, "lib/onnx/check.c", "\tif (len != (uint64_t)n * (uint64_t)dtype_size(dt))\n"),
+    (unchecked_size, "lib/read/x.c", "\tt->storage_bytes = (uint64_t)(n * dtype_size(t->dtype));\n"),
 ]
 
 

@@ -8,7 +8,7 @@
 set -u
 cd "$(dirname "$0")/../.."
 secs=${1:-600}; [ $# -gt 0 ] && shift
-targets=${*:-"zip json pickle sym torchsave graph irtext onnx bundle tsarchive tsparse tsbuild"}
+targets=${*:-"zip json pickle sym torchsave graph irtext onnx options bundle tsarchive tsparse tsbuild"}
 make -s fuzz || exit 2
 status=0
 run() {

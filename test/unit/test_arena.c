@@ -65,6 +65,39 @@ START_TEST(tensor_views)
 }
 END_TEST
 
+/* Products that wrap are refused, the exact ones returned: the onnx
+ * checker's 2^62+6 float32 elements (24 bytes modulo 2^64) and [2^61, 2]
+ * (0 bytes modulo 2^64); a view repeating one element 2^64 times. */
+START_TEST(checked_sizes)
+{
+	int64_t n, wrap1[1] = {((int64_t)1 << 62) + 6}, wrap2[2] = {(int64_t)1 << 61, 2}, neg[2] = {3, -1};
+	int64_t huge[2] = {(int64_t)1 << 32, (int64_t)1 << 32}, zero0[2] = {0, 0};
+	uint64_t u;
+	ck_assert_int_eq(size_numel(wrap1, 1, &n), 0);
+	ck_assert_int_eq(size_bytes(n, 4, &u), -1);
+	ck_assert_int_eq(size_numel(wrap2, 2, &n), 0);
+	ck_assert_int_eq(size_bytes(n, 4, &u), -1);
+	ck_assert_int_eq(size_bytes(n, 1, &u), 0);
+	ck_assert_uint_eq(u, (uint64_t)1 << 62);
+	ck_assert_int_eq(size_numel(neg, 2, &n), -1);
+	ck_assert_int_eq(size_numel(huge, 2, &n), -1);
+	ck_assert_int_eq(size_numel(NULL, 0, &n), 0);
+	ck_assert_int_eq(n, 1);
+	ck_assert_int_eq(size_mul(UINT64_MAX, 2, &u), -1);
+	ck_assert_int_eq(size_mul(1u << 31, 1u << 31, &u), 0);
+	ck_assert_uint_eq(u, (uint64_t)1 << 62);
+	ck_assert_int_eq(size_add(UINT64_MAX, 1, &u), -1);
+	ck_assert_int_eq(size_add(2, 3, &u), 0);
+	ck_assert_uint_eq(u, 5);
+	{
+		TensorData t = {DT_FLOAT32, 2, huge, zero0, 0, (const uint8_t *)"abcd", 4, "e"};
+		ck_assert(!tensor_in_bounds(&t));
+		huge[0] = huge[1] = 1 << 20;
+		ck_assert(tensor_in_bounds(&t));
+	}
+}
+END_TEST
+
 static int
 exists(const char *path)
 {
@@ -154,6 +187,74 @@ START_TEST(durable_files)
 }
 END_TEST
 
+/* Outputs that would replace a link, a FIFO or an input are refused; two
+ * spellings of one path are the same path, existing or not; a temporary
+ * name taken by a planted link is replaced, never written through. */
+START_TEST(durable_outputs)
+{
+	const char *dir = "build/test/durable_out", *in[2] = {"build/test/durable_out/in.onnx", NULL};
+	char why[256];
+	Durable out;
+	int fd;
+
+	mkdir(dir, 0777);
+	fclose(fopen("build/test/durable_out/in.onnx", "w"));
+	symlink("/dev/null", "build/test/durable_out/link");
+	mkfifo("build/test/durable_out/fifo", 0666);
+	ck_assert_int_eq(durable_check_output("build/test/durable_out/new.onnx", in, 2, why, sizeof why), 0);
+	ck_assert_int_eq(durable_check_output("build/test/durable_out/link", in, 2, why, sizeof why), -1);
+	ck_assert_msg(strstr(why, "a symbolic link"), "%s", why);
+	ck_assert_int_eq(durable_check_output("build/test/durable_out/fifo", in, 2, why, sizeof why), -1);
+	ck_assert_msg(strstr(why, "a FIFO"), "%s", why);
+	ck_assert_int_eq(durable_check_output("build/test/durable_out/../durable_out/in.onnx", in, 2, why, sizeof why), -1);
+	ck_assert_msg(strstr(why, "the input"), "%s", why);
+	ck_assert(durable_same_path("build/test/durable_out/a", "build/test/../test/durable_out/a"));
+	ck_assert(!durable_same_path("build/test/durable_out/a", "build/test/durable_out/b"));
+	/* a link planted under the temporary name */
+	{
+		char tmp[128];
+		snprintf(tmp, sizeof tmp, "build/test/durable_out/t.onnx.tmp.%ld", (long)getpid());
+		symlink("in.onnx", tmp);
+		durable_init(&out);
+		ck_assert_int_ge(fd = durable_open(&out, "build/test/durable_out/t.onnx"), 0);
+		ck_assert_int_eq(write(fd, "x", 1), 1);
+		ck_assert_int_eq(durable_commit(&out, NULL), 0);
+		{
+			struct stat st;
+			ck_assert_int_eq(stat("build/test/durable_out/in.onnx", &st), 0);
+			ck_assert_int_eq(st.st_size, 0);   /* not written through the link */
+		}
+	}
+	/* file_open: a FIFO without a writer does not block, a directory and a
+	 * device are named, the cap holds */
+	{
+		uint64_t size;
+		size_t len;
+		Arena a;
+		arena_init(&a);
+		ck_assert_int_eq(file_open("build/test/durable_out/fifo", 0, &size, why, sizeof why), -1);
+		ck_assert_msg(strstr(why, "a FIFO, not a regular file"), "%s", why);
+		ck_assert_int_eq(file_open(dir, 0, &size, why, sizeof why), -1);
+		ck_assert_msg(strstr(why, "a directory"), "%s", why);
+		ck_assert_ptr_null(file_slurp(&a, "/dev/zero", 1 << 20, &len, why, sizeof why));
+		ck_assert_msg(strstr(why, "a character device"), "%s", why);
+		ck_assert_ptr_nonnull(file_slurp(&a, "build/test/durable_out/t.onnx", 1, &len, why, sizeof why));
+		ck_assert_uint_eq(len, 1);
+		{
+			FILE *f = fopen("build/test/durable_out/two", "w");
+			fputs("ab", f);
+			fclose(f);
+		}
+		ck_assert_ptr_null(file_slurp(&a, "build/test/durable_out/two", 1, &len, why, sizeof why));
+		ck_assert_msg(strstr(why, "2 bytes, more than the 1"), "%s", why);
+		unlink("build/test/durable_out/two");
+		arena_free(&a);
+	}
+	unlink("build/test/durable_out/t.onnx"), unlink("build/test/durable_out/in.onnx");
+	unlink("build/test/durable_out/link"), unlink("build/test/durable_out/fifo"), rmdir(dir);
+}
+END_TEST
+
 static Suite *
 make_suite(void)
 {
@@ -162,7 +263,9 @@ make_suite(void)
 	tcase_add_test(tc, arena_alignment_and_zero);
 	tcase_add_test(tc, dtype_table);
 	tcase_add_test(tc, tensor_views);
+	tcase_add_test(tc, checked_sizes);
 	tcase_add_test(tc, durable_files);
+	tcase_add_test(tc, durable_outputs);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -153,7 +153,7 @@ START_TEST(test_load_file)
 	diag_free(&d);
 	memset(&d, 0, sizeof d);
 	ck_assert_int_eq(options_load(&o, &a, "/nonexistent/o.yaml", &d), DIAG_INPUT);
-	ck_assert_msg(strstr(test_diag_text(&d), "/nonexistent/o.yaml: cannot open"), "%s", test_diag_text(&d));
+	ck_assert_msg(strstr(test_diag_text(&d), "/nonexistent/o.yaml: cannot read: No such file"), "%s", test_diag_text(&d));
 	diag_free(&d);
 	remove(path);
 }

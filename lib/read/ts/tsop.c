@@ -464,7 +464,7 @@ const_number(Build *b, const TsVal *v)
 	if (v->k != V_TENSOR || !v->v->data || v->v->rank != 0)
 		return NULL;
 	t = v->v->data;
-	if (t->storage_bytes < (uint64_t)((t->offset + 1) * dtype_size(t->dtype)))
+	if (!tensor_in_bounds(t))
 		return NULL;
 	p = t->storage + t->offset * dtype_size(t->dtype);
 	if (t->dtype == DT_INT64 || t->dtype == DT_INT32)

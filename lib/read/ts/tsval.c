@@ -216,14 +216,22 @@ tb_fail_at(Build *b, const TsCode *code, uint32_t ofs, uint32_t line, uint32_t c
 
 /* ---- names and graph ---- */
 
+/* The longest base of a value name: names stay readable, and the
+ * suffixes that make them unique fit after it. */
+#define NAME_MAX_BASE 200
+
 const char *
 tb_fresh_name(Build *b, const char *base)
 {
-	char buf[256];
 	const char *s;
 
 	if (!base || !*base)
 		base = "v";
+	/* a long base (nested modules, an attribute naming its own module)
+	 * is cut at NAME_MAX_BASE characters, and the suffix comes after the
+	 * cut: every k gives another name, so the loop ends */
+	if (strlen(base) > NAME_MAX_BASE)
+		base = arena_strndup(b->a, base, NAME_MAX_BASE);
 	if (!strmap_get(b->taken, base)) {
 		s = arena_strdup(b->a, base);
 		strmap_put(b->taken, s, (void *)s);
@@ -231,9 +239,8 @@ tb_fresh_name(Build *b, const char *base)
 	}
 	/* the next suffix to try is kept per base: names stay linear in number */
 	for (uintptr_t k = (uintptr_t)strmap_get(b->suffix, base) + 1;; k++) {
-		snprintf(buf, sizeof buf, "%s_%lu", base, (unsigned long)k);
-		if (!strmap_get(b->taken, buf)) {
-			s = arena_strdup(b->a, buf);
+		s = arena_printf(b->a, "%s_%lu", base, (unsigned long)k);
+		if (!strmap_get(b->taken, s)) {
 			strmap_put(b->taken, s, (void *)s);
 			strmap_put(b->suffix, arena_strdup(b->a, base), (void *)k);
 			return s;
@@ -458,15 +465,23 @@ tb_int_binary(Build *b, Frame *f, const TsExpr *at, int op, const TsVal *x, cons
 		{TB_MOD, "_operator.mod", SYM_PYTHONMOD},
 	};
 
+	/* TorchScript's ints are int64 (the interpreter's C++ arithmetic):
+	 * +, -, * wrap modulo 2^64, computed here in uint64_t so that the
+	 * wrap is not undefined behaviour; // and % round toward negative
+	 * infinity as Python's do; INT64_MIN // -1 wraps to INT64_MIN (where
+	 * the interpreter itself dies of SIGFPE); int ** int is a float
+	 * (aten::pow.int). */
 	if (sym_const(x, &p) && sym_const(y, &q)) {
 		switch (op) {
-		case TB_ADD: return tb_mk_int(b, p + q);
-		case TB_SUB: return tb_mk_int(b, p - q);
-		case TB_MUL: return tb_mk_int(b, p * q);
+		case TB_ADD: return tb_mk_int(b, (int64_t)((uint64_t)p + (uint64_t)q));
+		case TB_SUB: return tb_mk_int(b, (int64_t)((uint64_t)p - (uint64_t)q));
+		case TB_MUL: return tb_mk_int(b, (int64_t)((uint64_t)p * (uint64_t)q));
 		case TB_FLOORDIV:
 		case TB_MOD:
 			if (q == 0)
-				return FAIL(b, f, at, "integer division by zero");
+				return FAIL(b, f, at, "integer division by zero (ZeroDivisionError in torch)");
+			if (q == -1)
+				return tb_mk_int(b, op == TB_FLOORDIV ? (int64_t)(0 - (uint64_t)p) : 0);
 			{
 				int64_t d = p / q, m = p % q;
 				if (m != 0 && ((m < 0) != (q < 0)))
@@ -482,16 +497,10 @@ tb_int_binary(Build *b, Frame *f, const TsExpr *at, int op, const TsVal *x, cons
 		case TB_AND: return tb_mk_int(b, p & q);
 		case TB_OR: return tb_mk_int(b, p | q);
 		case TB_XOR: return tb_mk_int(b, p ^ q);
-		case TB_SHL: return tb_mk_int(b, q >= 0 && q < 63 ? p << q : 0);
+		case TB_SHL: return tb_mk_int(b, q >= 0 && q < 63 ? (int64_t)((uint64_t)p << q) : 0);
 		case TB_SHR: return tb_mk_int(b, q >= 0 && q < 63 ? p >> q : (p < 0 ? -1 : 0));
-		case TB_POW: {
-			int64_t r = 1;
-			if (q < 0)
-				return tb_mk_float(b, pow((double)p, (double)q));
-			for (int64_t k = 0; k < q && k < 64; k++)
-				r *= p;
-			return tb_mk_int(b, r);
-		}
+		case TB_POW:
+			return tb_mk_float(b, pow((double)p, (double)q));
 		case TB_DIV:
 			return tb_mk_float(b, (double)p / (double)q);
 		default:
