@@ -9,6 +9,7 @@
 
 #include "core/core.h"
 #include "pipeline/pipeline.h"
+#include "pipeline/internal.h"   /* options_count, options_value: the report's rendering of each option */
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
