@@ -1047,8 +1047,10 @@ f_reduce(Ctx *c)
 		double v = strcmp(op, "Mean") == 0 ? acc[i] / (double)cnt : op[0] == 'L' ? sqrt(acc[i]) : acc[i];
 		if (dtype_onnx_is_float(x->elem))
 			setd(y, i, v);
-		else
+		else if (fabs(v) < 9007199254740992.0)      /* 2^53: a double holds the integer exactly */
 			seti(y, i, (int64_t)v);
+		else
+			return -1;      /* not folded: the runtime accumulates in the integer type */
 	}
 	return 0;
 }
