@@ -120,6 +120,16 @@ shape_of(LowerCtx *c, int nb, const int64_t *b, int64_t r, int64_t k)
 	return lower_i64s(c, nb + 2, s);
 }
 
+/* The upper (or lower) triangle of x from diagonal k on, the rest 0. */
+static const char *
+triangle(LowerCtx *c, const char *x, int upper, int64_t k)
+{
+	const char *y = k ? lower_op(c, "Trilu", NULL, 2, x, lower_i64(c, k)) : lower_op(c, "Trilu", NULL, 1, x);
+
+	onnx_attr_int(c->a, c->last, "upper", upper);
+	return y;
+}
+
 /* Broadcasts the batch dims of a and b (torch's rule); returns 0 or
  * lower_fail(). */
 static int
@@ -371,11 +381,8 @@ static const char *
 substitute(LowerCtx *c, const char *tri, const char *b, DType t, int64_t n, int upper, int unit)
 {
 	const char *x = NULL;
-	OnnxNode *tr;
 
-	tri = lower_op(c, "Trilu", NULL, 1, tri);
-	tr = c->last;
-	onnx_attr_int(c->a, tr, "upper", upper);
+	tri = triangle(c, tri, upper, 0);
 	for (int64_t s = 0; s < n; s++) {
 		int64_t i = upper ? n - 1 - s : s;
 		const char *rowi = slice1(c, tri, -2, i);   /* batch + [1, n] */
@@ -658,15 +665,12 @@ lu_unpacked(LowerCtx *c, const Node *n, int k0, const char *lu, const char *perm
 	if (lower_out_used(c, n, k0))
 		lower_finish(c, n, k0, lu_pmat(c, perm, nb, t, m), t);
 	if (lower_out_used(c, n, k0 + 1)) {
-		const char *l = lower_op(c, "Trilu", NULL, 2, slice_range(c, lu, -1, 0, k), lower_i64(c, -1));
-		onnx_attr_int(c->a, c->last, "upper", 0);
-		l = lower_op(c, "Add", NULL, 2, l, grid(c, t, m, k, g_eye, 0));
+		const char *l = lower_op(c, "Add", NULL, 2, triangle(c, slice_range(c, lu, -1, 0, k), 0, -1),
+		                         grid(c, t, m, k, g_eye, 0));
 		lower_finish(c, n, k0 + 1, l, t);
 	}
 	if (lower_out_used(c, n, k0 + 2)) {
-		const char *u = lower_op(c, "Trilu", NULL, 1, slice_range(c, lu, -2, 0, k));
-		onnx_attr_int(c->a, c->last, "upper", 1);
-		lower_finish(c, n, k0 + 2, u, t);
+		lower_finish(c, n, k0 + 2, triangle(c, slice_range(c, lu, -2, 0, k), 1, 0), t);
 	}
 	(void)batch;
 }
@@ -899,9 +903,7 @@ lower_qr(LowerCtx *c, const Node *n, const OpRow *row)
 	if (lower_out_used(c, n, 0))
 		lower_finish(c, n, 0, qr_q(c, a, tau, t, m.nb, m.b, m.n, k, complete ? m.n : k), t);
 	if (lower_out_used(c, n, 1)) {
-		const char *r = lower_op(c, "Trilu", NULL, 1, complete ? a : slice_range(c, a, -2, 0, k));
-		onnx_attr_int(c->a, c->last, "upper", 1);
-		lower_finish(c, n, 1, r, t);
+		lower_finish(c, n, 1, triangle(c, complete ? a : slice_range(c, a, -2, 0, k), 1, 0), t);
 	}
 	return 0;
 }
