@@ -324,27 +324,9 @@ lower_slice(LowerCtx *c, const Node *n, const OpRow *row)
 	return scatter_along(c, n, self_name(c, n), c->update, ov->rank, vdims, dim, len, pos);
 }
 
-/* A SymInt `index` of select as a 0-d int64 in [0, size of dim): Mod by
- * the size (its result takes the divisor's sign) maps -size..-1 to
- * 0..size-1, as torch does, and keeps 0..size-1. */
-static const char *
-sym_index(LowerCtx *c, const Node *n, const Value *sv, int64_t dim)
-{
-	const char *i = lower_operand(c, n, "index", DT_INT64), *size;
-	int64_t zero = 0;
-
-	if (!sv->dims[dim].e) {
-		size = lower_i64(c, sv->dims[dim].v);
-	} else {
-		lower_op(c, "Shape", NULL, 1, self_name(c, n));
-		onnx_attr_int(c->a, c->last, "start", dim);
-		onnx_attr_int(c->a, c->last, "end", dim + 1);
-		size = lower_squeeze(c, c->last->output[0], 1, &zero, NULL);
-	}
-	return lower_op(c, "Mod", NULL, 2, i, size);
-}
-
-/* select.int(self, dim, index); index may be a SymInt (x[:, s - 1]). */
+/* select.int(self, dim, index); index may be a SymInt (x[:, s - 1]):
+ * Gather takes it as it is, since it reads -size..-1 from the end as
+ * torch does (torch refuses an index outside -size..size-1). */
 int
 lower_select(LowerCtx *c, const Node *n, const OpRow *row)
 {
@@ -358,7 +340,8 @@ lower_select(LowerCtx *c, const Node *n, const OpRow *row)
 	if (ia && ia->kind == ARG_SYM_INT) {
 		if (c->update)
 			return lower_fail(c, n, "writing through select at a symbolic index is not supported");
-		lower_op(c, row->onnx, lower_out(c, n, 0), 2, self_name(c, n), sym_index(c, n, sv, dim));
+		lower_op(c, row->onnx, lower_out(c, n, 0), 2, self_name(c, n),
+		         lower_operand(c, n, "index", DT_INT64));
 		onnx_attr_int(c->a, c->last, "axis", dim);
 		return 0;
 	}
