@@ -32,7 +32,12 @@ running_update(LowerCtx *c, const Node *n, DType cdt, const char *mean, const ch
 /* Batch statistics (training=True): outputs out, save_mean, save_rstd and
  * the updated running statistics, which the functional variant returns as
  * outputs 3 and 4 and batch_norm / native_batch_norm (training IR) write
- * back into running_mean and running_var. */
+ * back into running_mean and running_var.  The input is centered first
+ * (x - mean, as torch computes it) and the rest is one BatchNormalization
+ * of the centered input with a zero mean and the batch variance: the
+ * kernel's x * scale/sqrt(var + eps) + (bias - mean * ...) then has nothing
+ * to cancel, where handing it the batch mean would lose digits when the
+ * mean is large against the spread. */
 static int
 batch_norm_train(LowerCtx *c, const Node *n, DType cdt, int64_t ch, double eps)
 {
@@ -42,7 +47,7 @@ batch_norm_train(LowerCtx *c, const Node *n, DType cdt, int64_t ch, double eps)
 	int functional = nout > 3 && (lower_out_used(c, n, 3) || lower_out_used(c, n, 4));
 	int inplace = nout <= 3 && rmv && rvv;
 	int64_t axes[8], cnt = 1;
-	const char *x = lower_operand(c, n, "input", cdt), *mean, *d, *var, *rstd, *y, *flat, *rm, *rv;
+	const char *x = lower_operand(c, n, "input", cdt), *mean, *d, *var, *y, *flat, *rm, *rv, *in[5];
 
 	if (r > 8)
 		return lower_fail(c, n, "input rank %d is too large", r);
@@ -56,21 +61,24 @@ batch_norm_train(LowerCtx *c, const Node *n, DType cdt, int64_t ch, double eps)
 			cnt *= xv->dims[i].v;
 	mean = lower_reduce(c, "ReduceMean", x, r - 1, axes, 1, NULL);
 	d = lower_op(c, "Sub", NULL, 2, x, mean);
-	var = lower_reduce(c, "ReduceMean", lower_op(c, "Mul", NULL, 2, d, d), r - 1, axes, 1, NULL);
-	rstd = lower_op(c, "Reciprocal", NULL, 1,
-	                lower_op(c, "Sqrt", NULL, 1, lower_op(c, "Add", NULL, 2, var, lower_scalar(c, cdt, eps))));
-	y = lower_op(c, "Mul", NULL, 2, d, rstd);
-	if (lower_arg_value(n, "weight"))
-		y = lower_op(c, "Mul", NULL, 2, y, nn_per_channel(c, lower_operand(c, n, "weight", cdt), ch, r));
-	if (lower_arg_value(n, "bias"))
-		y = lower_op(c, "Add", NULL, 2, y, nn_per_channel(c, lower_operand(c, n, "bias", cdt), ch, r));
+	var = lower_reduce(c, "ReduceMean", lower_op(c, "Mul", NULL, 2, d, d), r - 1, axes, 0, NULL);
+	in[0] = d;
+	in[1] = nn_channel_vec(c, n, "weight", cdt, ch, 1.0);
+	in[2] = nn_channel_vec(c, n, "bias", cdt, ch, 0.0);
+	in[3] = nn_fill(c, cdt, 1, &ch, 0.0);
+	in[4] = var;
+	y = lower_op(c, "BatchNormalization", NULL, 5, in[0], in[1], in[2], in[3], in[4]);
+	onnx_attr_float(c->a, c->last, "epsilon", (float)eps);
 	lower_finish(c, n, 0, y, cdt);
 	flat = lower_i64s(c, 1, (int64_t[]){-1});
 	mean = lower_op(c, "Reshape", NULL, 2, mean, flat);
 	if (nout > 1 && lower_out_used(c, n, 1))
 		lower_finish(c, n, 1, mean, cdt);
 	if (nout > 2 && lower_out_used(c, n, 2))
-		lower_finish(c, n, 2, lower_op(c, "Reshape", NULL, 2, rstd, flat), cdt);
+		lower_finish(c, n, 2, lower_op(c, "Reciprocal", NULL, 1,
+		                               lower_op(c, "Sqrt", NULL, 1, lower_op(c, "Add", NULL, 2, var,
+		                                                                     lower_scalar(c, cdt, eps)))),
+		             cdt);
 	if (inplace && (rmv->graph != c->ir || rvv->graph != c->ir ||
 	                (c->uses[rmv->id] < 2 && c->uses[rvv->id] < 2)))
 		inplace = 0;                    /* nothing else reads them */
@@ -78,7 +86,7 @@ batch_norm_train(LowerCtx *c, const Node *n, DType cdt, int64_t ch, double eps)
 		return 0;
 	if ((functional && (!rmv || !rvv)) || dyn || cnt < 2)
 		return lower_fail(c, n, "updating running statistics needs them and a static batch of 2 or more");
-	running_update(c, n, cdt, mean, lower_op(c, "Reshape", NULL, 2, var, flat), cnt, &rm, &rv);
+	running_update(c, n, cdt, mean, var, cnt, &rm, &rv);
 	if (functional) {
 		lower_finish(c, n, 3, rm, cdt);
 		lower_finish(c, n, 4, rv, cdt);
