@@ -244,6 +244,38 @@ pat_mul_mul_const(Opt *o, int r)
 	return OPT_NOMATCH;
 }
 
+/* ClipClip: its contract is its row of patterns.def.  Bounds are taken
+ * as they stand (the tighter of each pair), so no constant is made. */
+int
+pat_clip_clip(Opt *o, int r)
+{
+	int in = opt_prod(o, opt_in(o, r, 0), "Clip"), nd[2] = {in, r}, b[2][2], pick[2], y;
+	double v[2][2];
+
+	if (in < 0 || !opt_only_use(o, opt_in(o, r, 0), r))
+		return OPT_NOMATCH;
+	for (int k = 0; k < 2; k++)
+		for (int j = 0; j < 2; j++) {
+			b[k][j] = opt_in(o, nd[k], j + 1);
+			if (b[k][j] >= 0 && (!opt_const_scalar(o, b[k][j], &v[k][j]) || v[k][j] != v[k][j]))
+				return OPT_NOMATCH;
+		}
+	for (int j = 0; j < 2; j++) {
+		int inner = b[0][j] >= 0, outer = b[1][j] >= 0;
+		int tighter = j == 0 ? v[0][0] >= v[1][0] : v[0][1] <= v[1][1];
+		pick[j] = !outer || (inner && tighter) ? 0 : 1;
+	}
+	/* disjoint intervals (or an inverted one) clip to a bound that one
+	 * Clip does not give: leave them */
+	for (int k = 0; k < 2; k++)
+		for (int m = 0; m < 2; m++)
+			if (b[k][0] >= 0 && b[m][1] >= 0 && v[k][0] > v[m][1])
+				return OPT_NOMATCH;
+	y = opt_add1(o, r, "Clip", 3, opt_in(o, in, 0), b[pick[0]][0], b[pick[1]][1]);
+	opt_replace(o, opt_out(o, r, 0), y);
+	return OPT_REWROTE;
+}
+
 /* MulReciprocal: its contract is its row of patterns.def. */
 int
 pat_mul_reciprocal(Opt *o, int r)
