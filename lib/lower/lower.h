@@ -163,6 +163,15 @@ const char *lower_decomp_into(const char *aten);
 int lower_decomp_count(void);
 const char *lower_decomp_name(int i);
 
+/* ---- the typer (typer.c) ---- */
+
+/* IrTyper.fn: n's output types derived from its lowering at t->opset
+ * (ir_infer_outputs()'s contract; nout results, 1 when < 0). */
+int lower_type_node(const IrTyper *t, Arena *a, const Node *n, int nout, Value *out, int max, char *why,
+                    size_t whylen);
+/* A typer for the readers and passes below lib/lower/ (ir.h: IrTyper). */
+void lower_typer_init(IrTyper *t, int opset);
+
 /* ---- for lowerings ---- */
 
 /* Reports a YE_LOWERING_FAILED diagnostic at n (its graph, name, ATen

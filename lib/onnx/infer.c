@@ -959,17 +959,19 @@ infer_reduce(const OnnxInfer *f)
 {
 	int64_t ax[MAX_RANK];
 	int keep = (int)attr_i(f, "keepdims", 1), j = 0, k, rx = rank_of(f, 0);
+	int arg = f->op == ONNXOP_ARG_MAX || f->op == ONNXOP_ARG_MIN;
+	int elem = arg ? ONNX_INT64 : elem_of(f, 0);        /* ArgMax/ArgMin: int64 indices */
 	char mark[MAX_RANK] = {0};
 	OnnxSize d[MAX_RANK];
 
-	if (f->op == ONNXOP_ARG_MAX || f->op == ONNXOP_ARG_MIN) {
+	if (arg) {
 		ax[0] = attr_i(f, "axis", 0);
 		k = 1;
 	} else {
 		k = int_list(f, "axes", 1, ax, MAX_RANK);
 	}
 	if (rx < 0 || rx > MAX_RANK || k == -2) {
-		put_elem(f, 0, elem_of(f, 0));
+		put_elem(f, 0, elem);
 		return;
 	}
 	if (k <= 0 && !attr_i(f, "noop_with_empty_axes", 0))
@@ -985,7 +987,7 @@ infer_reduce(const OnnxInfer *f)
 			d[j++] = dims_of(f, 0)[i];
 		else if (keep)
 			d[j++] = num(f, 1);
-	put(f, 0, elem_of(f, 0), j, d);
+	put(f, 0, elem, j, d);
 }
 
 /* Elements one axis keeps: ONNX Slice's clamping, static sizes only. */
@@ -1080,19 +1082,22 @@ infer_attention(const OnnxInfer *f)
  * symbolic size only with stride 1. */
 static OnnxSize
 window_out(const OnnxInfer *f, OnnxSize x, int64_t k, int64_t stride, int64_t dil, int64_t pads,
-           int same, int ceil_mode)
+           int64_t pad_begin, int same, int ceil_mode)
 {
-	int64_t i, span = dil * (k - 1) + 1;
+	int64_t i, o, span = dil * (k - 1) + 1;
 
 	if (stride < 1)
 		return unknown();
 	if (is_num(f, x, &i)) {
 		if (same)
 			return num(f, (i + stride - 1) / stride);
-		i += pads - span;
-		if (i < 0)
+		if (i + pads - span < 0)
 			return unknown();
-		return num(f, (ceil_mode ? (i + stride - 1) / stride : i / stride) + 1);
+		o = (ceil_mode ? (i + pads - span + stride - 1) / stride : (i + pads - span) / stride) + 1;
+		/* ceil_mode: a last window starting in the end padding is dropped */
+		if (ceil_mode && o > 1 && (o - 1) * stride >= i + pad_begin)
+			o--;
+		return num(f, o);
 	}
 	if (stride != 1)
 		return unknown();
@@ -1131,7 +1136,7 @@ infer_window(const OnnxInfer *f)
 			return;
 		}
 		d[2 + i] = window_out(f, x[2 + i], k, ns >= 0 ? st[i] : 1, nd >= 0 ? dil[i] : 1,
-		                      np >= 0 ? pads[i] + pads[i + sp] : 0, same, ceil_mode);
+		                      np >= 0 ? pads[i] + pads[i + sp] : 0, np >= 0 ? pads[i] : 0, same, ceil_mode);
 	}
 	put(f, 0, elem_of(f, 0), rx, d);
 }

@@ -15,6 +15,7 @@
 
 #include "core/core.h"
 #include "ir/ir.h"
+#include "lower/lower.h"
 #include "sym/sym.h"
 
 typedef struct Line {
@@ -365,6 +366,81 @@ diff:
 	return arena_printf(l->a, "got %s, want %s", render(l->a, got, k), render(l->a, l->exp, l->nexp));
 }
 
+/* The derived typer (lib/lower/typer.c) on the case: "" when it agrees
+ * with torch, NULL when it cannot say (why in *why), else the mismatch. */
+static const char *
+check_derived(Line *l, char *why, size_t whylen)
+{
+	Value got[64];
+	IrTyper t;
+	int k;
+
+	lower_typer_init(&t, 18);
+	k = lower_type_node(&t, l->a, &l->n, l->nexp, got, 64, why, whylen);
+	if (k < 0)
+		return NULL;
+	if (k != l->nexp)
+		goto diff;
+	for (int i = 0; i < k; i++) {
+		const Value *x = &got[i], *y = &l->exp[i];
+		if (x->kind != y->kind || x->dtype != y->dtype || x->rank != y->rank)
+			goto diff;
+		for (int j = 0; j < x->rank; j++)
+			if (!dims_match(l->a, x->dims[j], y->dims[j]))
+				goto diff;
+	}
+	return "";
+diff:
+	return arena_printf(l->a, "got %s, want %s", render(l->a, got, k), render(l->a, l->exp, l->nexp));
+}
+
+typedef struct Derived {
+	int ncase, agree, differ, cannot;
+} Derived;
+
+/* The derived typer over every tensor-result line of path that torch
+ * answers; counts into *st, listing disagreements on stderr. */
+static void
+derive_file(const char *path, Derived *st, int verbose)
+{
+	FILE *f = fopen(path, "r");
+	char buf[8192], why[512];
+	int lineno = 0;
+
+	ck_assert_msg(f != NULL, "cannot open %s", path);
+	while (fgets(buf, sizeof buf, f)) {
+		Line *l = calloc(1, sizeof *l);
+		Arena a;
+		const char *r;
+		int tensors = 1;
+		lineno++;
+		arena_init(&a);
+		l->a = &a;
+		if (parse_line(l, buf) == 0 && l->nexp > 0) {
+			for (int i = 0; i < l->nexp; i++)
+				tensors &= l->exp[i].kind == VAL_TENSOR;
+			if (tensors) {
+				st->ncase++;
+				r = check_derived(l, why, sizeof why);
+				if (!r) {
+					st->cannot++;
+					if (verbose > 1)
+						fprintf(stderr, "%s:%d: cannot: %s\n", path, lineno, why);
+				} else if (!*r) {
+					st->agree++;
+				} else {
+					st->differ++;
+					if (verbose)
+						fprintf(stderr, "%s:%d: derived %s\n    %s", path, lineno, r, buf);
+				}
+			}
+		}
+		arena_free(&a);
+		free(l);
+	}
+	fclose(f);
+}
+
 /* Runs every line of path; fails listing the first mismatches.  Returns
  * the ops seen (for the row coverage check) through seen/nseen. */
 static int
@@ -574,6 +650,19 @@ START_TEST(test_rows_exercised)
 }
 END_TEST
 
+/* The derived typer against torch's answers: how many agree, differ, or
+ * cannot be said. */
+START_TEST(test_derived_vs_torch)
+{
+	Derived st = {0};
+	const char *v = getenv("TYPER_VERBOSE");
+
+	derive_file("test/unit/meta/cases.txt", &st, v ? atoi(v) : 1);
+	fprintf(stderr, "derived typer on cases.txt: %d cases, %d agree with torch, %d differ, %d cannot be said\n",
+	        st.ncase, st.agree, st.differ, st.cannot);
+}
+END_TEST
+
 START_TEST(test_known)
 {
 	ck_assert(ir_infer_known("aten.add.Tensor"));
@@ -690,6 +779,7 @@ make_suite(void)
 	tcase_add_test(tc, test_collected_ops_known);
 	tcase_add_test(tc, test_rows_exercised);
 	tcase_add_test(tc, test_known);
+	tcase_add_test(tc, test_derived_vs_torch);
 	tcase_add_test(tc, test_lowered_ops_have_rules);
 	tcase_add_test(tc, test_errors_say_why);
 	tcase_add_test(tc, test_int_of_num_to_tensor);

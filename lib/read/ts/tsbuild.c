@@ -195,6 +195,7 @@ ts_build(Program *p, const TsArchive *t, const TsInputs *in, Diag *d)
 	DiagAt at = {0};
 
 	b->p = p, b->t = t, b->a = p->arena, b->d = d;
+	b->typer = in ? in->typer : NULL;
 	b->eval = tb_eval, b->exec_body = tb_exec_body;
 	b->asts = strmap_new(b->a, 16);
 	b->weights = strmap_new(b->a, 64);
