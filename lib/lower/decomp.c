@@ -5,8 +5,8 @@
  * Requires the graphs as read (after the vmap pass); rewrites their node
  * lists in place; invalidates nothing that exists yet.  New values get
  * their dtype and shape from ir_type_outputs(): the hand-written rule of
- * ir/meta where there is one, else typer.c's derivation from the
- * lowering; the last node of a decomposition writes the node's own
+ * ir/meta where there is one, else the typer the options hand down
+ * (LowerOptions.typer: typer.c's derivation from the lowering); the last node of a decomposition writes the node's own
  * outputs, so every reader stays as it was.  A node a
  * decomposition cannot take (a rule refuses its arguments) fails by name,
  * as an unsupported op would. */
@@ -122,11 +122,7 @@ op_k(Dc *b, const char *op, int nin, const NamedArg *in, int k)
 	Node *n = node_new(b, op, nin, in);
 	Value meta[DC_MAXOUT];
 	char why[300];
-	IrTyper t;
-	int m;
-
-	lower_typer_init(&t, b->c->opset);
-	m = ir_type_outputs(&t, b->c->a, n, k + 1, meta, DC_MAXOUT, why, sizeof why);
+	int m = ir_type_outputs(b->c->opt->typer, b->c->a, n, k + 1, meta, DC_MAXOUT, why, sizeof why);
 
 	if (b->bad)
 		return NULL;

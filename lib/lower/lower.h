@@ -112,6 +112,8 @@ typedef struct LowerOptions {
 	int ncustom_op;
 	const CustomOp *custom_ops;     /* custom_ops:, in file order */
 	StrMap *origin;                 /* when set, filled: main graph ONNX node name -> the IR Node it was lowered from */
+	const IrTyper *typer;           /* types a decomposition's new nodes meta.def has no row for
+	                                 * (lower_typer_init); NULL: meta.def's rows only */
 } LowerOptions;
 
 /* lower_graph()'s callee: the driver's node walk, handed down so that a

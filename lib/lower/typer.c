@@ -156,13 +156,9 @@ natural_dtype(const Node *n)
 static DType
 other_dtype(DType t)
 {
-	switch (t) {
-	case DT_FLOAT32: return DT_FLOAT64;
-	case DT_FLOAT64: case DT_FLOAT16: case DT_BFLOAT16: return DT_FLOAT32;
-	case DT_INT64: return DT_INT32;
-	case DT_BOOL: return DT_UINT8;
-	default: return DT_INT64;
-	}
+	if (dtype_is_float(t))
+		return t == DT_FLOAT32 ? DT_FLOAT64 : DT_FLOAT32;
+	return t == DT_INT64 ? DT_INT32 : t == DT_BOOL ? DT_UINT8 : DT_INT64;
 }
 
 /* ---- inference over the lowered graph ---- */
@@ -327,11 +323,11 @@ before_cast(Known *k, StrMap *producers, const char *name)
 /* Lowers s's node with outputs declared dt (rank and dims of `like`, or
  * rank 0) and reads their types into out; 0, or -1 with why. */
 static int
-lower_once(Arena *a, const Node *orig, int opset, int nout, DType dt, int rank,
+lower_once(const IrTyper *t, Arena *a, const Node *orig, int nout, DType dt, int rank,
            Value *out, DType *computed, char *why, size_t whylen)
 {
 	Scratch s = {.a = a};
-	LowerOptions o = {.opset = opset, .label = "typer"};
+	LowerOptions o = {.opset = t->opset, .label = "typer"};
 	Onnx__ModelProto *m = NULL;
 	Diag d = {0};
 	Known k = {a, strmap_new(a, 64), NULL};
@@ -387,6 +383,7 @@ lower_once(Arena *a, const Node *orig, int opset, int nout, DType dt, int rank,
 	s.g->nodes = ARENA_ARRAY(a, Node *, 1);
 	s.g->nodes[0] = n;
 	s.g->nnode = 1;
+	o.typer = t;            /* a decomposition's new nodes are typed the same way */
 	rc = lower_program(&s.p, &o, a, &m, &d);
 	if (rc) {
 		const char *msg = d.n ? d.items[0].message : "it cannot be lowered";
@@ -411,35 +408,35 @@ lower_once(Arena *a, const Node *orig, int opset, int nout, DType dt, int rank,
 		return -1;
 	}
 	for (int i = 0; i < nout; i++) {
-		const OnnxType *t = strmap_get(k.types, m->graph->output[i]->name);
+		const OnnxType *ty = strmap_get(k.types, m->graph->output[i]->name);
 		Value *v = &out[i];
 		memset(v, 0, sizeof *v);
-		if (!t || t->rank < 0 || !t->dims || !t->elem) {
+		if (!ty || ty->rank < 0 || !ty->dims || !ty->elem) {
 			snprintf(why, whylen, "%s: the ONNX inference of its lowering does not give result %d's %s",
-			         orig->op, i, t && t->elem ? "shape" : "type");
+			         orig->op, i, ty && ty->elem ? "shape" : "type");
 			return -1;
 		}
 		v->kind = VAL_TENSOR;
-		v->dtype = dtype_from_onnx(t->elem);
+		v->dtype = dtype_from_onnx(ty->elem);
 		computed[i] = before_cast(&k, producers, m->graph->output[i]->name);
-		v->rank = t->rank;
-		v->dims = ARENA_ARRAY(a, Dim, t->rank + 1);
-		for (int j = 0; j < t->rank; j++) {
+		v->rank = ty->rank;
+		v->dims = ARENA_ARRAY(a, Dim, ty->rank + 1);
+		for (int j = 0; j < ty->rank; j++) {
 			int64_t x;
-			if (!t->dims[j].e) {
+			if (!ty->dims[j].e) {
 				snprintf(why, whylen, "%s: dim %d of result %d depends on the data (its lowering's "
 				         "ONNX inference cannot say it)", orig->op, j, i);
 				return -1;
 			}
-			if (mentions_probe(a, t->dims[j].e)) {
+			if (mentions_probe(a, ty->dims[j].e)) {
 				snprintf(why, whylen, "%s: its lowering reads the shape it is told result %d has, so it "
 				         "cannot give it", orig->op, i);
 				return -1;
 			}
-			if (poly_is_num(t->dims[j].e, &x))
+			if (poly_is_num(ty->dims[j].e, &x))
 				v->dims[j] = (Dim){x, NULL};
 			else
-				v->dims[j] = (Dim){-1, t->dims[j].e};
+				v->dims[j] = (Dim){-1, ty->dims[j].e};
 		}
 	}
 	return 0;
@@ -502,8 +499,8 @@ lower_type_node(const IrTyper *t, Arena *a, const Node *n, int nout, Value *out,
 	/* first with every dim a probe symbol, then rank 0: a result that
 	 * mentions a probe or differs between the two was read from the
 	 * declaration */
-	if (lower_once(a, n, t->opset, nout, dt, self && self->rank > 0 ? self->rank : 1, r1, c1, why, whylen) ||
-	    lower_once(a, n, t->opset, nout, dt2, 0, r2, c2, why, whylen))
+	if (lower_once(t, a, n, nout, dt, self && self->rank > 0 ? self->rank : 1, r1, c1, why, whylen) ||
+	    lower_once(t, a, n, nout, dt2, 0, r2, c2, why, whylen))
 		return -1;
 	for (int i = 0; i < nout; i++) {
 		if (!same_dims(&r1[i], &r2[i])) {
