@@ -57,7 +57,9 @@ find_row(const char *op)
 {
 	const char *dot;
 	size_t base;
+	char canon[256];
 
+	op = ir_alias(op, canon, sizeof canon);
 	for (int i = 0; i < META_NROW; i++)
 		if (strcmp(meta_rows[i].op, op) == 0)
 			return &meta_rows[i];

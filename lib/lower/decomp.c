@@ -1181,6 +1181,9 @@ dc_unbiased(Dc *b, const DcRow *row)
 static const DcRow *
 row_of(const char *op)
 {
+	char canon[256];
+
+	op = ir_alias(op, canon, sizeof canon);
 	for (size_t i = 0; i < sizeof dc_rows / sizeof *dc_rows; i++)
 		if (!strcmp(dc_rows[i].aten, op))
 			return &dc_rows[i];

@@ -308,11 +308,11 @@ before_cast(Known *k, StrMap *producers, const char *name)
 		const OnnxType *t;
 		if (!n || n->n_input < 1)
 			return DT_UNKNOWN;
-		if (strcmp(n->op_type, "Identity") == 0) {
+		if (onnx_op_of(n) == ONNXOP_IDENTITY) {
 			name = n->input[0];
 			continue;
 		}
-		if (strcmp(n->op_type, "Cast") != 0)
+		if (onnx_op_of(n) != ONNXOP_CAST)
 			return DT_UNKNOWN;
 		t = strmap_get(k->types, n->input[0]);
 		return t ? dtype_from_onnx(t->elem) : DT_UNKNOWN;

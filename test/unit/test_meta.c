@@ -735,6 +735,42 @@ START_TEST(test_derived_vs_torch)
 }
 END_TEST
 
+/* Aliases (lib/ir/alias.def) convert and are typed wherever their op is,
+ * and no other table holds a row for one. */
+START_TEST(test_aliases)
+{
+	static const char *const pairs[][2] = {
+		{"aten.greater_equal.Tensor", "aten.ge.Tensor"}, {"aten.absolute.default", "aten.abs.default"},
+		{"aten.negative.default", "aten.neg.default"}, {"aten.not_equal.Scalar", "aten.ne.Scalar"},
+		{"aten.swapdims.default", "aten.transpose.int"}, {"aten.special_expit.default", "aten.sigmoid.default"},
+	};
+	char buf[256];
+
+	for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
+		ck_assert_str_eq(ir_alias(pairs[i][0], buf, sizeof buf), pairs[i][1]);
+		ck_assert_msg(ops_find_opset(pairs[i][0], 18) == ops_find_opset(pairs[i][1], 18) &&
+		              ops_find_opset(pairs[i][1], 18), "%s does not lower as %s", pairs[i][0], pairs[i][1]);
+		ck_assert_msg(ir_infer_known(pairs[i][0]), "%s has no type", pairs[i][0]);
+	}
+	ck_assert_str_eq(ir_alias("aten.ge.Tensor", buf, sizeof buf), "aten.ge.Tensor");
+	for (int i = 0; i < ir_alias_count(); i++) {
+		const char *from, *to;
+		size_t n;
+		ir_alias_row(i, &from, &to);
+		n = strcspn(from, ".");
+		for (size_t k = 0; k < sizeof lowered_ops / sizeof *lowered_ops; k++)
+			ck_assert_msg(!(strncmp(lowered_ops[k] + 5, from, n) == 0 && lowered_ops[k][5 + n] == '.'),
+			              "alias %s has a row in lib/lower/ops: %s", from, lowered_ops[k]);
+		for (size_t k = 0; k < sizeof def_ops / sizeof *def_ops; k++)
+			ck_assert_msg(!(strncmp(def_ops[k] + 5, from, n) == 0 && strchr(".", def_ops[k][5 + n])),
+			              "alias %s has a row in meta.def: %s", from, def_ops[k]);
+		for (int k = 0; k < lower_decomp_count(); k++)
+			ck_assert_msg(!(strncmp(lower_decomp_name(k) + 5, from, n) == 0 && lower_decomp_name(k)[5 + n] == '.'),
+			              "alias %s has a row in decomp.def", from);
+	}
+}
+END_TEST
+
 START_TEST(test_known)
 {
 	ck_assert(ir_infer_known("aten.add.Tensor"));
@@ -851,6 +887,7 @@ make_suite(void)
 	tcase_add_test(tc, test_collected_ops_known);
 	tcase_add_test(tc, test_rows_exercised);
 	tcase_add_test(tc, test_known);
+	tcase_add_test(tc, test_aliases);
 	tcase_add_test(tc, test_derived_vs_torch);
 	tcase_add_test(tc, test_lowered_ops_typed);
 	tcase_add_test(tc, test_errors_say_why);
