@@ -7,8 +7,12 @@
  * size must give; test/unit/meta/models.txt (collect_ops.py --cases)
  * every aten call of the traced target models with the types tracing
  * recorded.  Each line becomes a Node whose result must match.
- * Beside them: every op the target models call (ops-collected.txt) has a
- * rule, and every row of meta.def is exercised by some case. */
+ * The cases run through ir_type_outputs() with the derived typer
+ * (lib/lower/typer.c), as the readers do: meta.def's row where there is
+ * one, else the type derived from the lowering.  Beside them: every op
+ * the target models call (ops-collected.txt) has a row or a lowering,
+ * every lowered or decomposed op is typed (or listed in no-rule.txt), and
+ * every row of meta.def is exercised by some case. */
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
@@ -326,13 +330,19 @@ render(Arena *a, const Value *v, int n)
 	return s;
 }
 
-/* Runs the case; returns NULL when it matches, else the mismatch (arena). */
+/* Runs the case through what the readers use (ir_type_outputs: meta.def's
+ * row, else the derived typer at opset 18); returns NULL when it matches,
+ * else the mismatch (arena). */
 static const char *
 check_line(Line *l)
 {
 	Value got[64];
 	char why[512];
-	int k = ir_infer_outputs(l->a, &l->n, got, 64, why, sizeof why);
+	IrTyper t;
+	int k;
+
+	lower_typer_init(&t, 18);
+	k = ir_type_outputs(&t, l->a, &l->n, l->nexp > 0 ? l->nexp : 1, got, 64, why, sizeof why);
 
 	if (l->nexp < 0)
 		return k < 0 ? NULL : arena_printf(l->a, "expected an error, got %s", render(l->a, got, k));
@@ -416,12 +426,23 @@ derive_file(const char *path, Derived *st, int verbose)
 		lineno++;
 		arena_init(&a);
 		l->a = &a;
-		if (parse_line(l, buf) == 0 && l->nexp > 0) {
+		if (verbose > 2 && parse_line(l, buf) == 0 && l->nexp < 0) {
+			/* an error torch raises: the derived typer must fail too */
+			Value got[64];
+			IrTyper t;
+			lower_typer_init(&t, 18);
+			fprintf(stderr, "ROW\t%s\t%s\n", l->n.op,
+			        lower_type_node(&t, l->a, &l->n, 1, got, 64, why, sizeof why) < 0 ? "agree" : "differ");
+		} else if (parse_line(l, buf) == 0 && l->nexp > 0) {
 			for (int i = 0; i < l->nexp; i++)
 				tensors &= l->exp[i].kind == VAL_TENSOR;
+			if (!tensors && verbose > 2)
+				fprintf(stderr, "ROW\t%s\tcannot\n", l->n.op);
 			if (tensors) {
 				st->ncase++;
 				r = check_derived(l, why, sizeof why);
+				if (verbose > 2)
+					fprintf(stderr, "ROW\t%s\t%s\n", l->n.op, !r ? "cannot" : *r ? "differ" : "agree");
 				if (!r) {
 					st->cannot++;
 					if (verbose > 1)
@@ -543,8 +564,9 @@ START_TEST(test_collected_ops_known)
 		if (!op)
 			continue;
 		n++;
-		if (!ir_infer_known(op)) {
-			fprintf(stderr, "no rule for %s (%s)", op, buf);
+		/* a row, or a lowering the derived typer types (lowered_ops_typed checks it does) */
+		if (!ir_infer_known(op) && !ops_find_opset(op, 18) && !lower_decomp_into(op)) {
+			fprintf(stderr, "no rule and no lowering for %s (%s)", op, buf);
 			missing++;
 		}
 		free(op);
@@ -607,41 +629,43 @@ START_TEST(test_lowered_ops_typed)
 			ops[nop++] = lowered_ops[i];
 	for (int i = 0; i < lower_decomp_count(); i++)
 		ops[nop++] = lower_decomp_name(i);
-	/* the typical calls */
-	f = fopen("test/unit/meta/typer-cases.txt", "r");
-	ck_assert_msg(f != NULL, "cannot open typer-cases.txt");
-	while (fgets(buf, sizeof buf, f)) {
-		Line *l = calloc(1, sizeof *l);
-		Arena a;
-		arena_init(&a);
-		l->a = &a;
-		if (parse_line(l, buf) == 0 && l->nexp > 0 && !ir_infer_known(l->n.op)) {
-			const char *r;
-			OpStat *o = NULL;
-			int tensors = 1;
-			for (int i = 0; i < l->nexp; i++)
-				tensors &= l->exp[i].kind == VAL_TENSOR;
-			r = tensors ? check_derived(l, why, sizeof why) : NULL;
-			if (!tensors)
-				snprintf(why, sizeof why, "%s: its results are not tensors", l->n.op);
-			for (int i = 0; i < nop && !o; i++)
-				if (strcmp(ops[i], l->n.op) == 0)
-					o = op_stat(st, &nstat, ops[i]);
-			if (o && !r) {
-				o->cannot++;
-				snprintf(o->why, sizeof o->why, "%s", why);
-			} else if (o && !*r) {
-				o->agree++;
-			} else if (o) {
-				o->differ++;
-				fprintf(stderr, "typer-cases.txt: %s: the derived typer %s (a bug)\n", l->n.op, r);
-				bad++;
+	/* the typical calls: typer-cases.txt's, and cases.txt's for ops that had a row */
+	for (int file = 0; file < 2; file++) {
+		f = fopen(file ? "test/unit/meta/cases.txt" : "test/unit/meta/typer-cases.txt", "r");
+		ck_assert_msg(f != NULL, "cannot open the cases");
+		while (fgets(buf, sizeof buf, f)) {
+			Line *l = calloc(1, sizeof *l);
+			Arena a;
+			arena_init(&a);
+			l->a = &a;
+			if (parse_line(l, buf) == 0 && l->nexp > 0 && !ir_infer_known(l->n.op)) {
+				const char *r;
+				OpStat *o = NULL;
+				int tensors = 1;
+				for (int i = 0; i < l->nexp; i++)
+					tensors &= l->exp[i].kind == VAL_TENSOR;
+				r = tensors ? check_derived(l, why, sizeof why) : NULL;
+				if (!tensors)
+					snprintf(why, sizeof why, "%s: its results are not tensors", l->n.op);
+				for (int i = 0; i < nop && !o; i++)
+					if (strcmp(ops[i], l->n.op) == 0)
+						o = op_stat(st, &nstat, ops[i]);
+				if (o && !r) {
+					o->cannot++;
+					snprintf(o->why, sizeof o->why, "%s", why);
+				} else if (o && !*r) {
+					o->agree++;
+				} else if (o) {
+					o->differ++;
+					fprintf(stderr, "typer-cases.txt: %s: the derived typer %s (a bug)\n", l->n.op, r);
+					bad++;
+				}
 			}
+			arena_free(&a);
+			free(l);
 		}
-		arena_free(&a);
-		free(l);
+		fclose(f);
 	}
-	fclose(f);
 	for (int i = 0; i < nop; i++) {
 		OpStat *o = op_stat(st, &nstat, ops[i]);
 		int exempt = 0, dup = 0;
