@@ -775,6 +775,7 @@ meta_rule_diff(MetaCtx *c)
 	return meta_out_tensor(c, x->dtype, x->rank, d);
 }
 
+/* repeat_interleave(self, repeats, dim): each element repeated; with no
  * dim, of the flattened tensor.  A tensor of repeats sums its data,
  * unless output_size says the total. */
 int
