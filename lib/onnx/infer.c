@@ -442,6 +442,50 @@ infer_unary(const OnnxInfer *f)
 	put(f, 0, elem_of(f, 0), rank_of(f, 0), dims_of(f, 0));
 }
 
+/* RandomUniformLike, RandomNormalLike: x's shape, in `dtype` (x's type
+ * when absent). */
+static void
+infer_random_like(const OnnxInfer *f)
+{
+	int dt = (int)attr_i(f, "dtype", 0);
+
+	put(f, 0, dt ? dt : elem_of(f, 0), rank_of(f, 0), dims_of(f, 0));
+}
+
+/* RandomUniform, RandomNormal: the `shape` attribute, in `dtype` (float
+ * when absent). */
+static void
+infer_random(const OnnxInfer *f)
+{
+	int64_t sh[MAX_RANK];
+	OnnxSize d[MAX_RANK];
+	int r = attr_ints(f, "shape", sh, MAX_RANK), dt = (int)attr_i(f, "dtype", ONNX_FLOAT);
+
+	if (r < 0 || r > MAX_RANK) {
+		put_elem(f, 0, dt);
+		return;
+	}
+	for (int i = 0; i < r; i++)
+		d[i] = sh[i] >= 0 ? num(f, sh[i]) : unknown();
+	put(f, 0, dt, r, d);
+}
+
+/* Multinomial: [batch, sample_size] draws, in `dtype` (int32 when absent). */
+static void
+infer_multinomial(const OnnxInfer *f)
+{
+	OnnxSize d[2];
+	int dt = (int)attr_i(f, "dtype", ONNX_INT32);
+
+	if (rank_of(f, 0) != 2) {
+		put_elem(f, 0, dt);
+		return;
+	}
+	d[0] = dims_of(f, 0)[0];
+	d[1] = num(f, attr_i(f, "sample_size", 1));
+	put(f, 0, dt, 2, d);
+}
+
 /* Identity: x's type and contents. */
 static void
 infer_copy(const OnnxInfer *f)
