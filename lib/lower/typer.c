@@ -356,11 +356,11 @@ lower_once(const IrTyper *t, Arena *a, const Node *orig, int nout, DType dt, int
 		    orig->in[i].arg.kind == ARG_SYM_INTS)
 			cnt = orig->in[i].arg.n;
 		if (s.g->ninput + cnt + 1 > 4 * orig->nin + 64) {
-			snprintf(why, whylen, "%s: too many tensor arguments to type from its lowering", orig->op);
+			snprintf(why, whylen, "too many tensor arguments to type from its lowering");
 			return -1;
 		}
 		if (copy_arg(&s, &orig->in[i].arg, &n->in[i].arg)) {
-			snprintf(why, whylen, "%s: an argument the typer cannot copy (a subgraph or an object)", orig->op);
+			snprintf(why, whylen, "an argument the typer cannot copy (a subgraph or an object)");
 			return -1;
 		}
 	}
@@ -387,7 +387,7 @@ lower_once(const IrTyper *t, Arena *a, const Node *orig, int nout, DType dt, int
 	rc = lower_program(&s.p, &o, a, &m, &d);
 	if (rc) {
 		const char *msg = d.n ? d.items[0].message : "it cannot be lowered";
-		snprintf(why, whylen, "%s: no type from its lowering: %s", orig->op, msg);
+		snprintf(why, whylen, "no type from its lowering: %s", msg);
 		diag_free(&d);
 		return -1;
 	}
@@ -404,7 +404,7 @@ lower_once(const IrTyper *t, Arena *a, const Node *orig, int nout, DType dt, int
 			if (m->graph->node[i]->output[j][0])
 				strmap_put(producers, m->graph->node[i]->output[j], m->graph->node[i]);
 	if ((int)m->graph->n_output != nout) {
-		snprintf(why, whylen, "%s: its lowering gives %d results, not %d", orig->op, (int)m->graph->n_output, nout);
+		snprintf(why, whylen, "its lowering gives %d results, not %d", (int)m->graph->n_output, nout);
 		return -1;
 	}
 	for (int i = 0; i < nout; i++) {
@@ -412,8 +412,8 @@ lower_once(const IrTyper *t, Arena *a, const Node *orig, int nout, DType dt, int
 		Value *v = &out[i];
 		memset(v, 0, sizeof *v);
 		if (!ty || ty->rank < 0 || !ty->dims || !ty->elem) {
-			snprintf(why, whylen, "%s: the ONNX inference of its lowering does not give result %d's %s",
-			         orig->op, i, ty && ty->elem ? "shape" : "type");
+			snprintf(why, whylen, "the ONNX inference of its lowering does not give result %d's %s", i,
+			         ty && ty->elem ? "shape" : "type");
 			return -1;
 		}
 		v->kind = VAL_TENSOR;
@@ -424,13 +424,13 @@ lower_once(const IrTyper *t, Arena *a, const Node *orig, int nout, DType dt, int
 		for (int j = 0; j < ty->rank; j++) {
 			int64_t x;
 			if (!ty->dims[j].e) {
-				snprintf(why, whylen, "%s: dim %d of result %d depends on the data (its lowering's "
-				         "ONNX inference cannot say it)", orig->op, j, i);
+				snprintf(why, whylen, "dim %d of result %d depends on the data (its lowering's "
+				         "ONNX inference cannot say it)", j, i);
 				return -1;
 			}
 			if (mentions_probe(a, ty->dims[j].e)) {
-				snprintf(why, whylen, "%s: its lowering reads the shape it is told result %d has, so it "
-				         "cannot give it", orig->op, i);
+				snprintf(why, whylen, "its lowering reads the shape it is told result %d has, so it "
+				         "cannot give it", i);
 				return -1;
 			}
 			if (poly_is_num(ty->dims[j].e, &x))
@@ -469,18 +469,18 @@ lower_type_node(const IrTyper *t, Arena *a, const Node *n, int nout, Value *out,
 	if (why && whylen)
 		why[0] = 0;
 	if (nout < 0) {
-		snprintf(why, whylen, "%s: no dtype and shape rule, and its results are not a known number "
-		         "of tensors (a list, or scalars) the typer could derive", n->op);
+		snprintf(why, whylen, "no dtype and shape rule, and its results are not a known number "
+		         "of tensors (a list, or scalars) the typer could derive");
 		return -1;
 	}
 	if (nout == 0 || nout > max || nout > TY_MAXOUT) {
-		snprintf(why, whylen, "%s: %d results: the typer cannot say them", n->op, nout);
+		snprintf(why, whylen, "%d results: the typer cannot say them", nout);
 		return -1;
 	}
 	for (int i = 0; i < n->nin; i++)
 		if (arg_has_complex(&n->in[i].arg)) {
-			snprintf(why, whylen, "%s: complex arguments: no dtype and shape rule, and the typer "
-			         "does not derive complex types", n->op);
+			snprintf(why, whylen, "complex arguments: no dtype and shape rule, and the typer "
+			         "does not derive complex types");
 			return -1;
 		}
 	for (int i = 0; i < n->nin && !self; i++)
@@ -488,7 +488,7 @@ lower_type_node(const IrTyper *t, Arena *a, const Node *n, int nout, Value *out,
 			self = n->in[i].arg.u.v;
 	dt = natural_dtype(n);
 	if (dtype_kind(dt) == DK_COMPLEX) {
-		snprintf(why, whylen, "%s: a complex result: the typer does not derive complex types", n->op);
+		snprintf(why, whylen, "a complex result: the typer does not derive complex types");
 		return -1;
 	}
 	dt2 = other_dtype(dt);
@@ -504,8 +504,8 @@ lower_type_node(const IrTyper *t, Arena *a, const Node *n, int nout, Value *out,
 		return -1;
 	for (int i = 0; i < nout; i++) {
 		if (!same_dims(&r1[i], &r2[i])) {
-			snprintf(why, whylen, "%s: its lowering reads the shape it is told result %d has, so it "
-			         "cannot give it", n->op, i);
+			snprintf(why, whylen, "its lowering reads the shape it is told result %d has, so it "
+			         "cannot give it", i);
 			return -1;
 		}
 		out[i] = r1[i];
@@ -516,8 +516,8 @@ lower_type_node(const IrTyper *t, Arena *a, const Node *n, int nout, Value *out,
 		if (r1[i].dtype == r2[i].dtype)
 			continue;               /* the lowering fixes it */
 		if (r1[i].dtype != dt || r2[i].dtype != dt2) {
-			snprintf(why, whylen, "%s: result %d's dtype is neither fixed by its lowering nor the one "
-			         "declared", n->op, i);
+			snprintf(why, whylen, "result %d's dtype is neither fixed by its lowering nor the one "
+			         "declared", i);
 			return -1;
 		}
 		/* it follows the declaration: the op's own dtype is not in its
@@ -525,14 +525,14 @@ lower_type_node(const IrTyper *t, Arena *a, const Node *n, int nout, Value *out,
 		 * the table without a meta.def row computes so), unless the
 		 * lowering computed something else and cast it */
 		if (dtype_kind(dt) != DK_FLOAT || !self || self->dtype != dt) {
-			snprintf(why, whylen, "%s: no dtype rule for these arguments (%s, promoted to %s): its "
-			         "lowering takes the result's dtype as given; meta.def needs a row", n->op,
+			snprintf(why, whylen, "no dtype rule for these arguments (%s, promoted to %s): its "
+			         "lowering takes the result's dtype as given; meta.def needs a row",
 			         self ? dtype_name(self->dtype) : "no tensor", dtype_name(dt));
 			return -1;
 		}
 		if (c1[i] != DT_UNKNOWN && dtype_kind(c1[i]) != DK_FLOAT) {
-			snprintf(why, whylen, "%s: its lowering computes result %d as %s and casts it: its dtype "
-			         "needs a row in meta.def", n->op, i, dtype_name(c1[i]));
+			snprintf(why, whylen, "its lowering computes result %d as %s and casts it: its dtype "
+			         "needs a row in meta.def", i, dtype_name(c1[i]));
 			return -1;
 		}
 	}
