@@ -32,11 +32,12 @@ typedef enum MetaDtype {
 	MD_REAL,        /* as MD_PROMOTE, complex to its real part (abs) */
 	MD_REAL_FLOAT,  /* as MD_FLOAT, complex to its real part (angle) */
 	MD_SAME,        /* every tensor argument of one dtype, the result's (mm, conv, cat of one dtype) */
+	MD_FLOAT64,     /* float64, complex128 for complex arguments (float_power) */
 	MD_RULE,        /* the rule decides (creation, to, softmax) */
 } MetaDtype;
 
 /* The rules' parameters (meta.def's P and Q columns). */
-enum { PW_ROUNDING = 1, PW_POW = 2, PW_CLAMP = 4 };
+enum { PW_ROUNDING = 1, PW_POW = 2, PW_CLAMP = 4, PW_FREXP = 8 };
 enum { SAME_ONE, SAME_MASK, SAME_INDICES, SAME_INT64, SAME_MATRIX, SAME_BUCKET };
 enum { RQ_FLOAT = 1, RQ_NONEMPTY = 2, RQ_U8 = 4, RQ_EMPTY_NONE = 8, RQ_EMPTY_ERR = 16 };
 enum { CONV_T = 1, CONV_BATCHED = 2 };

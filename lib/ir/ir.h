@@ -304,4 +304,33 @@ int ir_infer_outputs(Arena *a, const Node *n, Value *out, int max, char *why, si
 /* 1 when op ("aten.NAME.OVERLOAD") has a rule. */
 int ir_infer_known(const char *op);
 
+/* ==== alias ==== */
+
+/* op's canonical name when it is an alias of another ATen op (alias.def:
+ * "aten.greater_equal.Tensor" -> "aten.ge.Tensor", written into buf), else
+ * op itself.  Every lookup of an op in a table (lowering, decomposition,
+ * dtype and shape rule) goes through it. */
+const char *ir_alias(const char *op, char *buf, size_t len);
+/* The rows of alias.def, for the docs: their number, and row i. */
+int ir_alias_count(void);
+void ir_alias_row(int i, const char **from, const char **to);
+
+/* A typing of nodes handed down from the pipeline to the readers and
+ * passes below lib/lower/ (which may not call up): lib/lower/typer.c's
+ * derivation of a node's output types from its lowering.  fn has
+ * ir_infer_outputs()'s contract; nout is the number of results the caller
+ * knows the op has (-1: not known).  Plain data, set once by the caller
+ * that owns it; opset is the target ai.onnx opset the lowering runs at. */
+typedef struct IrTyper IrTyper;
+struct IrTyper {
+	int (*fn)(const IrTyper *t, Arena *a, const Node *n, int nout, Value *out, int max,
+	          char *why, size_t whylen);
+	int opset;
+};
+/* The types of n's outputs: its hand-written rule (ir_infer_outputs)
+ * where meta.def has one, else t's derivation (when t is not NULL).
+ * Same contract as ir_infer_outputs(). */
+int ir_type_outputs(const IrTyper *t, Arena *a, const Node *n, int nout, Value *out, int max,
+                    char *why, size_t whylen);
+
 #endif

@@ -57,7 +57,9 @@ find_row(const char *op)
 {
 	const char *dot;
 	size_t base;
+	char canon[256];
 
+	op = ir_alias(op, canon, sizeof canon);
 	for (int i = 0; i < META_NROW; i++)
 		if (strcmp(meta_rows[i].op, op) == 0)
 			return &meta_rows[i];
@@ -145,4 +147,13 @@ ir_infer_outputs(Arena *a, const Node *n, Value *out, int max, char *why, size_t
 mismatch:
 	return meta_fail(&c, "output with shape %s doesn't match the broadcast shape %s",
 	            meta_shape_str(&c, self->rank, self->dims), meta_shape_str(&c, out[0].rank, out[0].dims));
+}
+
+int
+ir_type_outputs(const IrTyper *t, Arena *a, const Node *n, int nout, Value *out, int max, char *why,
+                size_t whylen)
+{
+	if (!t || !t->fn || ir_infer_known(n->op))
+		return ir_infer_outputs(a, n, out, max, why, whylen);
+	return t->fn(t, a, n, nout, out, max, why, whylen);
 }

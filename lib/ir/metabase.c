@@ -670,6 +670,13 @@ row_dtype(MetaCtx *c)
 		if (!self)
 			break;
 		return dtype_kind(self->dtype) <= DK_INT ? DT_INT64 : self->dtype;
+	case MD_FLOAT64:
+		t = meta_result_type(c, &bad);
+		if (bad || t == DT_UNKNOWN) {
+			meta_fail(c, "the argument dtypes do not promote");
+			return DT_UNKNOWN;
+		}
+		return dtype_kind(t) == DK_COMPLEX ? DT_COMPLEX128 : DT_FLOAT64;
 	case MD_SAME:
 		t = DT_UNKNOWN;
 		for (int i = 0; i < c->n->nin; i++) {

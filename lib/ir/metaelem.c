@@ -51,6 +51,8 @@ meta_rule_pointwise(MetaCtx *c)
 		    (v->u.f != v->u.f || v->u.f > 9.2e18 || v->u.f < -9.2e18))
 			return meta_fail(c, "value %g cannot be converted to type %s without overflow", v->u.f, dtype_name(t));
 	}
+	if (c->row->p & PW_FREXP)        /* frexp: the mantissa, and the exponent as int32 */
+		return meta_out_tensor(c, t, r, d) || meta_out_tensor(c, DT_INT32, r, d) ? -1 : 0;
 	return meta_out_tensor(c, t, r, d);
 }
 

@@ -775,24 +775,6 @@ meta_rule_diff(MetaCtx *c)
 	return meta_out_tensor(c, x->dtype, x->rank, d);
 }
 
-/* glu(dim): the dim halves. */
-int
-meta_rule_glu(MetaCtx *c)
-{
-	Value *x;
-	Dim d[MAX_RANK];
-	int w;
-
-	if (!(x = meta_self_at(c, "dim", -1, d, &w)))
-		return -1;
-	if (!x->rank)
-		return meta_fail(c, "glu does not support scalars because halving size must be even");
-	if (!d[w].e && d[w].v % 2)
-		return meta_fail(c, "halving dimension must be even, but dimension %d is size %lld", w, (long long)d[w].v);
-	d[w] = meta_dim_op(c, SYM_FLOORDIV, d[w], meta_dim_n(2));
-	return meta_out_tensor(c, x->dtype, x->rank, d);
-}
-
 /* repeat_interleave(self, repeats, dim): each element repeated; with no
  * dim, of the flattened tensor.  A tensor of repeats sums its data,
  * unless output_size says the total. */

@@ -4,9 +4,10 @@
  *
  * Requires the graphs as read (after the vmap pass); rewrites their node
  * lists in place; invalidates nothing that exists yet.  New values get
- * their dtype and shape from ir_infer_outputs() (ir/meta), the rules a
- * TorchScript graph is typed by; the last node of a decomposition writes
- * the node's own outputs, so every reader stays as it was.  A node a
+ * their dtype and shape from ir_type_outputs(): the hand-written rule of
+ * ir/meta where there is one, else the typer the options hand down
+ * (LowerOptions.typer: typer.c's derivation from the lowering); the last node of a decomposition writes the node's own
+ * outputs, so every reader stays as it was.  A node a
  * decomposition cannot take (a rule refuses its arguments) fails by name,
  * as an unsupported op would. */
 #include <stdlib.h>
@@ -113,15 +114,15 @@ node_new(Dc *b, const char *op, int nin, const NamedArg *in)
 	return n;
 }
 
-/* A node of op whose outputs are new values typed by ir_infer_outputs();
+/* A node of op whose outputs are new values typed by ir_type_outputs();
  * returns its output k (0: the first), or NULL after reporting why. */
 static Value *
 op_k(Dc *b, const char *op, int nin, const NamedArg *in, int k)
 {
 	Node *n = node_new(b, op, nin, in);
 	Value meta[DC_MAXOUT];
-	char why[200];
-	int m = ir_infer_outputs(b->c->a, n, meta, DC_MAXOUT, why, sizeof why);
+	char why[300];
+	int m = ir_type_outputs(b->c->opt->typer, b->c->a, n, k + 1, meta, DC_MAXOUT, why, sizeof why);
 
 	if (b->bad)
 		return NULL;
@@ -1180,6 +1181,9 @@ dc_unbiased(Dc *b, const DcRow *row)
 static const DcRow *
 row_of(const char *op)
 {
+	char canon[256];
+
+	op = ir_alias(op, canon, sizeof canon);
 	for (size_t i = 0; i < sizeof dc_rows / sizeof *dc_rows; i++)
 		if (!strcmp(dc_rows[i].aten, op))
 			return &dc_rows[i];

@@ -112,6 +112,8 @@ typedef struct LowerOptions {
 	int ncustom_op;
 	const CustomOp *custom_ops;     /* custom_ops:, in file order */
 	StrMap *origin;                 /* when set, filled: main graph ONNX node name -> the IR Node it was lowered from */
+	const IrTyper *typer;           /* types a decomposition's new nodes meta.def has no row for
+	                                 * (lower_typer_init); NULL: meta.def's rows only */
 } LowerOptions;
 
 /* lower_graph()'s callee: the driver's node walk, handed down so that a
@@ -162,6 +164,15 @@ const char *lower_decomp_into(const char *aten);
 /* The rows of decomp.def: their number and the op of row i. */
 int lower_decomp_count(void);
 const char *lower_decomp_name(int i);
+
+/* ---- the typer (typer.c) ---- */
+
+/* IrTyper.fn: n's output types derived from its lowering at t->opset
+ * (ir_infer_outputs()'s contract; nout results, 1 when < 0). */
+int lower_type_node(const IrTyper *t, Arena *a, const Node *n, int nout, Value *out, int max, char *why,
+                    size_t whylen);
+/* A typer for the readers and passes below lib/lower/ (ir.h: IrTyper). */
+void lower_typer_init(IrTyper *t, int opset);
 
 /* ---- for lowerings ---- */
 

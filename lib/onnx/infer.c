@@ -442,6 +442,50 @@ infer_unary(const OnnxInfer *f)
 	put(f, 0, elem_of(f, 0), rank_of(f, 0), dims_of(f, 0));
 }
 
+/* RandomUniformLike, RandomNormalLike: x's shape, in `dtype` (x's type
+ * when absent). */
+static void
+infer_random_like(const OnnxInfer *f)
+{
+	int dt = (int)attr_i(f, "dtype", 0);
+
+	put(f, 0, dt ? dt : elem_of(f, 0), rank_of(f, 0), dims_of(f, 0));
+}
+
+/* RandomUniform, RandomNormal: the `shape` attribute, in `dtype` (float
+ * when absent). */
+static void
+infer_random(const OnnxInfer *f)
+{
+	int64_t sh[MAX_RANK];
+	OnnxSize d[MAX_RANK];
+	int r = attr_ints(f, "shape", sh, MAX_RANK), dt = (int)attr_i(f, "dtype", ONNX_FLOAT);
+
+	if (r < 0 || r > MAX_RANK) {
+		put_elem(f, 0, dt);
+		return;
+	}
+	for (int i = 0; i < r; i++)
+		d[i] = sh[i] >= 0 ? num(f, sh[i]) : unknown();
+	put(f, 0, dt, r, d);
+}
+
+/* Multinomial: [batch, sample_size] draws, in `dtype` (int32 when absent). */
+static void
+infer_multinomial(const OnnxInfer *f)
+{
+	OnnxSize d[2];
+	int dt = (int)attr_i(f, "dtype", ONNX_INT32);
+
+	if (rank_of(f, 0) != 2) {
+		put_elem(f, 0, dt);
+		return;
+	}
+	d[0] = dims_of(f, 0)[0];
+	d[1] = num(f, attr_i(f, "sample_size", 1));
+	put(f, 0, dt, 2, d);
+}
+
 /* Identity: x's type and contents. */
 static void
 infer_copy(const OnnxInfer *f)
@@ -959,17 +1003,19 @@ infer_reduce(const OnnxInfer *f)
 {
 	int64_t ax[MAX_RANK];
 	int keep = (int)attr_i(f, "keepdims", 1), j = 0, k, rx = rank_of(f, 0);
+	int arg = f->op == ONNXOP_ARG_MAX || f->op == ONNXOP_ARG_MIN;
+	int elem = arg ? ONNX_INT64 : elem_of(f, 0);        /* ArgMax/ArgMin: int64 indices */
 	char mark[MAX_RANK] = {0};
 	OnnxSize d[MAX_RANK];
 
-	if (f->op == ONNXOP_ARG_MAX || f->op == ONNXOP_ARG_MIN) {
+	if (arg) {
 		ax[0] = attr_i(f, "axis", 0);
 		k = 1;
 	} else {
 		k = int_list(f, "axes", 1, ax, MAX_RANK);
 	}
 	if (rx < 0 || rx > MAX_RANK || k == -2) {
-		put_elem(f, 0, elem_of(f, 0));
+		put_elem(f, 0, elem);
 		return;
 	}
 	if (k <= 0 && !attr_i(f, "noop_with_empty_axes", 0))
@@ -985,7 +1031,7 @@ infer_reduce(const OnnxInfer *f)
 			d[j++] = dims_of(f, 0)[i];
 		else if (keep)
 			d[j++] = num(f, 1);
-	put(f, 0, elem_of(f, 0), j, d);
+	put(f, 0, elem, j, d);
 }
 
 /* Elements one axis keeps: ONNX Slice's clamping, static sizes only. */
@@ -1080,19 +1126,22 @@ infer_attention(const OnnxInfer *f)
  * symbolic size only with stride 1. */
 static OnnxSize
 window_out(const OnnxInfer *f, OnnxSize x, int64_t k, int64_t stride, int64_t dil, int64_t pads,
-           int same, int ceil_mode)
+           int64_t pad_begin, int same, int ceil_mode)
 {
-	int64_t i, span = dil * (k - 1) + 1;
+	int64_t i, o, span = dil * (k - 1) + 1;
 
 	if (stride < 1)
 		return unknown();
 	if (is_num(f, x, &i)) {
 		if (same)
 			return num(f, (i + stride - 1) / stride);
-		i += pads - span;
-		if (i < 0)
+		if (i + pads - span < 0)
 			return unknown();
-		return num(f, (ceil_mode ? (i + stride - 1) / stride : i / stride) + 1);
+		o = (ceil_mode ? (i + pads - span + stride - 1) / stride : (i + pads - span) / stride) + 1;
+		/* ceil_mode: a last window starting in the end padding is dropped */
+		if (ceil_mode && o > 1 && (o - 1) * stride >= i + pad_begin)
+			o--;
+		return num(f, o);
 	}
 	if (stride != 1)
 		return unknown();
@@ -1131,7 +1180,7 @@ infer_window(const OnnxInfer *f)
 			return;
 		}
 		d[2 + i] = window_out(f, x[2 + i], k, ns >= 0 ? st[i] : 1, nd >= 0 ? dil[i] : 1,
-		                      np >= 0 ? pads[i] + pads[i + sp] : 0, same, ceil_mode);
+		                      np >= 0 ? pads[i] + pads[i + sp] : 0, np >= 0 ? pads[i] : 0, same, ceil_mode);
 	}
 	put(f, 0, elem_of(f, 0), rx, d);
 }

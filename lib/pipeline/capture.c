@@ -228,6 +228,9 @@ try_capture(Pipeline *pl, const BundleAttempt *at, Diag *sub)
 	if (strcmp(e, ".pt") == 0) {
 		Zip *z = ARENA_NEW(pl->a, Zip);
 		TsInputs ti = pl->opt.inputs;
+		IrTyper ty;
+		lower_typer_init(&ty, pl->opt.opset);
+		ti.typer = &ty;
 		diag_input(sub, pl->input);
 		if (ti.n < 0)
 			ts_bundle_inputs(pl, &ti);

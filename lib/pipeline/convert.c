@@ -61,9 +61,12 @@ phase_lower(Pipeline *pl, Diag *d)
 {
 	int from = d->n;
 	LowerOptions lo;
+	IrTyper ty;
 	int rc;
 
 	options_lower(&pl->opt, &lo);
+	lower_typer_init(&ty, lo.opset);       /* types new nodes of decompositions */
+	lo.typer = &ty;
 	/* each node's IR node: for the outlining (functions), and for the
 	 * legality check to name the ATen node and source line at fault */
 	lo.origin = pl->origin = strmap_new(pl->a, 1024);

@@ -157,10 +157,14 @@ read_input(Pipeline *pl, Diag *d)
 		return bundle_read(&pl->bundle, pl->a, d);
 	}
 	if (ts_sniff(&pl->bundle.zip)) {
+		TsInputs ti = pl->opt.inputs;
+		IrTyper ty;
 		int rc;
 		pl->kind = INPUT_TS;
 		pl->strategy = "jit";
-		rc = ts_load(&pl->prog, &pl->bundle.zip, &pl->opt.inputs, d);
+		lower_typer_init(&ty, pl->opt.opset);  /* types what meta.def has no rule for */
+		ti.typer = &ty;
+		rc = ts_load(&pl->prog, &pl->bundle.zip, &ti, d);
 		if (!rc)
 			ts_dim_requests(pl);
 		return rc;

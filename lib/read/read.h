@@ -366,6 +366,8 @@ typedef struct TsInputs {
 	const char *label;      /* the options file, for messages */
 	int n;                  /* -1: no `inputs:` given */
 	const TsInput *in;      /* in forward's order, or by name */
+	const IrTyper *typer;   /* types the ops meta.def has no rule for (the pipeline's
+	                         * lib/lower typer); NULL: those ops are refused */
 } TsInputs;
 
 /* 1 when the open zip z is a TorchScript archive (data.pkl and code/, or a

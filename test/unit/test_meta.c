@@ -7,14 +7,19 @@
  * size must give; test/unit/meta/models.txt (collect_ops.py --cases)
  * every aten call of the traced target models with the types tracing
  * recorded.  Each line becomes a Node whose result must match.
- * Beside them: every op the target models call (ops-collected.txt) has a
- * rule, and every row of meta.def is exercised by some case. */
+ * The cases run through ir_type_outputs() with the derived typer
+ * (lib/lower/typer.c), as the readers do: meta.def's row where there is
+ * one, else the type derived from the lowering.  Beside them: every op
+ * the target models call (ops-collected.txt) has a row or a lowering,
+ * every lowered or decomposed op is typed (or listed in no-rule.txt), and
+ * every row of meta.def is exercised by some case. */
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/core.h"
 #include "ir/ir.h"
+#include "lower/lower.h"
 #include "sym/sym.h"
 
 typedef struct Line {
@@ -325,13 +330,19 @@ render(Arena *a, const Value *v, int n)
 	return s;
 }
 
-/* Runs the case; returns NULL when it matches, else the mismatch (arena). */
+/* Runs the case through what the readers use (ir_type_outputs: meta.def's
+ * row, else the derived typer at opset 18); returns NULL when it matches,
+ * else the mismatch (arena). */
 static const char *
 check_line(Line *l)
 {
 	Value got[64];
 	char why[512];
-	int k = ir_infer_outputs(l->a, &l->n, got, 64, why, sizeof why);
+	IrTyper t;
+	int k;
+
+	lower_typer_init(&t, 18);
+	k = ir_type_outputs(&t, l->a, &l->n, l->nexp > 0 ? l->nexp : 1, got, 64, why, sizeof why);
 
 	if (l->nexp < 0)
 		return k < 0 ? NULL : arena_printf(l->a, "expected an error, got %s", render(l->a, got, k));
@@ -363,6 +374,92 @@ check_line(Line *l)
 	return NULL;
 diff:
 	return arena_printf(l->a, "got %s, want %s", render(l->a, got, k), render(l->a, l->exp, l->nexp));
+}
+
+/* The derived typer (lib/lower/typer.c) on the case: "" when it agrees
+ * with torch, NULL when it cannot say (why in *why), else the mismatch. */
+static const char *
+check_derived(Line *l, char *why, size_t whylen)
+{
+	Value got[64];
+	IrTyper t;
+	int k;
+
+	lower_typer_init(&t, 18);
+	k = lower_type_node(&t, l->a, &l->n, l->nexp, got, 64, why, whylen);
+	if (k < 0)
+		return NULL;
+	if (k != l->nexp)
+		goto diff;
+	for (int i = 0; i < k; i++) {
+		const Value *x = &got[i], *y = &l->exp[i];
+		if (x->kind != y->kind || x->dtype != y->dtype || x->rank != y->rank)
+			goto diff;
+		for (int j = 0; j < x->rank; j++)
+			if (!dims_match(l->a, x->dims[j], y->dims[j]))
+				goto diff;
+	}
+	return "";
+diff:
+	return arena_printf(l->a, "got %s, want %s", render(l->a, got, k), render(l->a, l->exp, l->nexp));
+}
+
+typedef struct Derived {
+	int ncase, agree, differ, cannot;
+} Derived;
+
+/* The derived typer over every tensor-result line of path that torch
+ * answers; counts into *st, listing disagreements on stderr. */
+static void
+derive_file(const char *path, Derived *st, int verbose)
+{
+	FILE *f = fopen(path, "r");
+	char buf[8192], why[512];
+	int lineno = 0;
+
+	ck_assert_msg(f != NULL, "cannot open %s", path);
+	while (fgets(buf, sizeof buf, f)) {
+		Line *l = calloc(1, sizeof *l);
+		Arena a;
+		const char *r;
+		int tensors = 1;
+		lineno++;
+		arena_init(&a);
+		l->a = &a;
+		if (verbose > 2 && parse_line(l, buf) == 0 && l->nexp < 0) {
+			/* an error torch raises: the derived typer must fail too */
+			Value got[64];
+			IrTyper t;
+			lower_typer_init(&t, 18);
+			fprintf(stderr, "ROW\t%s\t%s\n", l->n.op,
+			        lower_type_node(&t, l->a, &l->n, 1, got, 64, why, sizeof why) < 0 ? "agree" : "differ");
+		} else if (parse_line(l, buf) == 0 && l->nexp > 0) {
+			for (int i = 0; i < l->nexp; i++)
+				tensors &= l->exp[i].kind == VAL_TENSOR;
+			if (!tensors && verbose > 2)
+				fprintf(stderr, "ROW\t%s\tcannot\n", l->n.op);
+			if (tensors) {
+				st->ncase++;
+				r = check_derived(l, why, sizeof why);
+				if (verbose > 2)
+					fprintf(stderr, "ROW\t%s\t%s\n", l->n.op, !r ? "cannot" : *r ? "differ" : "agree");
+				if (!r) {
+					st->cannot++;
+					if (verbose > 1)
+						fprintf(stderr, "%s:%d: cannot: %s\n", path, lineno, why);
+				} else if (!*r) {
+					st->agree++;
+				} else {
+					st->differ++;
+					if (verbose)
+						fprintf(stderr, "%s:%d: derived %s\n    %s", path, lineno, r, buf);
+				}
+			}
+		}
+		arena_free(&a);
+		free(l);
+	}
+	fclose(f);
 }
 
 /* Runs every line of path; fails listing the first mismatches.  Returns
@@ -467,8 +564,9 @@ START_TEST(test_collected_ops_known)
 		if (!op)
 			continue;
 		n++;
-		if (!ir_infer_known(op)) {
-			fprintf(stderr, "no rule for %s (%s)", op, buf);
+		/* a row, or a lowering the derived typer types (lowered_ops_typed checks it does) */
+		if (!ir_infer_known(op) && !ops_find_opset(op, 18) && !lower_decomp_into(op)) {
+			fprintf(stderr, "no rule and no lowering for %s (%s)", op, buf);
 			missing++;
 		}
 		free(op);
@@ -479,52 +577,126 @@ START_TEST(test_collected_ops_known)
 }
 END_TEST
 
-/* Every op the lowering converts (the OP rows of lib/lower/ops) has a dtype and shape
- * rule, so the archive path converts what the .pt2 path does, or is listed
- * in test/unit/meta/no-rule.txt; a listed op that has a rule is taken out. */
+/* Every op the lowering converts (the OP rows of lib/lower/ops) or a
+ * decomposition rewrites (decomp.def) can be typed: by its meta.def row,
+ * or by the derived typer (lib/lower/typer.c) on its typical call in
+ * typer-cases.txt (make_typer_cases.py), agreeing with torch there.  An
+ * op neither types is listed in test/unit/meta/no-rule.txt with the
+ * reason; a listed op that is typed now is taken out. */
 static const char *const lowered_ops[] = {
 #define OP(name, fn, onnx, variant, lo, hi, flags) name,
 #include "lower/ops/all.def"
 #undef OP
 };
 
-START_TEST(test_lowered_ops_have_rules)
+typedef struct OpStat {
+	const char *op;
+	int agree, differ, cannot;
+	char why[300];
+} OpStat;
+
+static OpStat *
+op_stat(OpStat *st, int *n, const char *op)
+{
+	for (int i = 0; i < *n; i++)
+		if (strcmp(st[i].op, op) == 0)
+			return &st[i];
+	memset(&st[*n], 0, sizeof st[*n]);
+	st[*n].op = op;
+	return &st[(*n)++];
+}
+
+START_TEST(test_lowered_ops_typed)
 {
 	FILE *f = fopen("test/unit/meta/no-rule.txt", "r");
-	char buf[512], **listed = NULL;
-	int nlisted = 0, bad = 0, n = 0;
+	char buf[8192], **listed = NULL, why[300];
+	int nlisted = 0, bad = 0, nop = 0, nstat = 0, ntyped = 0, nderived = 0;
+	size_t nlow = sizeof lowered_ops / sizeof *lowered_ops;
+	const char **ops = calloc(nlow + (size_t)lower_decomp_count() + 1, sizeof *ops);
+	OpStat *st = calloc(nlow + (size_t)lower_decomp_count() + 1, sizeof *st);
 
 	ck_assert_msg(f != NULL, "cannot open no-rule.txt");
 	while (fgets(buf, sizeof buf, f)) {
-		buf[strcspn(buf, "\n")] = 0;
-		if (!buf[0] || buf[0] == '#')
+		buf[strcspn(buf, " \t\n#")] = 0;
+		if (!buf[0])
 			continue;
 		listed = realloc(listed, sizeof *listed * (size_t)(nlisted + 1));
 		listed[nlisted++] = strdup(buf);
-		if (ir_infer_known(buf)) {
-			fprintf(stderr, "%s has a rule now: take it out of no-rule.txt\n", buf);
-			bad++;
-		}
 	}
 	fclose(f);
-	for (size_t i = 0; i < sizeof lowered_ops / sizeof *lowered_ops; i++) {
-		int exempt = 0;
-		if (strncmp(lowered_ops[i], "aten.", 5) != 0)
+	for (size_t i = 0; i < nlow; i++)
+		if (strncmp(lowered_ops[i], "aten.", 5) == 0)
+			ops[nop++] = lowered_ops[i];
+	for (int i = 0; i < lower_decomp_count(); i++)
+		ops[nop++] = lower_decomp_name(i);
+	/* the typical calls: typer-cases.txt's, and cases.txt's for ops that had a row */
+	for (int file = 0; file < 2; file++) {
+		f = fopen(file ? "test/unit/meta/cases.txt" : "test/unit/meta/typer-cases.txt", "r");
+		ck_assert_msg(f != NULL, "cannot open the cases");
+		while (fgets(buf, sizeof buf, f)) {
+			Line *l = calloc(1, sizeof *l);
+			Arena a;
+			arena_init(&a);
+			l->a = &a;
+			if (parse_line(l, buf) == 0 && l->nexp > 0 && !ir_infer_known(l->n.op)) {
+				const char *r;
+				OpStat *o = NULL;
+				int tensors = 1;
+				for (int i = 0; i < l->nexp; i++)
+					tensors &= l->exp[i].kind == VAL_TENSOR;
+				r = tensors ? check_derived(l, why, sizeof why) : NULL;
+				if (!tensors)
+					snprintf(why, sizeof why, "%s: its results are not tensors", l->n.op);
+				for (int i = 0; i < nop && !o; i++)
+					if (strcmp(ops[i], l->n.op) == 0)
+						o = op_stat(st, &nstat, ops[i]);
+				if (o && !r) {
+					o->cannot++;
+					snprintf(o->why, sizeof o->why, "%s", why);
+				} else if (o && !*r) {
+					o->agree++;
+				} else if (o) {
+					o->differ++;
+					fprintf(stderr, "typer-cases.txt: %s: the derived typer %s (a bug)\n", l->n.op, r);
+					bad++;
+				}
+			}
+			arena_free(&a);
+			free(l);
+		}
+		fclose(f);
+	}
+	for (int i = 0; i < nop; i++) {
+		OpStat *o = op_stat(st, &nstat, ops[i]);
+		int exempt = 0, dup = 0;
+		for (int k = 0; k < i && !dup; k++)
+			dup = strcmp(ops[k], ops[i]) == 0;
+		if (dup)
 			continue;
-		n++;
 		for (int k = 0; k < nlisted && !exempt; k++)
-			exempt = strcmp(listed[k], lowered_ops[i]) == 0;
-		if (!exempt && !ir_infer_known(lowered_ops[i])) {
-			fprintf(stderr, "%s has a lowering but no rule in meta.def (nor a line in no-rule.txt)\n",
-			        lowered_ops[i]);
+			exempt = strcmp(listed[k], ops[i]) == 0;
+		if (ir_infer_known(ops[i]) || o->agree) {
+			ntyped++;
+			nderived += !ir_infer_known(ops[i]);
+			if (exempt) {
+				fprintf(stderr, "%s is typed now: take it out of no-rule.txt\n", ops[i]);
+				bad++;
+			}
+		} else if (!exempt) {
+			fprintf(stderr, "%s: has a lowering or decomposition and cannot be typed (%s); "
+			        "not listed in no-rule.txt\n", ops[i], o->cannot ? o->why : "no typical call in typer-cases.txt");
 			bad++;
 		}
 	}
+	fprintf(stderr, "lowered or decomposed ATen ops: %d typed (%d by the derived typer), %d listed in no-rule.txt\n",
+	        ntyped, nderived, nlisted);
 	for (int k = 0; k < nlisted; k++)
 		free(listed[k]);
 	free(listed);
-	ck_assert_int_gt(n, 400);
-	ck_assert_msg(bad == 0, "%d ops: lowering and rules disagree (see above)", bad);
+	free(ops);
+	free(st);
+	ck_assert_int_gt(nop, 400);
+	ck_assert_msg(bad == 0, "%d ops: typing and no-rule.txt disagree (see above)", bad);
 }
 END_TEST
 
@@ -571,6 +743,55 @@ START_TEST(test_rows_exercised)
 		free(seen[i]);
 	free(seen);
 	ck_assert_msg(unused == 0, "%d meta.def rows have no case", unused);
+}
+END_TEST
+
+/* The derived typer against torch's answers: how many agree, differ, or
+ * cannot be said. */
+START_TEST(test_derived_vs_torch)
+{
+	Derived st = {0};
+	const char *v = getenv("TYPER_VERBOSE");
+
+	derive_file("test/unit/meta/cases.txt", &st, v ? atoi(v) : 1);
+	fprintf(stderr, "derived typer on cases.txt: %d cases, %d agree with torch, %d differ, %d cannot be said\n",
+	        st.ncase, st.agree, st.differ, st.cannot);
+}
+END_TEST
+
+/* Aliases (lib/ir/alias.def) convert and are typed wherever their op is,
+ * and no other table holds a row for one. */
+START_TEST(test_aliases)
+{
+	static const char *const pairs[][2] = {
+		{"aten.greater_equal.Tensor", "aten.ge.Tensor"}, {"aten.absolute.default", "aten.abs.default"},
+		{"aten.negative.default", "aten.neg.default"}, {"aten.not_equal.Scalar", "aten.ne.Scalar"},
+		{"aten.swapdims.default", "aten.transpose.int"}, {"aten.special_expit.default", "aten.sigmoid.default"},
+	};
+	char buf[256];
+
+	for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
+		ck_assert_str_eq(ir_alias(pairs[i][0], buf, sizeof buf), pairs[i][1]);
+		ck_assert_msg(ops_find_opset(pairs[i][0], 18) == ops_find_opset(pairs[i][1], 18) &&
+		              ops_find_opset(pairs[i][1], 18), "%s does not lower as %s", pairs[i][0], pairs[i][1]);
+		ck_assert_msg(ir_infer_known(pairs[i][0]), "%s has no type", pairs[i][0]);
+	}
+	ck_assert_str_eq(ir_alias("aten.ge.Tensor", buf, sizeof buf), "aten.ge.Tensor");
+	for (int i = 0; i < ir_alias_count(); i++) {
+		const char *from, *to;
+		size_t n;
+		ir_alias_row(i, &from, &to);
+		n = strcspn(from, ".");
+		for (size_t k = 0; k < sizeof lowered_ops / sizeof *lowered_ops; k++)
+			ck_assert_msg(!(strncmp(lowered_ops[k] + 5, from, n) == 0 && lowered_ops[k][5 + n] == '.'),
+			              "alias %s has a row in lib/lower/ops: %s", from, lowered_ops[k]);
+		for (size_t k = 0; k < sizeof def_ops / sizeof *def_ops; k++)
+			ck_assert_msg(!(strncmp(def_ops[k] + 5, from, n) == 0 && strchr(".", def_ops[k][5 + n])),
+			              "alias %s has a row in meta.def: %s", from, def_ops[k]);
+		for (int k = 0; k < lower_decomp_count(); k++)
+			ck_assert_msg(!(strncmp(lower_decomp_name(k) + 5, from, n) == 0 && lower_decomp_name(k)[5 + n] == '.'),
+			              "alias %s has a row in decomp.def", from);
+	}
 }
 END_TEST
 
@@ -690,7 +911,9 @@ make_suite(void)
 	tcase_add_test(tc, test_collected_ops_known);
 	tcase_add_test(tc, test_rows_exercised);
 	tcase_add_test(tc, test_known);
-	tcase_add_test(tc, test_lowered_ops_have_rules);
+	tcase_add_test(tc, test_aliases);
+	tcase_add_test(tc, test_derived_vs_torch);
+	tcase_add_test(tc, test_lowered_ops_typed);
 	tcase_add_test(tc, test_errors_say_why);
 	tcase_add_test(tc, test_int_of_num_to_tensor);
 	suite_add_tcase(s, tc);

@@ -495,7 +495,14 @@ lower_index_select(LowerCtx *c, const Node *n, const OpRow *row)
 		lower_op(c, "Reshape", lower_out(c, n, 0), 2, x, lower_i64s(c, 0, NULL));
 		return 0;
 	}
-	lower_op(c, row->onnx, lower_out(c, n, 0), 2, x, lower_input(c, n, "index"));
+	{
+		/* torch takes a 0-d index as [1] (the dim stays); Gather would drop it */
+		const Value *iv = lower_arg_value(n, "index");
+		const char *ix = lower_input(c, n, "index");
+		if (iv && iv->rank == 0)
+			ix = lower_unsqueeze(c, ix, 1, zero, NULL);
+		lower_op(c, row->onnx, lower_out(c, n, 0), 2, x, ix);
+	}
 	onnx_attr_int(c->a, c->last, "axis", lower_int(c, n, "dim", 0));
 	return 0;
 }

@@ -66,6 +66,9 @@ ops_open_name(int i)
 LowerFn
 ops_find_complex(const char *aten)
 {
+	char canon[256];
+
+	aten = ir_alias(aten, canon, sizeof canon);
 	for (int i = 0; i < CX_COUNT; i++)     /* a few rows: a scan */
 		if (strcmp(complex_table[i].aten, aten) == 0)
 			return complex_table[i].fn;
@@ -111,10 +114,12 @@ first_of(const char *aten)
 	return k;
 }
 
+/* The lookups below take an alias by its op (lib/ir/alias.def): it has no row of its own. */
 const OpRow *
 ops_find(const char *aten)
 {
-	int k = first_of(aten);
+	char canon[256];
+	int k = first_of(aten = ir_alias(aten, canon, sizeof canon));
 
 	return k < 0 ? NULL : &op_table[sorted[k]];
 }
@@ -122,7 +127,8 @@ ops_find(const char *aten)
 const OpRow *
 ops_find_opset(const char *aten, int opset)
 {
-	int k = first_of(aten);
+	char canon[256];
+	int k = first_of(aten = ir_alias(aten, canon, sizeof canon));
 
 	for (; k >= 0 && k < OP_COUNT && strcmp(op_table[sorted[k]].aten, aten) == 0; k++)
 		if (op_table[sorted[k]].opset_min <= opset && opset <= op_table[sorted[k]].opset_max)
@@ -133,7 +139,8 @@ ops_find_opset(const char *aten, int opset)
 int
 ops_opsets(const char *aten, int *lo, int *hi)
 {
-	int k = first_of(aten);
+	char canon[256];
+	int k = first_of(aten = ir_alias(aten, canon, sizeof canon));
 
 	if (k < 0)
 		return -1;
@@ -328,6 +335,15 @@ ops_write_doc(FILE *f)
 	        "| ATen overload | into |\n| --- | --- |\n", ndecomp);
 	for (int i = 0; i < ndecomp; i++)
 		fprintf(f, "| `%s` | `%s` |\n", decomp[i][0], decomp[i][1]);
+	fprintf(f, "\n## aliases\n\n"
+	        "Other names of one op (`lib/ir/alias.def`) convert and are typed as that op, whichever\n"
+	        "front end read them; a name alone stands for every overload.\n\n"
+	        "| alias | op |\n| --- | --- |\n");
+	for (int i = 0; i < ir_alias_count(); i++) {
+		const char *from, *to;
+		ir_alias_row(i, &from, &to);
+		fprintf(f, "| `aten.%s` | `aten.%s` |\n", from, to);
+	}
 	fprintf(f, "\n## legalizations\n\n"
 	        "Every model written is checked before it is written (`lib/onnx/legal.c`): each node's\n"
 	        "element types must be allowed by its operator's ONNX schema at the target opset and\n"

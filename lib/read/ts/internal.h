@@ -86,6 +86,7 @@ typedef struct Build {
 	Arg *inputs;
 	InputSpec *specs;
 	long unrolled;
+	const IrTyper *typer;   /* TsInputs.typer */
 } Build;
 
 /* A function's variables, in the order first assigned (a branch's changes

@@ -16,7 +16,7 @@
  *   tsbuild.c    forward() run at conversion time into the IR: submodule
  *                calls inlined, Python values evaluated, tensor ops
  *                emitted as ATen nodes whose outputs get their dtype and
- *                shape from ir_infer_outputs() (lib/ir/meta.c)
+ *                shape from ir_type_outputs() (meta.def, else TsInputs.typer)
  *
  * ts_load() (read.h) strings them together. */
 #ifndef READ_TS_TS_H

@@ -9,8 +9,9 @@
  * submodule calls are inlined (their nn_module_stack kept, so `functions:`
  * can outline them); tensor operations become ATen nodes: the overload is
  * chosen by tsschema.c from the arguments' kinds, the arguments are named
- * and completed with the schema's defaults, and ir_infer_outputs() gives
- * the results their dtype and shape, as a .pt2 records them.  The graph
+ * and completed with the schema's defaults, and ir_type_outputs() gives
+ * the results their dtype and shape (meta.def's row, else TsInputs.typer),
+ * as a .pt2 records them.  The graph
  * the lowering then sees is the one a .pt2 of the same model would give,
  * apart from TorchScript's own op forms (aten._convolution and the like),
  * which have rows of their own.
@@ -195,6 +196,7 @@ ts_build(Program *p, const TsArchive *t, const TsInputs *in, Diag *d)
 	DiagAt at = {0};
 
 	b->p = p, b->t = t, b->a = p->arena, b->d = d;
+	b->typer = in ? in->typer : NULL;
 	b->eval = tb_eval, b->exec_body = tb_exec_body;
 	b->asts = strmap_new(b->a, 16);
 	b->weights = strmap_new(b->a, 64);

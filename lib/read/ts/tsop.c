@@ -1,7 +1,8 @@
 /* tsop.c: calls of ATen operators in TorchScript code: the overload
  * TorchScript would choose (tsschema.c), the arguments as Args of the
  * schema's types, completed with its defaults, and the node, its outputs
- * typed by ir_infer_outputs(); TorchScript's Python-level operators run
+ * typed by ir_type_outputs() (meta.def's rule, else the pipeline's typer
+ * from the lowering); TorchScript's Python-level operators run
  * now (internal.h). */
 #include <math.h>
 #include <stdio.h>
@@ -354,7 +355,7 @@ emit(Build *b, Frame *f, const TsExpr *at, const TsSchema *s, TsVal **sv, const 
 	Node *n = tb_new_node(b, schema_op(b, s), f->code, at->ofs);
 	Value outs[64];
 	char why[512] = "";
-	int k, list_ret;
+	int k, list_ret, nt;
 	TsVal *r;
 
 	n->in = ARENA_ARRAY(b->a, NamedArg, s->narg + 1);
@@ -373,7 +374,12 @@ emit(Build *b, Frame *f, const TsExpr *at, const TsSchema *s, TsVal **sv, const 
 		n->nin++;
 	}
 	memset(outs, 0, sizeof outs);
-	k = ir_infer_outputs(b->a, n, outs, 64, why, sizeof why);
+	list_ret = s->nret == 1 && strncmp(s->rets[0], "Tensor[]", 8) == 0;
+	nt = list_ret ? -1 : s->nret;   /* the typer's results are tensors: Tensor returns only */
+	for (int i = 0; i < s->nret && nt > 0; i++)
+		if (strncmp(s->rets[i], "Tensor", 6) != 0 || s->rets[i][6] == '[')
+			nt = -1;
+	k = ir_type_outputs(b->typer, b->a, n, nt, outs, 64, why, sizeof why);
 	if (k < 0 && s->name[0] && s->name[strlen(s->name) - 1] == '_' && n->nin > 0 &&
 	    n->in[0].arg.kind == ARG_TENSOR) {
 		/* an in-place op: its result is self, written */
@@ -385,7 +391,6 @@ emit(Build *b, Frame *f, const TsExpr *at, const TsSchema *s, TsVal **sv, const 
 		return tb_fail_at(b, f->code, at->ofs, at->line, at->col,
 		               ir_infer_known(n->op) ? YE_TS_UNSUPPORTED : YE_UNSUPPORTED_OP,
 		               "%s: %s", n->op, why[0] ? why : "no dtype and shape rule for this op");
-	list_ret = s->nret == 1 && strncmp(s->rets[0], "Tensor[]", 8) == 0;
 	n->nout = list_ret ? 1 : k;
 	n->out = ARENA_ARRAY(b->a, Arg, n->nout + 1);
 	r = list_ret ? tb_mk_seq(b, V_LIST, k) : k == 1 ? NULL : tb_mk_seq(b, V_TUPLE, k);

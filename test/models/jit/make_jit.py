@@ -298,11 +298,11 @@ class CfAttr(nn.Module):
 
 
 class Rare(nn.Module):
-    """The bad input "no_row": an ATen op no ops/*.def row lowers (QR by Householder)."""
+    """The bad input "no_row": an ATen op with neither a lowering (ops/*.def, decomp.def)
+    nor a dtype and shape rule (meta.def), so the reader cannot type it."""
 
     def forward(self, x):
-        a, tau = torch.geqrf(x)
-        return a + 1.0
+        return torch.nextafter(x, x + 1.0) + 1.0
 
 
 def _tvm(mod):
@@ -771,8 +771,8 @@ def make_bad(bad):
         # an ATen op with no row, called from scripted code
         seed_all("rare")
         torch.jit.save(torch.jit.script(Rare()), os.path.join(tmp, "no_row.pt"))
-        case("no_row", "inputs:\n  - {dtype: float32, shape: [4, 3]}\n", 1, "geqrf",
-             user_line(Rare.forward, "torch.geqrf(x)"))
+        case("no_row", "inputs:\n  - {dtype: float32, shape: [4, 3]}\n", 1, "nextafter",
+             user_line(Rare.forward, "torch.nextafter(x"))
 
         # a good archive without `inputs:`, then with two inputs for forward's one
         shutil.copy(traced, os.path.join(tmp, "no_inputs.pt"))

@@ -243,6 +243,11 @@ for op, vals in [("add.Scalar", [2, 2.5, True]), ("mul.Scalar", [2, 0.5]), ("div
     for v in vals:
         for dt in (f32, i64, i32, f16, b, u8):
             case(op, T(2, 3, dtype=dt), v)
+for dt in (f32, i64, f16, c64):
+    case("float_power.Tensor_Tensor", T(2, 3, dtype=dt), T(3))
+    case("float_power.Tensor_Scalar", T(2, 3, dtype=dt), 2)
+    case("float_power.Scalar", 2, T(3, dtype=dt))
+    case("frexp.Tensor", T(2, 3, dtype=dt))
 case("pow.Scalar", 2, T(3, dtype=i64))
 case("pow.Scalar", 2.5, T(3, dtype=i64))
 case("pow.Scalar", 2, T(3, dtype=f16))
