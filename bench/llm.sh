@@ -19,7 +19,8 @@
 #   bench/out/py): onnxscript/ and ir-py/ (for dynamo, as bench/dynamo_nodes.sh)
 #   and genai/ (onnxruntime-genai: src/python/py/models); each is taken from
 #   the git dir $MIRROR/microsoft+onnxscript/repo, onnx+ir-py,
-#   microsoft+onnxruntime-genai when missing (MIRROR default /work/.mirror).
+#   microsoft+onnxruntime-genai when missing (MIRROR: the folder of git
+#   mirrors; needed only then).
 #   The builder imports onnxruntime.quantization, which the chroot lacks; its
 #   fp32 path never calls it, so a shim (PY/shim) defines the names it imports
 #   and raises if used.  The builder then fails saving the tokenizer (no
@@ -28,13 +29,13 @@ set -e
 bin=${BIN:-build/yobx-export}
 runs=${RUNS:-200}
 py=${PY:-bench/out/py}
-mirror=${MIRROR:-/work/.mirror}
 TORCHRUN=${TORCHRUN:-bash ../shared/tools/torch-env.sh run sid}
 [ $# = 0 ] && set -- tiny 100m
 unpack() { # DIR GITDIR [PATH]
 	[ -d "$py/$1" ] && return 0
+	: "${MIRROR:?$py/$1 is missing: set MIRROR to the folder holding $2/repo}"
 	mkdir -p "$py/$1"
-	git --git-dir="$mirror/$2/repo" archive HEAD $3 | tar -x -C "$py/$1"
+	git --git-dir="$MIRROR/$2/repo" archive HEAD $3 | tar -x -C "$py/$1"
 }
 unpack onnxscript microsoft+onnxscript
 unpack ir-py onnx+ir-py
