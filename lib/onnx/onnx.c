@@ -16,6 +16,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 void
@@ -524,6 +525,24 @@ computed_restore(ComputedSet *cs)
 			cs->v[i].t->has_raw_data = 0;
 }
 
+/* Gives back the whole pages of [p, p + len) when they are in the mapped
+ * input: a transposed recipe faults in every page of its source, and the
+ * sum over a model's weights would otherwise stay resident until the end.
+ * MADV_DONTNEED on a private, never written file mapping only unmaps them
+ * (touching them again reads the page cache), so the bytes stay valid. */
+static void
+source_drop(const OnnxSource *src, const uint8_t *p, size_t len)
+{
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), lo, hi;
+
+	if (!src || src->fd < 0 || p < src->base || len > src->len || (size_t)(p - src->base) > src->len - len)
+		return;
+	lo = ((uintptr_t)p + page - 1) & ~(page - 1);
+	hi = ((uintptr_t)p + len) & ~(page - 1);
+	if (hi > lo)
+		madvise((void *)lo, hi - lo, MADV_DONTNEED);
+}
+
 /* Writes the len bytes of s's tensor through put(ctx, bytes, n), a chunk
  * at a time.  Source bytes inside the mapped input are read with pread():
  * the mapping is for random access, and faulting its pages in one by one
@@ -559,6 +578,8 @@ computed_write(const ComputedSet *cs, const OnnxScaled *s, size_t len,
 			transpose_span(s, off / (size_t)s->esize, n / (size_t)s->esize, cs->buf);
 		err = put(ctx, cs->buf, n);
 	}
+	if (!s->scale)
+		source_drop(src, s->src, len);
 	return err;
 }
 
