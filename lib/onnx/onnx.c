@@ -16,6 +16,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 void
@@ -170,6 +171,18 @@ onnx_tensor_scaled(Arena *a, const char *name, int rank, const int64_t *dims, co
 	return t;
 }
 
+OnnxTensor *
+onnx_tensor_transposed(Arena *a, const char *name, int elem, const OnnxScaled *s)
+{
+	OnnxScaled *r = arena_dup(a, s, sizeof *s);
+	int64_t dims[2] = {s->per, s->rows};
+	OnnxTensor *t = onnx_tensor(a, name, elem, 2, dims, r, (size_t)(s->rows * s->per) * (size_t)s->esize);
+
+	t->has_raw_data = 0;
+	t->data_location = (Onnx__TensorProto__DataLocation)ONNX_COMPUTED;
+	return t;
+}
+
 const OnnxScaled *
 onnx_tensor_recipe(const OnnxTensor *t)
 {
@@ -213,10 +226,44 @@ scale_span(const OnnxScaled *s, uint64_t e, uint64_t n, const uint8_t *src, uint
 	}
 }
 
+/* Elements [e, e + n) of a transposed recipe into dst, read from s->src in
+ * tiles of 32 source rows, so that each source line is read sequentially
+ * while the tile's output rows are filled. */
+static void
+transpose_span(const OnnxScaled *s, uint64_t e, uint64_t n, uint8_t *dst)
+{
+	const uint64_t rows = (uint64_t)s->rows, per = (uint64_t)s->per, es = (uint64_t)s->esize;
+	const uint64_t end = e + n;
+
+	while (e < end) {
+		uint64_t i = e / rows, j0 = e % rows;      /* output row i = source column i */
+		uint64_t j1 = end - (e - j0) < rows ? end - (e - j0) : rows;
+		if (j0 == 0 && j1 == rows && (end - e) / rows >= 2) {
+			uint64_t ni = (end - e) / rows;    /* whole output rows i .. i + ni */
+			for (uint64_t jb = 0; jb < rows; jb += 32) {
+				uint64_t je = jb + 32 < rows ? jb + 32 : rows;
+				for (uint64_t ii = 0; ii < ni; ii++)
+					for (uint64_t j = jb; j < je; j++)
+						memcpy(dst + (ii * rows + j) * es, s->src + (j * per + i + ii) * es, es);
+			}
+			dst += ni * rows * es;
+			e += ni * rows;
+			continue;
+		}
+		for (uint64_t j = j0; j < j1; j++)
+			memcpy(dst + (j - j0) * es, s->src + (j * per + i) * es, es);
+		dst += (j1 - j0) * es;
+		e += j1 - j0;
+	}
+}
+
 void
 onnx_scaled_fill(const OnnxScaled *s, uint64_t off, size_t n, uint8_t *dst)
 {
-	scale_span(s, off / 4, n / 4, s->src + off, dst);
+	if (!s->scale)
+		transpose_span(s, off / (uint64_t)s->esize, n / (uint64_t)s->esize, dst);
+	else
+		scale_span(s, off / 4, n / 4, s->src + off, dst);
 }
 
 const uint8_t *
@@ -478,6 +525,24 @@ computed_restore(ComputedSet *cs)
 			cs->v[i].t->has_raw_data = 0;
 }
 
+/* Gives back the whole pages of [p, p + len) when they are in the mapped
+ * input: a transposed recipe faults in every page of its source, and the
+ * sum over a model's weights would otherwise stay resident until the end.
+ * MADV_DONTNEED on a private, never written file mapping only unmaps them
+ * (touching them again reads the page cache), so the bytes stay valid. */
+static void
+source_drop(const OnnxSource *src, const uint8_t *p, size_t len)
+{
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), lo, hi;
+
+	if (!src || src->fd < 0 || p < src->base || len > src->len || (size_t)(p - src->base) > src->len - len)
+		return;
+	lo = ((uintptr_t)p + page - 1) & ~(page - 1);
+	hi = ((uintptr_t)p + len) & ~(page - 1);
+	if (hi > lo)
+		madvise((void *)lo, hi - lo, MADV_DONTNEED);
+}
+
 /* Writes the len bytes of s's tensor through put(ctx, bytes, n), a chunk
  * at a time.  Source bytes inside the mapped input are read with pread():
  * the mapping is for random access, and faulting its pages in one by one
@@ -487,7 +552,7 @@ computed_write(const ComputedSet *cs, const OnnxScaled *s, size_t len,
                int (*put)(void *ctx, const uint8_t *p, size_t n), void *ctx)
 {
 	const OnnxSource *src = cs->src;
-	int mapped = src && src->fd >= 0 && s->src >= src->base && len <= src->len &&
+	int mapped = s->scale && src && src->fd >= 0 && s->src >= src->base && len <= src->len &&
 	             (size_t)(s->src - src->base) <= src->len - len;
 	int err = 0;
 
@@ -507,9 +572,14 @@ computed_write(const ComputedSet *cs, const OnnxScaled *s, size_t len,
 			if (got == n)
 				from = cs->buf;
 		}
-		scale_span(s, off / 4, n / 4, from, cs->buf);
+		if (s->scale)
+			scale_span(s, off / 4, n / 4, from, cs->buf);
+		else   /* a transposed read is strided: from the mapping, never whole */
+			transpose_span(s, off / (size_t)s->esize, n / (size_t)s->esize, cs->buf);
 		err = put(ctx, cs->buf, n);
 	}
+	if (!s->scale)
+		source_drop(src, s->src, len);
 	return err;
 }
 

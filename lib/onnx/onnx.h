@@ -67,12 +67,17 @@ void onnx_attr_graph(Arena *a, OnnxNode *n, const char *name, Onnx__GraphProto *
 OnnxTensor *onnx_tensor(Arena *a, const char *name, int elem, int rank, const int64_t *dims,
                         const void *data, size_t nbytes);
 
-/* The recipe of a computed float32 initializer: element k is
- * src[k] * scale[k / per], a float32 product (row k / per scaled). */
+/* The recipe of a computed initializer, one of two kinds.  Scaled (scale
+ * set): a float32 tensor whose element k is src[k] * scale[k / per], a
+ * float32 product (row k / per scaled).  Transposed (scale NULL): the
+ * [rows, per] matrix of esize-byte elements at src transposed, [per, rows]:
+ * element k is src[(k % rows) * per + k / rows] (a linear layer's weight
+ * stored as MatMul reads it, so no Transpose is left for the runtime). */
 typedef struct OnnxScaled {
-	const uint8_t *src;     /* rows * per float32 values, any alignment (mapped file or arena) */
+	const uint8_t *src;     /* rows * per values, any alignment (mapped file or arena) */
 	int64_t rows, per;
-	const float *scale;     /* rows entries (arena) */
+	const float *scale;     /* rows entries (arena), or NULL: transposed */
+	int esize;              /* transposed: bytes per element (1, 2, 4 or 8) */
 } OnnxScaled;
 
 /* data_location of a computed initializer (has_data_location stays 0). */
@@ -82,12 +87,17 @@ typedef struct OnnxScaled {
  * copied: it and its arrays must outlive the message). */
 OnnxTensor *onnx_tensor_scaled(Arena *a, const char *name, int rank, const int64_t *dims,
                                const OnnxScaled *s);
+/* An initializer of element type elem (esize bytes each) whose bytes the
+ * writer computes from the transposed recipe s (s->scale NULL, s->esize set;
+ * not copied). */
+OnnxTensor *onnx_tensor_transposed(Arena *a, const char *name, int elem, const OnnxScaled *s);
 /* The recipe of a computed initializer, or NULL for any other tensor. */
 const OnnxScaled *onnx_tensor_recipe(const OnnxTensor *t);
 /* Computes a computed initializer's bytes into the arena, after which t is
  * an ordinary tensor; returns raw_data.data (NULL when t has none). */
 const uint8_t *onnx_tensor_bytes(Arena *a, OnnxTensor *t);
-/* Writes bytes [off, off + n) of s's tensor to dst (off and n multiples of 4). */
+/* Writes bytes [off, off + n) of s's tensor to dst (off and n multiples of
+ * the element size). */
 void onnx_scaled_fill(const OnnxScaled *s, uint64_t off, size_t n, uint8_t *dst);
 
 /* A tensor type: dims[i] >= 0 is static; otherwise params[i] names it

@@ -128,6 +128,12 @@ opt_const_scaled(Opt *o, int rank, const int64_t *dims, const OnnxScaled *s)
 }
 
 int
+opt_const_transposed(Opt *o, int elem, const OnnxScaled *s)
+{
+	return const_add(o, onnx_tensor_transposed(o->a, const_name(o), elem, s));
+}
+
+int
 opt_const_i64s(Opt *o, int k, const int64_t *v)
 {
 	int64_t dim = k;

@@ -49,7 +49,8 @@
 enum { OPT_NOMATCH = 0, OPT_REWROTE = 1, OPT_RETRY = 2 };
 
 /* The sets a row belongs to (the `patterns` option names them). */
-enum { OPT_SET_DEFAULT = 1, OPT_SET_ORT = 2 };
+/* OPT_SET_NAMED: in no set, run only when named in `patterns`. */
+enum { OPT_SET_NAMED = 0, OPT_SET_DEFAULT = 1, OPT_SET_ORT = 2 };
 
 
 /* One dimension: v >= 0 is static; otherwise sym names it (a dim_param
@@ -357,6 +358,9 @@ int opt_const_f32(Opt *o, int rank, const int64_t *dims, const float *v);
 /* A new float32 initializer the writer computes from s (onnx.h): a folded
  * weight costs no memory and no pass over the weight until it is written. */
 int opt_const_scaled(Opt *o, int rank, const int64_t *dims, const OnnxScaled *s);
+/* A new 2-D initializer of element type elem, the transpose of the matrix
+ * s describes (s->scale NULL, s->esize set), which the writer computes. */
+int opt_const_transposed(Opt *o, int elem, const OnnxScaled *s);
 /* A one-element constant of type elem (rank 0, or 1 when rank1). */
 int opt_const_like(Opt *o, int elem, double x, int rank1);
 /* Every reader of `from` reads `to` instead; when `from` is a graph output

@@ -29,6 +29,8 @@ init_hash(const OnnxTensor *t, int by_content)
 
 	if (t->n_dims)
 		h = opt_mix(h, (const uint8_t *)t->dims, t->n_dims * sizeof *t->dims);
+	if (s && !s->scale)
+		return opt_mix(h, (const uint8_t *)&s->src, sizeof s->src);
 	if (s)
 		return opt_mix(opt_mix(h, (const uint8_t *)&s->src, sizeof s->src), (const uint8_t *)s->scale,
 		           sizeof *s->scale * (size_t)s->rows);
@@ -48,8 +50,8 @@ same_init(const OnnxTensor *a, const OnnxTensor *b)
 	    (a->n_dims && memcmp(a->dims, b->dims, a->n_dims * sizeof *a->dims) != 0) || !ra != !rb)
 		return 0;
 	if (ra)
-		return ra->src == rb->src && ra->rows == rb->rows && ra->per == rb->per &&
-		       !memcmp(ra->scale, rb->scale, sizeof *ra->scale * (size_t)ra->rows);
+		return ra->src == rb->src && ra->rows == rb->rows && ra->per == rb->per && !ra->scale == !rb->scale &&
+		       (!ra->scale || !memcmp(ra->scale, rb->scale, sizeof *ra->scale * (size_t)ra->rows));
 	return a->raw_data.data == b->raw_data.data || !a->raw_data.len ||
 	       !memcmp(a->raw_data.data, b->raw_data.data, a->raw_data.len);
 }

@@ -277,7 +277,7 @@ pat_batchnorm_into_conv(Opt *o, int r)
 		b[i] = (float)((bias ? (double)bias[i] : 0.0) * s[i] + h[i]);
 	}
 	in[0] = opt_in(o, cv, 0);
-	in[1] = opt_const_scaled(o, (int)wt->n_dims, wt->dims, &(OnnxScaled){wt->raw_data.data, m, per, sc});
+	in[1] = opt_const_scaled(o, (int)wt->n_dims, wt->dims, &(OnnxScaled){wt->raw_data.data, m, per, sc, 4});
 	in[2] = opt_const(o, ONNX_FLOAT, 1, &m, b, (size_t)m * sizeof *b);
 	n = opt_add(o, r, "Conv", 3, in, 1, &y);
 	opt_copy_attrs(o, n, cv, NULL);

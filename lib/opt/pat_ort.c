@@ -79,9 +79,11 @@ pat_bias_gelu_ort(Opt *o, int r)
 	return OPT_NOMATCH;
 }
 
-/* SkipLayerNormOrt: its contract is its row of patterns.def. */
-int
-pat_skip_layernorm_ort(Opt *o, int r)
+/* Norm r (LayerNormalization, RMSNormalization or SimplifiedLayerNormalization)
+ * of Add(x, skip) over the last axis of a 3-D float32 -> the onnxruntime op
+ * `fused` (its Skip form), whose 4th output replaces the sum. */
+static int
+skip_norm(Opt *o, int r, const char *fused)
 {
 	int sum = opt_in(o, r, 0), add = opt_prod(o, sum, "Add"), x, skip, g = opt_in(o, r, 1), b = opt_in(o, r, 2);
 	int64_t axis = opt_attr_i(o, r, "axis", -1);
@@ -104,7 +106,9 @@ pat_skip_layernorm_ort(Opt *o, int r)
 	in[1] = skip;
 	in[2] = g;
 	in[3] = b;
-	n = opt_add(o, opt_nread(o, sum) > 1 ? add : r, "com.microsoft:SkipLayerNormalization", b >= 0 ? 4 : 3, in, 4, out);
+	if (opt_attr_i(o, r, "stash_type", 1) != 1)
+		return OPT_NOMATCH;
+	n = opt_add(o, opt_nread(o, sum) > 1 ? add : r, fused, b >= 0 ? 4 : 3, in, 4, out);
 	opt_set_attr_f(o, n, "epsilon", opt_attr_f(o, r, "epsilon", 1e-5));
 	opt_copy_type(o, out[0], opt_out(o, r, 0));
 	opt_copy_type(o, out[3], sum);
@@ -123,6 +127,21 @@ pat_skip_layernorm_ort(Opt *o, int r)
 		opt_val(o, out[3])->producer = -1;
 	}
 	return OPT_REWROTE;
+}
+
+/* SkipLayerNormOrt: its contract is its row of patterns.def. */
+int
+pat_skip_layernorm_ort(Opt *o, int r)
+{
+	return skip_norm(o, r, "com.microsoft:SkipLayerNormalization");
+}
+
+/* SkipSimplifiedLayerNormOrt: its contract is its row of patterns.def (an
+ * RMS norm has no bias: input 2 is absent). */
+int
+pat_skip_rmsnorm_ort(Opt *o, int r)
+{
+	return opt_in(o, r, 2) >= 0 ? OPT_NOMATCH : skip_norm(o, r, "com.microsoft:SkipSimplifiedLayerNormalization");
 }
 
 /* QuickGeluOrt: its contract is its row of patterns.def. */

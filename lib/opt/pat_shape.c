@@ -41,6 +41,25 @@ pat_transpose_identity(Opt *o, int r)
 	return opt_forward(o, opt_out(o, r, 0), opt_in(o, r, 0));
 }
 
+/* TransposeWeight: its contract is its row of patterns.def.  The bytes are
+ * the writer's (a transposed recipe): nothing is copied here, and the
+ * source is read once, when the model is written. */
+int
+pat_transpose_weight(Opt *o, int r)
+{
+	int x = opt_in(o, r, 0), y = opt_out(o, r, 0), es;
+	const OptValue *xv = x >= 0 ? opt_val(o, x) : NULL;
+	const OnnxTensor *t;
+	int64_t p[R];
+
+	if (!xv || !xv->init || xv->is_input || onnx_tensor_recipe(xv->init) || opt_val(o, y)->is_output ||
+	    opt_perm(o, r, p) != 2 || p[0] != 1 || p[1] != 0 || !opt_only_use(o, x, r) ||
+	    !(t = opt_const_tensor(o, x)) || t->n_dims != 2 || !(es = fold_elem_size(t->data_type)))
+		return OPT_NOMATCH;
+	return opt_forward(o, y, opt_const_transposed(o, t->data_type,
+	                                              &(OnnxScaled){t->raw_data.data, t->dims[0], t->dims[1], NULL, es}));
+}
+
 /* TransposeTranspose: its contract is its row of patterns.def. */
 int
 pat_transpose_transpose(Opt *o, int r)

@@ -119,7 +119,7 @@ static const char *
 sets_name(int sets)
 {
 	return sets == (OPT_SET_DEFAULT | OPT_SET_ORT) ? "default, onnxruntime"
-	       : sets == OPT_SET_ORT ? "onnxruntime" : "default";
+	       : sets == OPT_SET_ORT ? "onnxruntime" : sets == OPT_SET_NAMED ? "by name only" : "default";
 }
 
 void

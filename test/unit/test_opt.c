@@ -667,7 +667,8 @@ START_TEST(test_rows)
 		ck_assert_msg(r->name && *r->name && r->doc && *r->doc, "row %d", i);
 		ck_assert_msg((r->pat != NULL) != (r->pass != NULL), "%s: a pass or a pattern", r->name);
 		ck_assert_msg(!r->pat || (r->root && *r->root), "%s: no root op", r->name);
-		ck_assert_msg(r->sets == OPT_SET_DEFAULT || r->sets == OPT_SET_ORT, "%s: sets", r->name);
+		ck_assert_msg(r->sets == OPT_SET_DEFAULT || r->sets == OPT_SET_ORT || r->sets == OPT_SET_NAMED, "%s: sets",
+		              r->name);
 		ck_assert_msg(r->opset_min <= r->opset_max, "%s: opset range", r->name);
 		ck_assert_int_eq(opt_row_find(r->name), i);
 		npat += r->pat != NULL;
@@ -1058,7 +1059,7 @@ START_TEST(test_computed)
 	ck_assert(fd >= 0 && base != MAP_FAILED);
 	for (int mode = 0; mode < 4; mode++) {
 		/* 0, 1: inline, from memory / the mapping; 2, 3: external data */
-		OnnxScaled s = {mode & 1 ? base + 3 : file + 3, ROWS, PER, scale};
+		OnnxScaled s = {mode & 1 ? base + 3 : file + 3, ROWS, PER, scale, 4};
 		OnnxSource src = {fd, base, nsrc};
 		OnnxGraph g = {.a = &a, .name = "computed"};
 		const char *in = "w", *out = "y";
@@ -1097,6 +1098,33 @@ END_TEST
 /* Two Convs of one weight, each normalized by the same statistics: both
  * fold into computed weights with one recipe, and DedupInitializers makes
  * them one without computing them. */
+/* A transposed recipe filled at any offset and length gives the transpose:
+ * whole rows (the tiled path), rows cut at both ends, element sizes 2 and 8. */
+START_TEST(test_computed_transposed)
+{
+	enum { ROWS = 37, PER = 45 };
+	static uint8_t src[ROWS * PER * 8], dst[ROWS * PER * 8];
+
+	for (size_t i = 0; i < sizeof src; i++)
+		src[i] = (uint8_t)(i * 131 + 7);
+	for (int es = 2; es <= 8; es += 6) {
+		OnnxScaled s = {src, ROWS, PER, NULL, es};
+		const uint64_t spans[][2] = {{0, ROWS * PER}, {5, 3}, {ROWS - 2, ROWS * 3 + 5}, {ROWS, ROWS * 2},
+		                             {11, ROWS * PER - 11}};
+		for (size_t k = 0; k < sizeof spans / sizeof *spans; k++) {
+			uint64_t e = spans[k][0], n = spans[k][1];
+			memset(dst, 0, sizeof dst);
+			onnx_scaled_fill(&s, e * (uint64_t)es, (size_t)n * (size_t)es, dst);
+			for (uint64_t q = 0; q < n; q++) {
+				uint64_t o = e + q, i = o / ROWS, j = o % ROWS;
+				ck_assert_msg(!memcmp(dst + q * (uint64_t)es, src + (j * PER + i) * (uint64_t)es, (size_t)es),
+				              "esize %d span %zu element %llu", es, k, (unsigned long long)o);
+			}
+		}
+	}
+}
+END_TEST
+
 START_TEST(test_computed_dedup)
 {
 	Arena a;
@@ -1488,6 +1516,7 @@ make_suite(void)
 	tcase_add_test(tc, test_stats);
 	tcase_add_test(tc, test_linear);
 	tcase_add_test(tc, test_computed);
+	tcase_add_test(tc, test_computed_transposed);
 	tcase_add_test(tc, test_computed_dedup);
 	tcase_add_test(tc, test_resnet18);
 	tcase_add_test(tc, test_value_info);
