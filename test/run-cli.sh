@@ -35,6 +35,17 @@ expect_status 2 "unknown flag" "$bin" --frobnicate x.pt2
 expect_status 2 "missing file" "$bin" /nonexistent/model.pt2 --print
 "$bin" --version | grep -q '^yobx-export [0-9]' && ok || ko "--version text"
 
+# libxlsxwriter is loaded only when a report is written: a missing one is
+# exit status 2 naming it, with nothing written; `report: false` needs none.
+nolib=$dir/nolib
+rm -rf "$nolib" && mkdir -p "$nolib" && printf 'report: false\n' >"$nolib/nr.yaml"
+YOBX_XLSXWRITER=/nonexistent/libxlsxwriter.so "$bin" test/models/torch-2.14/cnn.pt2 -o "$nolib/m.onnx" -q \
+	>"$nolib/log" 2>&1; rc=$?
+if [ $rc = 2 ] && grep -q 'cannot load libxlsxwriter, /nonexistent/libxlsxwriter.so' "$nolib/log" &&
+   [ -z "$(ls "$nolib" | grep -v -e nr.yaml -e log)" ]; then ok; else ko "missing libxlsxwriter: exit $rc, $(cat "$nolib/log")"; fi
+expect_status 0 "missing libxlsxwriter with report: false" env YOBX_XLSXWRITER=/nonexistent/libxlsxwriter.so \
+	"$bin" test/models/torch-2.14/cnn.pt2 -c "$nolib/nr.yaml" -o "$nolib/m.onnx" -q
+
 # Golden renderings of every fixture: the list PT2 OUT GOLD, then OUT,
 # OUT.err, and OUT.rc holding the converter's exit status and cmp's (0 same,
 # else differs; "-" when there is no golden file).

@@ -539,7 +539,7 @@ write_unsupported(Writer *w, const Report *r)
 		put_text(w, &s, 3, u->reason, XLSX_PLAIN);
 	}
 	sheet_end(w, &s);
-	worksheet_activate(s.ws);
+	XL(worksheet_activate)(s.ws);
 }
 
 /* ---- the file ------------------------------------------------------------ */
@@ -586,16 +586,19 @@ workbook(const Report *r, const char *path)
 int
 report_write_to(const Report *r, Durable *out, const char *path, Diag *d)
 {
-	int fd = durable_open(out, path);
+	const char *why;
 	lxw_error err;
+	int fd;
 
-	if (fd < 0)
+	if (report_load(&why))
+		return diag_report(d, YE_REPORT_WRITE, &(DiagAt){.file = path}, "cannot write the report: %s", why);
+	if ((fd = durable_open(out, path)) < 0)
 		return diag_report(d, YE_REPORT_WRITE, &(DiagAt){.file = path},
 			"cannot write the report (%s)", strerror(errno));
 	if ((err = workbook(r, out->f[out->n - 1].tmp)) != LXW_NO_ERROR) {
 		durable_drop(out, fd);
 		return diag_report(d, YE_REPORT_WRITE, &(DiagAt){.file = path},
-			"cannot write the report (%s)", lxw_strerror(err));
+			"cannot write the report (%s)", XL(lxw_strerror)(err));
 	}
 	return DIAG_OK;
 }
