@@ -225,7 +225,7 @@ print_summary(FILE *f, const Pipeline *pl, int failed)
 	for (int i = 0; i < PHASE_COUNT; i++) {
 		if (!pl->ran[i])
 			continue;
-		fprintf(f, "  %-9s %10.6f s\n", phase_name[i], pl->seconds[i]);
+		fprintf(f, "  %-9s %10.6f s %9.1f MiB peak\n", phase_name[i], pl->seconds[i], pl->peak_mib[i]);
 		total += pl->seconds[i];
 	}
 	fprintf(f, "  %-9s %10.6f s\n", "total", total);

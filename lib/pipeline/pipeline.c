@@ -192,6 +192,7 @@ pipeline_read(Pipeline *pl, Diag *d)
 		rc = mapguard_report(d, faulted);
 	pl->ran[PHASE_READ] = 1;
 	pl->seconds[PHASE_READ] = pipeline_now() - t;
+	pipeline_peak(pl, PHASE_READ);
 	return rc;
 }
 
@@ -710,6 +711,7 @@ write_onnx(Pipeline *pl, ReportJob *j, int early, Durable *out, Diag *d)
 	if (!rc)
 		rc = onnx_write_stream(w, out, d);
 	pl->seconds[PHASE_WRITE] = pipeline_now() - t0;
+	pipeline_peak(pl, PHASE_WRITE);
 	return rc;
 }
 
@@ -787,6 +789,7 @@ run_phases(Pipeline *pl, ReportJob *j, Diag *d)
 	if ((rrc = report_collect(j, out, d)))
 		pl->report_path = NULL;
 	pl->seconds[PHASE_REPORT] += pipeline_now() - t;
+	pipeline_peak(pl, PHASE_REPORT);
 	if ((crc = mapguard_report(d, NULL)) || (crc = rrc == DIAG_INPUT ? rrc : 0)) {
 		durable_abort(out);   /* exit status 2 (the report cannot be made): nothing */
 		pl->report_path = NULL;

@@ -222,6 +222,7 @@ struct Pipeline {
 	const char *report_path;    /* the workbook written, or NULL */
 	int ran[PHASE_COUNT];       /* 1 for each phase that ran */
 	double seconds[PHASE_COUNT];/* measured, whatever report_timings says */
+	double peak_mib[PHASE_COUNT];/* the process's peak resident memory when the phase ended */
 	int64_t aten_nodes;         /* IR nodes, nested graphs included */
 	int64_t onnx_nodes, initializers, initializer_bytes, inputs, outputs;
 	int64_t unsupported;        /* rows of the unsupported sheet */
