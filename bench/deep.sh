@@ -42,6 +42,6 @@ done
 echo "peak resident memory at the end of each phase (MiB; default options):"
 for n in $sizes; do
 	"$bin" $out/deep-$n.pt2 -o $out/deep.onnx 2>&1 |
-		awk -v n="$n" '/ MiB peak$/ { s = s sprintf(" %s %s", $1, $4) } END { print "  " n ":" s }'
+		awk -v n="$n" '/^  peak / { sub(/^  peak +/, ""); print "  " n ": " $0 }'
 done
 rm -f $out/deep-copy.pt2 $out/deep.onnx $out/deep.xlsx

@@ -225,10 +225,16 @@ print_summary(FILE *f, const Pipeline *pl, int failed)
 	for (int i = 0; i < PHASE_COUNT; i++) {
 		if (!pl->ran[i])
 			continue;
-		fprintf(f, "  %-9s %10.6f s %9.1f MiB peak\n", phase_name[i], pl->seconds[i], pl->peak_mib[i]);
+		fprintf(f, "  %-9s %10.6f s\n", phase_name[i], pl->seconds[i]);
 		total += pl->seconds[i];
 	}
 	fprintf(f, "  %-9s %10.6f s\n", "total", total);
+	/* the peak resident memory as each phase ended (the highest so far) */
+	fprintf(f, "  peak     ");
+	for (int i = 0, n = 0; i < PHASE_COUNT; i++)
+		if (pl->ran[i] && pl->peak_mib[i] > 0)
+			fprintf(f, "%s %s %.1f", n++ ? "," : "", phase_name[i], pl->peak_mib[i]);
+	fprintf(f, " MiB\n");
 	if (failed && !pl->signature_changes) {
 		if (!bundle)
 			fprintf(f, "  nodes     %lld ATen\n", (long long)pl->aten_nodes);
