@@ -22,7 +22,8 @@
 # ROUNDS defaults to 3; BIN= another build, FILES= other inputs, e.g.
 # FILES=bench/out/llama-1g.pt2 for the big-weights target; RSS=1 runs every
 # process of the three modes under /usr/bin/time and prints the largest
-# peak resident memory of each mode)
+# peak resident memory of each mode; BASE= another binary run in the same
+# rounds, for side-by-side ratios on a loaded machine)
 set -eu
 bin=${BIN:-build/yobx-export}
 rounds=${1:-3}
@@ -49,6 +50,8 @@ pass() {
 		case $1 in
 		report) timed "$bin" "$f" -c "$out/default.yaml" -o "$out/m.onnx" --quiet >/dev/null 2>&1 || true ;;
 		noreport) timed "$bin" "$f" -c "$out/noreport.yaml" -o "$out/m.onnx" --quiet >/dev/null 2>&1 || true ;;
+		breport) timed "$BASE" "$f" -c "$out/default.yaml" -o "$out/m.onnx" --quiet >/dev/null 2>&1 || true ;;
+		bnoreport) timed "$BASE" "$f" -c "$out/noreport.yaml" -o "$out/m.onnx" --quiet >/dev/null 2>&1 || true ;;
 		dd) timed dd if="$f" of="$out/copy.pt2" bs=1M conv=fsync status=none ;;
 		esac
 	done
@@ -64,11 +67,20 @@ for r in $(seq "$rounds"); do
 	a=$(pass report); b=$(pass noreport); c=$(pass dd)
 	rep="$rep $a" norep="$norep $b" copy="$copy $c"
 	printf '%-6s %12s %12s %12s\n' "$r" "$a" "$b" "$c"
+	if [ -n "${BASE:-}" ]; then
+		d=$(pass breport); e=$(pass bnoreport)
+		brep="${brep:-} $d" bnorep="${bnorep:-} $e"
+		printf '%-6s %12s %12s   (BASE=%s)\n' "$r" "$d" "$e" "$BASE"
+	fi
 done
 mr=$(echo "$rep" | median) mn=$(echo "$norep" | median) mc=$(echo "$copy" | median)
 printf '%-6s %12s %12s %12s\n' median "$mr" "$mn" "$mc"
 echo "ratio with the report:    $(echo "$mr $mc" | awk '{ printf "%.3f", $1 / $2 }')x the dd+fsync copy (target <= 1.2)"
 echo "ratio with report: false: $(echo "$mn $mc" | awk '{ printf "%.3f", $1 / $2 }')x the dd+fsync copy (target <= 1.0)"
+if [ -n "${BASE:-}" ]; then
+	echo "BASE with the report:     $(echo "$(echo "$brep" | median) $mc" | awk '{ printf "%.3f", $1 / $2 }')x;" \
+		"report: false: $(echo "$(echo "$bnorep" | median) $mc" | awk '{ printf "%.3f", $1 / $2 }')x (same rounds)"
+fi
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
 if [ "${RSS:-0}" = 1 ]; then
 	for m in report noreport dd; do
