@@ -19,7 +19,7 @@ OPT ?= -O2
 WARN = -Wall -Wextra -Werror
 CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(OPT) -g $(WARN) \
          -Ilib -I$(B)/gen $(PKG_CFLAGS) \
-         -DVERSION='"$(VERSION)"'
+         -DVERSION='"$(VERSION)"' -DXLSX_SONAME='"$(XLSX_SONAME)"'
 LDLIBS = $(PKG_LIBS) -lm
 ifeq ($(SAN),1)
 CFLAGS += -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer

@@ -5,7 +5,9 @@
 # the best wall time of copying the .pt2 with dd conv=fsync (the floor: we
 # fsync too), the best time of converting it with the default options and
 # with `report: false`, each as a ratio of the copy, and the peak RSS of
-# each (bench/timeit.c: best of RUNS, largest ru_maxrss).  Wall times on a
+# each (bench/timeit.c: best of RUNS, largest ru_maxrss), then the peak at
+# the end of each phase (the converter's summary; issue 34's target: the
+# 8,192-layer MLP in <= 2x its copy at <= 64 MiB).  Wall times on a
 # shared machine are noise: the load average is printed first, and
 # bench/scaling.sh counts instructions instead.
 # Usage: sh bench/deep.sh [LAYERS...]   (from the repo root, after make;
@@ -36,5 +38,10 @@ for n in $sizes; do
 	printf '%-7s %7s %9s %10s %6s %9s %10s %6s %9s\n' "$n" "$(($(stat -c %s "$f") >> 20))" "$copy" \
 		"$conv" "$(echo "scale=2; $conv / $copy" | bc)" "$peak" \
 		"$1" "$(echo "scale=2; $1 / $copy" | bc)" "$2"
+done
+echo "peak resident memory at the end of each phase (MiB; default options):"
+for n in $sizes; do
+	"$bin" $out/deep-$n.pt2 -o $out/deep.onnx 2>&1 |
+		awk -v n="$n" '/^  peak / { sub(/^  peak +/, ""); print "  " n ": " $0 }'
 done
 rm -f $out/deep-copy.pt2 $out/deep.onnx $out/deep.xlsx

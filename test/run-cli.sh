@@ -35,6 +35,17 @@ expect_status 2 "unknown flag" "$bin" --frobnicate x.pt2
 expect_status 2 "missing file" "$bin" /nonexistent/model.pt2 --print
 "$bin" --version | grep -q '^yobx-export [0-9]' && ok || ko "--version text"
 
+# libxlsxwriter is loaded only when a report is written: a missing one is
+# exit status 2 naming it, with nothing written; `report: false` needs none.
+nolib=$dir/nolib
+rm -rf "$nolib" && mkdir -p "$nolib" && printf 'report: false\n' >"$nolib/nr.yaml"
+YOBX_XLSXWRITER=/nonexistent/libxlsxwriter.so "$bin" test/models/torch-2.14/cnn.pt2 -o "$nolib/m.onnx" -q \
+	>"$nolib/log" 2>&1; rc=$?
+if [ $rc = 2 ] && grep -q 'cannot load libxlsxwriter, /nonexistent/libxlsxwriter.so' "$nolib/log" &&
+   [ -z "$(ls "$nolib" | grep -v -e nr.yaml -e log)" ]; then ok; else ko "missing libxlsxwriter: exit $rc, $(cat "$nolib/log")"; fi
+expect_status 0 "missing libxlsxwriter with report: false" env YOBX_XLSXWRITER=/nonexistent/libxlsxwriter.so \
+	"$bin" test/models/torch-2.14/cnn.pt2 -c "$nolib/nr.yaml" -o "$nolib/m.onnx" -q
+
 # Golden renderings of every fixture: the list PT2 OUT GOLD, then OUT,
 # OUT.err, and OUT.rc holding the converter's exit status and cmp's (0 same,
 # else differs; "-" when there is no golden file).
@@ -97,6 +108,36 @@ for f in test/models/torch-2.14/cnn.pt2 test/models/torch-2.6/cnn.pt2; do
 		ko "$f with external data: $(cat "$ext/log")"
 	fi
 done
+
+# external_data: reference (docs/options.md): the model beside a copy of
+# its .pt2 points each unchanged initializer into that file (nothing of it
+# copied), the changed ones in OUT.data; onnxruntime must still match
+# torch.  A torch 2.14 archive, a torch 2.8 one (weights in a nested
+# torch.save zip) and a model with folded BatchNorms.  Refused by name,
+# nothing written: deflated weights, the output in another folder, an input
+# that is not a .pt2.
+ref=$dir/ref
+rm -rf "$ref" && mkdir -p "$ref/other"
+printf 'external_data: reference\nexternal_data_threshold: 0\n' >"$ref/options.yaml"
+for f in torch-2.14/hf_gpt2 torch-2.14/tv_resnet torch-2.14/hf_llama_dyn torch-2.8/mlp; do
+	n=$(echo "$f" | tr / -)
+	cp "test/models/$f.pt2" "$ref/$n.pt2"
+	if "$bin" "$ref/$n.pt2" -c "$ref/options.yaml" -o "$ref/$n.onnx" -q >"$ref/log" 2>&1; then
+		grep -qa "$n.pt2" "$ref/$n.onnx" && ok || ko "$f with external_data: reference: no initializer points into $n.pt2"
+		ort_job "$ref/$n.onnx" "test/models/$f.io" "$f with external_data: reference"
+	else
+		ko "$f with external_data: reference: $(cat "$ref/log")"
+	fi
+done
+refuse_ref() {   # what input output: exit 2 naming the option (YE0406), nothing written
+	"$bin" "$2" -c "$ref/options.yaml" -o "$3" -q >"$ref/log" 2>&1; got=$?
+	if [ "$got" = 2 ] && grep -q "YE0406\|external_data: reference: " "$ref/log" && [ ! -e "$3" ] && [ ! -e "${3%.onnx}.xlsx" ]; then ok
+	else ko "external_data: reference, $1: exit $got, $(cat "$ref/log")"; fi
+}
+cp test/models/torch-2.14/fn_resnet.pt2 "$ref/deflated.pt2"
+refuse_ref "deflated weights" "$ref/deflated.pt2" "$ref/deflated.onnx"
+refuse_ref "output in another folder" "$ref/torch-2.14-hf_gpt2.pt2" "$ref/other/m.onnx"
+refuse_ref "an ONNX input" "$ref/torch-2.8-mlp.onnx" "$ref/again.onnx"
 
 # Opset-dependent rows: integer bitwise ops need opset 18 (BitwiseAnd, ...;
 # OPF_INT18).  At opset 17 op_dtypes fails (exit 1) listing every such node

@@ -184,6 +184,9 @@ const char *diag_severity_name(DiagSeverity s);   /* "error", "warning", "note" 
 /* Writes docs/diagnostics.md. */
 void diag_write_doc(FILE *f);
 void diag_free(Diag *d);
+/* Appends from's items to to (which takes them over) and empties from:
+ * a second thread reports into a Diag of its own, moved at the join. */
+void diag_move(Diag *to, Diag *from);
 
 /* ==== strmap ==== */
 
@@ -257,6 +260,9 @@ int durable_check_output(const char *path, const char *const *inputs, int n, cha
 /* 1 when paths a and b name the same file, whether it exists or not
  * (their folders resolved through links, then the names compared). */
 int durable_same_path(const char *a, const char *b);
+/* 1 when the files a and b are in the same folder (resolved through
+ * links; a folder that does not exist is no folder). */
+int durable_same_dir(const char *a, const char *b);
 /* Starts writing bytes [from, from + len) of fd to disk without waiting
  * (sync_file_range), so that a big file's write-back overlaps the rest of
  * its writing; durable_commit() still waits for all of it. */

@@ -197,6 +197,22 @@ diag_report(Diag *d, DiagCode code, const DiagAt *at, const char *fmt, ...)
 	return row->exit;
 }
 
+void
+diag_move(Diag *to, Diag *from)
+{
+	for (int i = 0; i < from->n; i++) {
+		if (to->n == to->cap)
+			to->items = grow(to->items, &to->cap, sizeof *to->items);
+		to->items[to->n++] = from->items[i];
+	}
+	if (from->code > to->code)
+		to->code = from->code;
+	free(from->items);
+	from->items = NULL;
+	from->n = from->cap = 0;
+	from->code = DIAG_OK;
+}
+
 /* snprintf onto the end of what buf holds so far; *len counts what was
  * needed, so the result is right even when buf is too small. */
 static void

@@ -287,3 +287,26 @@ durable_same_path(const char *a, const char *b)
 	free(rb);
 	return same;
 }
+
+/* The folder of path resolved through links (malloc'ed), or NULL. */
+static char *
+folder(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir = slash ? dup_n(path, slash == path ? 1 : (size_t)(slash - path), "") : dup_n(".", 1, "");
+	char *real = realpath(dir, NULL);
+
+	free(dir);
+	return real;
+}
+
+int
+durable_same_dir(const char *a, const char *b)
+{
+	char *ra = folder(a), *rb = folder(b);
+	int same = ra && rb && strcmp(ra, rb) == 0;
+
+	free(ra);
+	free(rb);
+	return same;
+}

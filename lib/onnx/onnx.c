@@ -646,6 +646,53 @@ entry(Arena *a, const char *key, const char *val)
 	return e;
 }
 
+/* Points t at length bytes of the file location at offset (external data). */
+static void
+mark_external(Arena *a, OnnxTensor *t, const char *location, uint64_t offset)
+{
+	t->has_raw_data = 0;
+	t->has_data_location = 1;
+	t->data_location = ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL;
+	t->n_external_data = 3;
+	t->external_data = ARENA_ARRAY(a, Onnx__StringStringEntryProto *, 3);
+	t->external_data[0] = entry(a, "location", location);
+	t->external_data[1] = entry(a, "offset", arena_printf(a, "%llu", (unsigned long long)offset));
+	t->external_data[2] = entry(a, "length", arena_printf(a, "%zu", t->raw_data.len));
+}
+
+/* Shape vectors and axes stay inline: onnxruntime reads them while
+ * inferring shapes at load time, before external data is there. */
+static int
+stays_inline(const OnnxTensor *t)
+{
+	return t->data_type == ONNX_INT64 && t->n_dims <= 1 && t->raw_data.len < FORCED_MIN;
+}
+
+/* external_data: reference.  Every inline initializer whose bytes lie
+ * verbatim in the mapped input (a stored zip entry of the .pt2) points
+ * into that file, named ref, at their offset: nothing of it is written.
+ * Returns the first such tensor whose offset onnxruntime could not use
+ * as its element type's address (not a multiple of its size), or NULL. */
+static OnnxTensor *
+reference(Arena *a, Onnx__GraphProto *g, const OnnxSource *src, const char *ref)
+{
+	for (size_t i = 0; i < g->n_initializer; i++) {
+		OnnxTensor *t = g->initializer[i];
+		const uint8_t *p = t->raw_data.data;
+		uint64_t off;
+		int64_t es;
+		if (!t->has_raw_data || t->raw_data.len == 0 || stays_inline(t) || !p || p < src->base ||
+		    t->raw_data.len > src->len || (size_t)(p - src->base) > src->len - t->raw_data.len)
+			continue;
+		off = (uint64_t)(p - src->base);
+		es = dtype_size(dtype_from_onnx(t->data_type));
+		if (es > 1 && off % (uint64_t)es)
+			return t;
+		mark_external(a, t, ref, off);
+	}
+	return NULL;
+}
+
 /* Moves every inline initializer of at least min bytes to the data file
  * list (grown by doubling); returns the number of blobs. */
 static size_t
@@ -656,10 +703,7 @@ externalize(Arena *a, Onnx__GraphProto *g, uint64_t min, const char *location,
 		OnnxTensor *t = g->initializer[i];
 		if (!t->has_raw_data || t->raw_data.len < min || t->raw_data.len == 0)
 			continue;
-		/* Shape vectors and axes stay inline: onnxruntime reads them while
-		 * inferring shapes at load time, before external data is there. */
-		if (t->data_type == ONNX_INT64 && t->n_dims <= 1 &&
-		    t->raw_data.len < FORCED_MIN)
+		if (stays_inline(t))
 			continue;
 		if (nblob == *cap) {
 			Blob *nb = ARENA_ARRAY(a, Blob, *cap ? *cap * 2 : 16);
@@ -671,14 +715,7 @@ externalize(Arena *a, Onnx__GraphProto *g, uint64_t min, const char *location,
 		*end = (*end + EXT_ALIGN - 1) / EXT_ALIGN * EXT_ALIGN;
 		(*blobs)[nblob] = (Blob){t->raw_data.data, t->raw_data.len, *end};
 		*end += t->raw_data.len;
-		t->has_raw_data = 0;
-		t->has_data_location = 1;
-		t->data_location = ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL;
-		t->n_external_data = 3;
-		t->external_data = ARENA_ARRAY(a, Onnx__StringStringEntryProto *, 3);
-		t->external_data[0] = entry(a, "location", location);
-		t->external_data[1] = entry(a, "offset", arena_printf(a, "%llu", (unsigned long long)(*blobs)[nblob].offset));
-		t->external_data[2] = entry(a, "length", arena_printf(a, "%zu", t->raw_data.len));
+		mark_external(a, t, location, (*blobs)[nblob].offset);
 		nblob++;
 	}
 	return nblob;
@@ -768,60 +805,100 @@ write_proto(Onnx__ModelProto *m, const char *path, const ComputedSet *cs, Durabl
 	return err;
 }
 
-static int
-write_model(Arena *a, Onnx__ModelProto *m, const char *path, int64_t ext_threshold,
-            const ComputedSet *cs, Durable *out, Diag *d)
+/* A write planned: which initializers go where, then the bytes. */
+struct OnnxWrite {
+	Arena *a;
+	Onnx__ModelProto *m;
+	const char *path, *data_path;
+	ComputedSet cs;
+	Blob *blobs;            /* the tensors of path.data, in offset order */
+	size_t nblob;
+};
+
+int
+onnx_write_plan(Arena *a, Onnx__ModelProto *m, const char *path, int64_t ext_threshold, const char *ref,
+                const OnnxSource *src, OnnxWrite **out, Diag *d)
 {
 	const char *slash = strrchr(path, '/');
-	char *data_path = arena_printf(a, "%s.data", path);
 	char *location = arena_printf(a, "%s.data", slash ? slash + 1 : path);
-	Blob *blobs = NULL;
-	size_t nblob = 0, cap = 0;
+	OnnxWrite *w = ARENA_NEW(a, OnnxWrite);
+	size_t cap = 0;
 	uint64_t end = 0;
-	int err, data_fd = -1;
+	OnnxTensor *bad;
 
+	*out = NULL;
+	w->a = a, w->m = m, w->path = path;
+	w->data_path = arena_printf(a, "%s.data", path);
+	w->cs = (ComputedSet){NULL, 0, 0, src, NULL};
+	computed_collect(a, m->graph, &w->cs);
+	if (w->cs.n) {
+		qsort(w->cs.v, w->cs.n, sizeof *w->cs.v, cmp_computed);
+		w->cs.buf = arena_alloc(a, COMPUTE_CHUNK);
+	}
+	if (ref && (!src || !src->base))
+		die("onnx_write_plan: a reference without a mapped input");
+	if (ref && (bad = reference(a, m->graph, src, ref))) {
+		computed_restore(&w->cs);
+		return diag_report(d, YE_EXTERNAL_REFERENCE, &(DiagAt){.file = path, .node = bad->name},
+			"external_data: reference: initializer '%s' lies at offset %llu of '%s', not a multiple of its "
+			"element size: onnxruntime cannot read it in place (use external_data: file)", bad->name,
+			(unsigned long long)(bad->raw_data.data - src->base), ref);
+	}
 	if (ext_threshold >= 0)
-		nblob = externalize(a, m->graph, (uint64_t)ext_threshold, location, &blobs, nblob, &cap, &end);
+		w->nblob = externalize(a, m->graph, (uint64_t)ext_threshold, location, &w->blobs, w->nblob, &cap, &end);
 	if (protobuf_c_message_get_packed_size(&m->base) > PROTO_LIMIT)
-		nblob = externalize(a, m->graph, FORCED_MIN, location, &blobs, nblob, &cap, &end);
-	if (protobuf_c_message_get_packed_size(&m->base) > PROTO_LIMIT)
+		w->nblob = externalize(a, m->graph, FORCED_MIN, location, &w->blobs, w->nblob, &cap, &end);
+	if (protobuf_c_message_get_packed_size(&m->base) > PROTO_LIMIT) {
+		computed_restore(&w->cs);
 		return diag_report(d, YE_MODEL_TOO_LARGE, &(DiagAt){.file = path},
 			"the model is larger than 2 GB even with its weights stored outside");
-	if (nblob && ((data_fd = durable_open(out, data_path)) < 0 ||
-	              (err = write_data(data_fd, blobs, nblob, cs)))) {
+	}
+	*out = w;
+	return 0;
+}
+
+static int
+stream(OnnxWrite *w, Durable *out, Diag *d)
+{
+	int err, data_fd = -1;
+
+	if (w->nblob && ((data_fd = durable_open(out, w->data_path)) < 0 ||
+	                 (err = write_data(data_fd, w->blobs, w->nblob, &w->cs)))) {
 		err = data_fd < 0 ? errno : err;
 		if (data_fd >= 0)
 			durable_drop(out, data_fd);
 		if (err == EFAULT && mapguard_changed())
 			return mapguard_report(d, NULL);   /* the input shrank under write() */
-		return diag_report(d, YE_WRITE_FAILED, &(DiagAt){.file = data_path},
+		return diag_report(d, YE_WRITE_FAILED, &(DiagAt){.file = w->data_path},
 			"cannot write: %s", strerror(err));
 	}
-	if ((err = write_proto(m, path, cs, out))) {
+	if ((err = write_proto(w->m, w->path, &w->cs, out))) {
 		if (data_fd >= 0)
 			durable_drop(out, data_fd);
 		if (err == EFAULT && mapguard_changed())
 			return mapguard_report(d, NULL);
-		return diag_report(d, YE_WRITE_FAILED, &(DiagAt){.file = path}, "cannot write: %s", strerror(err));
+		return diag_report(d, YE_WRITE_FAILED, &(DiagAt){.file = w->path}, "cannot write: %s", strerror(err));
 	}
 	return 0;
+}
+
+int
+onnx_write_stream(OnnxWrite *w, Durable *out, Diag *d)
+{
+	int rc = stream(w, out, d);
+
+	computed_restore(&w->cs);
+	return rc;
 }
 
 int
 onnx_write_to(Arena *a, Onnx__ModelProto *m, const char *path, int64_t ext_threshold,
               const OnnxSource *src, Durable *out, Diag *d)
 {
-	ComputedSet cs = {NULL, 0, 0, src, NULL};
-	int rc;
+	OnnxWrite *w;
+	int rc = onnx_write_plan(a, m, path, ext_threshold, NULL, src, &w, d);
 
-	computed_collect(a, m->graph, &cs);
-	if (cs.n) {
-		qsort(cs.v, cs.n, sizeof *cs.v, cmp_computed);
-		cs.buf = arena_alloc(a, COMPUTE_CHUNK);
-	}
-	rc = write_model(a, m, path, ext_threshold, &cs, out, d);
-	computed_restore(&cs);
-	return rc;
+	return rc ? rc : onnx_write_stream(w, out, d);
 }
 
 int

@@ -195,6 +195,20 @@ int onnx_write(Arena *a, Onnx__ModelProto *m, const char *path, int64_t ext_thre
 int onnx_write_to(Arena *a, Onnx__ModelProto *m, const char *path, int64_t ext_threshold,
                   const OnnxSource *src, Durable *out, Diag *d);
 
+/* onnx_write_to() in two steps, so that the caller can read the model as
+ * it will be written (which initializers are external, where) while the
+ * bytes stream: onnx_write_plan() marks the initializers, in the arena
+ * (*w is NULL on an error, and m as it was); onnx_write_stream() writes
+ * the files into out.  ref, when not NULL, is the file name of src's file
+ * as the written model names it (external_data: reference, the output in
+ * the input's folder): every initializer whose bytes lie verbatim in src
+ * points there, and only the others may go to path.data; an offset that
+ * is not a multiple of the element size is an error (YE_EXTERNAL_REFERENCE). */
+typedef struct OnnxWrite OnnxWrite;
+int onnx_write_plan(Arena *a, Onnx__ModelProto *m, const char *path, int64_t ext_threshold, const char *ref,
+                    const OnnxSource *src, OnnxWrite **w, Diag *d);
+int onnx_write_stream(OnnxWrite *w, Durable *out, Diag *d);
+
 /* 64-bit FNV-1a of n bytes, for golden renderings of initializers. */
 uint64_t onnx_fnv1a(const void *p, size_t n);
 /* Writes a text rendering of m: opset, inputs and outputs with types, each

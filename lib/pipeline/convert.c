@@ -5,6 +5,7 @@
 #include "pipeline/pipeline.h"
 
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include "pipeline/internal.h"
@@ -19,6 +20,15 @@ pipeline_now(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+void
+pipeline_peak(Pipeline *pl, Phase p)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru) == 0)
+		pl->peak_mib[p] = (double)ru.ru_maxrss / 1024.0;
 }
 
 /* ---- lower: and, when it fails, the unsupported rows ---- */
@@ -162,12 +172,14 @@ pipeline_convert(Pipeline *pl, Diag *d)
 			rc = phase_lower(pl, d);
 		pl->ran[PHASE_LOWER] = 1;
 		pl->seconds[PHASE_LOWER] = pipeline_now() - t;
+		pipeline_peak(pl, PHASE_LOWER);
 	}
 	if (!rc) {
 		t = pipeline_now();
 		rc = phase_optimize(pl, d);
 		pl->ran[PHASE_OPTIMIZE] = 1;
 		pl->seconds[PHASE_OPTIMIZE] = pipeline_now() - t;
+		pipeline_peak(pl, PHASE_OPTIMIZE);
 		if (!pl->opt.report_timings)
 			for (int i = 0; i < pl->report.nstat; i++)
 				pl->report.stat[i].time_in = 0;

@@ -19,6 +19,8 @@ pipeline_value_arg(const Arg *g)
 }
 /* CLOCK_MONOTONIC in seconds. */
 double pipeline_now(void);
+/* Records the process's peak resident memory so far as phase p's. */
+void pipeline_peak(Pipeline *pl, Phase p);
 /* The most bytes read from an options file and from a golden signature
  * (file_slurp()'s cap): both are small text files, and a FIFO, /dev/zero or
  * a mistaken path must not exhaust the memory. */

@@ -82,6 +82,21 @@ opt_external_data_threshold(OptCtx *c, yaml_node_t *v)
 	return 0;
 }
 
+static int
+opt_external_data(OptCtx *c, yaml_node_t *v)
+{
+	const char *s = scalar(v);
+
+	if (s && strcmp(s, "file") == 0)
+		c->o->external_reference = 0;
+	else if (s && strcmp(s, "reference") == 0)
+		c->o->external_reference = 1;
+	else
+		return opt_err(c, v, arena_printf(c->a, "'external_data' needs file or reference%s%s%s",
+		                                  s ? ", got '" : "", s ? s : "", s ? "'" : ""));
+	return 0;
+}
+
 /* A list of names (output_names, input_names): non-empty, each once, and
  * where each is written. */
 static int

@@ -196,6 +196,7 @@ pipeline_read(Pipeline *pl, Diag *d)
 		rc = mapguard_report(d, faulted);
 	pl->ran[PHASE_READ] = 1;
 	pl->seconds[PHASE_READ] = pipeline_now() - t;
+	pipeline_peak(pl, PHASE_READ);
 	return rc;
 }
 
@@ -529,10 +530,26 @@ commit(Pipeline *pl, Durable *out, Diag *d)
 	return diag_report(d, YE_WRITE_FAILED, &(DiagAt){.file = failed}, "cannot write: %s", strerror(err));
 }
 
+/* The report's thread.  Started as soon as the options are read, it
+ * loads libxlsxwriter while the conversion runs, then waits until the
+ * Report is complete (report_release()) and writes the workbook into a
+ * Durable of its own, reporting into a Diag of its own, while this thread
+ * streams the ONNX files and waits for the disk; report_collect() joins
+ * it and hands both over.  It reads the Report and the strings it points
+ * at, never the arena (the writer has its own), so the two threads share
+ * nothing mutable.  Without timings or --verify the Report is complete
+ * before the weights stream (the model's facts are known once the write
+ * is planned), so the workbook overlaps the whole write. */
 typedef struct ReportJob {
 	Pipeline *pl;
 	Durable rep;
-	Diag *d;
+	Diag d;
+	pthread_t th;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	int running;    /* the thread was started and not joined */
+	int collected;  /* report_collect() took its file */
+	int go;         /* 0: wait; 1: write the workbook; -1: nothing to write */
 	int rc;
 } ReportJob;
 
@@ -540,31 +557,75 @@ static void *
 report_job(void *arg)
 {
 	ReportJob *j = arg;
+	const char *why;
+	int go;
 
-	j->rc = report_write_to(&j->pl->report, &j->rep, j->pl->report_path, j->d);
+	(void)report_load(&why);   /* a failure shows in report_write_to() */
+	pthread_mutex_lock(&j->mu);
+	while (!j->go)
+		pthread_cond_wait(&j->cv, &j->mu);
+	go = j->go;
+	pthread_mutex_unlock(&j->mu);
+	if (go > 0)
+		j->rc = report_write_to(&j->pl->report, &j->rep, j->pl->report_path, &j->d);
 	return NULL;
 }
 
-/* Writes the workbook on a second thread while this one waits for the
- * disk to take the ONNX files (their fsync), so that the report's CPU
- * time and the weights' write-back overlap instead of adding up.  The
- * thread alone uses the arena, the Report and d until it is joined.  The
- * workbook's file then joins out, to be committed after the ONNX files. */
-static int
-write_report(Pipeline *pl, Durable *out, Diag *d)
+static void
+report_start(ReportJob *j, Pipeline *pl)
 {
-	ReportJob j = {.pl = pl, .d = d};
-	pthread_t th;
+	memset(j, 0, sizeof *j);
+	j->pl = pl;
+	durable_init(&j->rep);
+	pthread_mutex_init(&j->mu, NULL);
+	pthread_cond_init(&j->cv, NULL);
+	j->running = pl->opt.report && pthread_create(&j->th, NULL, report_job, j) == 0;
+}
 
-	durable_init(&j.rep);
-	if (pthread_create(&th, NULL, report_job, &j) != 0)
-		report_job(&j);
-	else {
-		(void)durable_sync(out);   /* an error shows again in commit() */
-		pthread_join(th, NULL);
+/* Lets the thread write the workbook (go 1) or end (-1); the first call wins. */
+static void
+report_release(ReportJob *j, int go)
+{
+	pthread_mutex_lock(&j->mu);
+	if (!j->go)
+		j->go = go;
+	pthread_cond_signal(&j->cv);
+	pthread_mutex_unlock(&j->mu);
+}
+
+/* Waits for the workbook (written here when no thread could be started)
+ * and moves its file into out and its diagnostics into d. */
+static int
+report_collect(ReportJob *j, Durable *out, Diag *d)
+{
+	if (j->running) {
+		pthread_join(j->th, NULL);
+		j->running = 0;
+	} else if (j->go > 0) {
+		j->rc = report_write_to(&j->pl->report, &j->rep, j->pl->report_path, &j->d);
 	}
-	durable_join(out, &j.rep);
-	return j.rc;
+	j->go = -1;
+	j->collected = 1;
+	durable_join(out, &j->rep);
+	diag_move(d, &j->d);
+	return j->rc;
+}
+
+/* The end of every run, also one a fault cut short: a report not
+ * collected is stopped and its file removed. */
+static void
+report_end(ReportJob *j)
+{
+	report_release(j, -1);
+	if (j->running)
+		pthread_join(j->th, NULL);
+	j->running = 0;
+	durable_abort(&j->rep);
+	diag_free(&j->d);
+	if (!j->collected)
+		j->pl->report_path = NULL;   /* no report was written */
+	pthread_cond_destroy(&j->cv);
+	pthread_mutex_destroy(&j->mu);
 }
 
 /* --expect-signature: the golden file read and compared with s. */
@@ -617,12 +678,56 @@ signature_step(Pipeline *pl, Durable *out, Diag *d)
 	return pl->signature_expect ? expect_signature(pl, s, d) : 0;
 }
 
+/* The Report's last rows, then the report thread let go. */
+static void
+report_ready(Pipeline *pl, ReportJob *j)
+{
+	double t = pipeline_now();
+
+	pl->ran[PHASE_REPORT] = 1;
+	fill_extra(pl, t);
+	pl->report_path = pipeline_report_path(pl->a, pl->out);
+	report_release(j, 1);
+}
+
+/* The ONNX files, planned (and, when nothing later changes the report,
+ * the report let go), then streamed into out. */
+static int
+write_onnx(Pipeline *pl, ReportJob *j, int early, Durable *out, Diag *d)
+{
+	const Zip *z = pl->kind == INPUT_BUNDLE ? &pl->bundle.zip : pl->prog.zip;
+	const OnnxSource *src = pl->onnx.source.fd >= 0 && pl->model == pl->onnx.model
+	                        ? &pl->onnx.source
+	                        : z ? &(OnnxSource){z->fd, z->base, z->len} : NULL;
+	const char *ref = NULL;
+	OnnxWrite *w;
+	double t0 = pipeline_now();
+	int rc;
+
+	if (pl->opt.external_reference) {
+		const char *slash = strrchr(pl->input, '/');
+		ref = slash ? slash + 1 : pl->input;
+	}
+	rc = onnx_write_plan(pl->a, pl->model, pl->out, pl->opt.external_data_threshold, ref, src, &w, d);
+	pl->ran[PHASE_WRITE] = 1;
+	if (!rc && early)
+		report_ready(pl, j);
+	if (!rc)
+		rc = onnx_write_stream(w, out, d);
+	pl->seconds[PHASE_WRITE] = pipeline_now() - t0;
+	pipeline_peak(pl, PHASE_WRITE);
+	return rc;
+}
+
 /* Every phase after reading, writing into pl->files. */
 static int
-run_phases(Pipeline *pl, Diag *d)
+run_phases(Pipeline *pl, ReportJob *j, Diag *d)
 {
 	double t, report_start = 0;
 	int rc = 0, rrc, crc, from, sgrc = 0, vrc = 0;
+	/* the report is complete before the write unless it holds the
+	 * write's time or --verify's results */
+	int early = pl->opt.report && !pl->ort && !pl->opt.report_timings;
 	Durable *out = &pl->files;
 
 	from = d->n;
@@ -638,22 +743,16 @@ run_phases(Pipeline *pl, Diag *d)
 	}
 
 	if (!rc) {
-		const Zip *z = pl->kind == INPUT_BUNDLE ? &pl->bundle.zip : pl->prog.zip;
-		const OnnxSource *src = pl->onnx.source.fd >= 0 && pl->model == pl->onnx.model
-		                        ? &pl->onnx.source
-		                        : z ? &(OnnxSource){z->fd, z->base, z->len} : NULL;
 		count_model(pl);
 		report_start = pipeline_now();
 		if (pl->opt.report)
 			count_flops(pl);
 		pl->seconds[PHASE_REPORT] = pipeline_now() - report_start;
-
-		t = pipeline_now();
-		rc = onnx_write_to(pl->a, pl->model, pl->out, pl->opt.external_data_threshold, src, out, d);
-		pl->ran[PHASE_WRITE] = 1;
-		pl->seconds[PHASE_WRITE] = pipeline_now() - t;
-		if (!rc)
-			sgrc = signature_step(pl, out, d);
+		/* the signature's files and rows first: the report may be let go
+		 * before the weights stream */
+		sgrc = signature_step(pl, out, d);
+		if (sgrc != DIAG_INPUT)
+			rc = write_onnx(pl, j, early, out, d);
 	}
 	/* exit status 2 writes nothing: not the model, not the report */
 	if (rc == DIAG_INPUT || sgrc == DIAG_INPUT || ((rc || sgrc) && d->code == DIAG_INPUT)) {
@@ -686,16 +785,15 @@ run_phases(Pipeline *pl, Diag *d)
 		return crc > vrc ? crc : vrc;
 	}
 
-	/* the disk writes the ONNX files while the report is made */
-	durable_start(out);
-	report_start = pipeline_now();
-	pl->ran[PHASE_REPORT] = 1;
-	fill_extra(pl, report_start);
+	/* the disk takes the ONNX files while the report is finished */
 	t = pipeline_now();
-	pl->report_path = pipeline_report_path(pl->a, pl->out);
-	if ((rrc = write_report(pl, out, d)))
+	if (!j->go)
+		report_ready(pl, j);
+	(void)durable_sync(out);   /* an error shows again in commit() */
+	if ((rrc = report_collect(j, out, d)))
 		pl->report_path = NULL;
 	pl->seconds[PHASE_REPORT] += pipeline_now() - t;
+	pipeline_peak(pl, PHASE_REPORT);
 	if ((crc = mapguard_report(d, NULL)) || (crc = rrc == DIAG_INPUT ? rrc : 0)) {
 		durable_abort(out);   /* exit status 2 (the report cannot be made): nothing */
 		pl->report_path = NULL;
@@ -708,11 +806,45 @@ run_phases(Pipeline *pl, Diag *d)
 	return rrc > rc ? rrc : rc;
 }
 
+typedef struct Phases {
+	Pipeline *pl;
+	ReportJob *job;
+	Diag *d;
+} Phases;
+
 static int
 run_guarded(void *ctx)
 {
-	Guarded *g = ctx;
-	return run_phases(g->pl, g->d);
+	Phases *g = ctx;
+	return run_phases(g->pl, g->job, g->d);
+}
+
+/* external_data: reference, refused by name where it cannot hold, before
+ * anything is converted. */
+static int
+check_reference(Pipeline *pl, Diag *d)
+{
+	const char *why = NULL;
+	const Zip *z = &pl->bundle.zip;
+
+	if (!pl->opt.external_reference)
+		return 0;
+	if (pl->kind != INPUT_PT2)
+		why = "the input is not a .pt2 (a TorchScript archive, a bundle, an ONNX model or a text graph has "
+		      "no weights the model could point into)";
+	else if (!durable_same_dir(pl->input, pl->out))
+		why = arena_printf(pl->a, "the output '%s' is not in the folder of the input '%s' (the model names the "
+		                   ".pt2 by its file name, beside it)", pl->out, pl->input);
+	else if (z->fd < 0 || !z->base)
+		why = "the input is not a mapped file";
+	for (int i = 0; !why && i < z->n; i++)
+		if (z->ent[i].method != 0 && strncmp(z->ent[i].rel, "data/", 5) == 0)
+			why = arena_printf(pl->a, "the entry '%s' is deflated, not stored: its bytes are not in the file "
+			                   "as the model needs them", z->ent[i].name);
+	if (!why)
+		return 0;
+	return diag_report(d, YE_EXTERNAL_REFERENCE, &(DiagAt){.file = pl->options ? pl->options : pl->input},
+	                   "external_data: reference: %s; use external_data: file", why);
 }
 
 /* A mapped input that shrinks under a phase (SIGBUS) ends the run with a
@@ -721,6 +853,7 @@ int
 pipeline_run(Pipeline *pl, Diag *d)
 {
 	const char *faulted = NULL;
+	ReportJob job;
 	int rc;
 
 	if (!pl->ran[PHASE_READ] && (rc = pipeline_read(pl, d)))
@@ -730,8 +863,13 @@ pipeline_run(Pipeline *pl, Diag *d)
 	if ((pl->verify || pl->opt.verify) && (rc = verify_open(&pl->ort, pl->a, pl->opt.onnxruntime_library,
 	                                                        pl->options ? pl->options : pl->input, d)))
 		return rc;
+	if ((rc = check_reference(pl, d)))
+		return rc;
 	durable_init(&pl->files);
-	if ((rc = mapguard_run(run_guarded, &(Guarded){pl, d}, &faulted)) >= 0)
+	report_start(&job, pl);
+	rc = mapguard_run(run_guarded, &(Phases){pl, &job, d}, &faulted);
+	report_end(&job);
+	if (rc >= 0)
 		return rc;
 	durable_abort(&pl->files);
 	pl->report_path = NULL;

@@ -56,6 +56,7 @@ typedef struct Options {
 	OptionAt *dim_name_at;
 	unsigned signature_allow;       /* bit (1 << SigChange) for each kind signature_allow lists */
 	int64_t external_data_threshold;/* bytes; initializers this large go to OUT.data */
+	int external_reference;         /* external_data: 1 reference (weights point into the .pt2), 0 file */
 	int ndim_request;
 	DimRequest *dim_requests;       /* dynamic_dimensions, in file order (arena) */
 	int keep_assertions;            /* 1: _assert_scalar becomes a run-time check */
@@ -221,6 +222,7 @@ struct Pipeline {
 	const char *report_path;    /* the workbook written, or NULL */
 	int ran[PHASE_COUNT];       /* 1 for each phase that ran */
 	double seconds[PHASE_COUNT];/* measured, whatever report_timings says */
+	double peak_mib[PHASE_COUNT];/* the process's peak resident memory when the phase ended */
 	int64_t aten_nodes;         /* IR nodes, nested graphs included */
 	int64_t onnx_nodes, initializers, initializer_bytes, inputs, outputs;
 	int64_t unsupported;        /* rows of the unsupported sheet */

@@ -65,27 +65,27 @@ book_open(Writer *w, Arena *a, const char *path)
 	w->a = a;
 	w->err = LXW_NO_ERROR;
 	opt.tmpdir = (char *)book_tmpdir();
-	if (!(w->wb = workbook_new_opt(path, &opt)))
+	if (!(w->wb = XL(workbook_new_opt)(path, &opt)))
 		return LXW_ERROR_CREATING_XLSX_FILE;
 	props.title = "yobx-export conversion report";
 	props.author = "yobx-export";
 	props.created = REPORT_CREATED;
-	note(w, workbook_set_properties(w->wb, &props));
+	note(w, XL(workbook_set_properties)(w->wb, &props));
 	for (int f = 0; f < XLSX_NFORMAT; f++) {
-		lxw_format *x = workbook_add_format(w->wb);
+		lxw_format *x = XL(workbook_add_format)(w->wb);
 		if (!x) {
 			note(w, LXW_ERROR_MEMORY_MALLOC_FAILED);
 			break;
 		}
 		if (spec[f].bold)
-			format_set_bold(x);
+			XL(format_set_bold)(x);
 		if (spec[f].numfmt)
-			format_set_num_format(x, spec[f].numfmt);
+			XL(format_set_num_format)(x, spec[f].numfmt);
 		if (spec[f].align != LXW_ALIGN_NONE)
-			format_set_align(x, spec[f].align);
+			XL(format_set_align)(x, spec[f].align);
 		if (spec[f].link) {
-			format_set_underline(x, LXW_UNDERLINE_SINGLE);
-			format_set_font_color(x, LXW_COLOR_BLUE);
+			XL(format_set_underline)(x, LXW_UNDERLINE_SINGLE);
+			XL(format_set_font_color)(x, LXW_COLOR_BLUE);
 		}
 		w->fmt[f] = x;
 	}
@@ -95,7 +95,7 @@ book_open(Writer *w, Arena *a, const char *path)
 lxw_error
 book_close(Writer *w)
 {
-	lxw_error err = workbook_close(w->wb);   /* frees wb whatever happened */
+	lxw_error err = XL(workbook_close)(w->wb);   /* frees wb whatever happened */
 
 	w->wb = NULL;
 	return w->err != LXW_NO_ERROR ? w->err : err;
@@ -183,18 +183,18 @@ sheet_begin(Writer *w, Sheet *s, const char *name, const char *const *head, int 
 		die("report: sheet %s has %d columns", name, ncol);
 	memset(s, 0, sizeof *s);
 	s->name = name, s->head = head, s->ncol = ncol;
-	if (!(s->ws = workbook_add_worksheet(w->wb, name))) {
+	if (!(s->ws = XL(workbook_add_worksheet)(w->wb, name))) {
 		note(w, LXW_ERROR_MEMORY_MALLOC_FAILED);
 		return -1;
 	}
 	if (w->nsheet < (int)(sizeof w->sheets / sizeof *w->sheets))
 		w->sheets[w->nsheet++] = name;
-	worksheet_freeze_panes(s->ws, 1, 0);
+	XL(worksheet_freeze_panes)(s->ws, 1, 0);
 	/* printed: landscape, one page wide, the header on every page */
-	worksheet_set_landscape(s->ws);
-	worksheet_set_paper(s->ws, 9);    /* A4 */
-	worksheet_fit_to_pages(s->ws, 1, 0);
-	note(w, worksheet_repeat_rows(s->ws, 0, 0));
+	XL(worksheet_set_landscape)(s->ws);
+	XL(worksheet_set_paper)(s->ws, 9);    /* A4 */
+	XL(worksheet_fit_to_pages)(s->ws, 1, 0);
+	note(w, XL(worksheet_repeat_rows)(s->ws, 0, 0));
 	for (int c = 0; c < ncol; c++)
 		widen(s, c, (double)strlen(head[c]) + 3);   /* room for the filter button */
 	return 0;
@@ -208,7 +208,7 @@ put_text(Writer *w, Sheet *s, int col, const char *text, XlsxFormat fmt)
 	if (!text || !*text)
 		return;       /* a blank cell */
 	text = cell_text(w->a, text, &chars);
-	note(w, worksheet_write_string(s->ws, s->row, (lxw_col_t)(s->col0 + col), text,
+	note(w, XL(worksheet_write_string)(s->ws, s->row, (lxw_col_t)(s->col0 + col), text,
 	                               fmt == XLSX_PLAIN ? NULL : w->fmt[fmt]));
 	widen(s, col, (double)chars + 1);
 }
@@ -224,7 +224,7 @@ put_num_fmt(Writer *w, Sheet *s, int col, double v, int kind, XlsxFormat fmt)
 		put_text(w, s, col, isnan(v) ? "nan" : v > 0 ? "inf" : "-inf", XLSX_RIGHT);
 		return;
 	}
-	note(w, worksheet_write_number(s->ws, s->row, (lxw_col_t)(s->col0 + col), v,
+	note(w, XL(worksheet_write_number)(s->ws, s->row, (lxw_col_t)(s->col0 + col), v,
 	                               fmt == XLSX_PLAIN ? NULL : w->fmt[fmt]));
 	if (kind == NUM_INT && fabs(v) < 1e15) {
 		/* the digits of %.0f, counted: most cells are counts */
@@ -269,7 +269,7 @@ put_link(Writer *w, Sheet *s, int col, const char *sheet, const char *text)
 {
 	char *url = arena_printf(w->a, "internal:'%s'!A1", sheet);
 
-	note(w, worksheet_write_url_opt(s->ws, s->row, (lxw_col_t)(s->col0 + col), url,
+	note(w, XL(worksheet_write_url_opt)(s->ws, s->row, (lxw_col_t)(s->col0 + col), url,
 	                                w->fmt[XLSX_LINK], text, NULL));
 	widen(s, col, (double)strlen(text) + 1);
 }
@@ -288,13 +288,13 @@ sheet_end(Writer *w, Sheet *s)
 		col[c].header = (char *)s->head[c];
 		col[c].header_format = w->fmt[XLSX_BOLD];
 		colp[c] = &col[c];
-		note(w, worksheet_set_column(s->ws, (lxw_col_t)(s->col0 + c),
+		note(w, XL(worksheet_set_column)(s->ws, (lxw_col_t)(s->col0 + c),
 		                             (lxw_col_t)(s->col0 + c), width, NULL));
 	}
 	colp[s->ncol] = NULL;
 	opt.name = arena_printf(w->a, "%s_table", s->name);
 	opt.columns = colp;
-	note(w, worksheet_add_table(s->ws, 0, (lxw_col_t)s->col0, s->row ? s->row : 1,
+	note(w, XL(worksheet_add_table)(s->ws, 0, (lxw_col_t)s->col0, s->row ? s->row : 1,
 	                            (lxw_col_t)(s->col0 + s->ncol - 1), &opt));
 }
 

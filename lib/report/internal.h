@@ -20,6 +20,19 @@
 #error "libxlsxwriter 1.0 or newer is needed (worksheet tables, workbook_new_opt)"
 #endif
 
+/* The library's functions, loaded at run time (xlsxload.c): a report's
+ * file calls XL(workbook_close)(wb).  The header gives each pointer its
+ * type; the binary keeps no link to the library, whose dependencies
+ * (libcrypto, minizip) cost every process millions of instructions of
+ * relocation even when no report is written. */
+typedef struct XlsxApi {
+#define X(name) __typeof__(name) *name;
+#include "report/xlsxapi.def"
+#undef X
+} XlsxApi;
+extern XlsxApi xlsx_api;
+#define XL(name) (xlsx_api.name)
+
 /* Cell formats, one row each: X(enum, bold, number format, horizontal
  * alignment, underlined blue: a link). */
 #define XLSX_FORMATS(X) \

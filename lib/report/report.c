@@ -214,9 +214,9 @@ cmp_by_removed(const void *x, const void *y)
  * then pattern name; returns the number of patterns.  Events are summed in
  * insertion order, so the time sums do not depend on the sort. */
 static int
-aggregate(const Report *r, Agg **out)
+aggregate(Arena *a, const Report *r, Agg **out)
 {
-	Agg *ev = ARENA_ARRAY(r->a, Agg, r->nstat ? r->nstat : 1);
+	Agg *ev = ARENA_ARRAY(a, Agg, r->nstat ? r->nstat : 1);
 	int n = 0;
 
 	for (int i = 0; i < r->nstat; i++) {
@@ -247,7 +247,7 @@ write_stats_agg(Writer *w, const Report *r)
 	                                   "instances", "events"};
 	Sheet s;
 	Agg *g;
-	int n = aggregate(r, &g);
+	int n = aggregate(w->a, r, &g);
 
 	if (sheet_begin(w, &s, "stats_agg", head, 6) < 0)
 		return;
@@ -287,7 +287,7 @@ static void
 write_node_stats(Writer *w, const Report *r)
 {
 	static const char *const head[] = {"op_type", "count", "flops"};
-	NodeRef *ref = ARENA_ARRAY(r->a, NodeRef, r->nnode_stat ? r->nnode_stat : 1);
+	NodeRef *ref = ARENA_ARRAY(w->a, NodeRef, r->nnode_stat ? r->nnode_stat : 1);
 	Sheet s;
 
 	for (int i = 0; i < r->nnode_stat; i++)
@@ -325,7 +325,7 @@ static void
 write_flops_by_op(Writer *w, const Report *r)
 {
 	static const char *const head[] = {"op_type", "flops", "share", "count"};
-	NodeRef *ref = ARENA_ARRAY(r->a, NodeRef, r->nnode_stat ? r->nnode_stat : 1);
+	NodeRef *ref = ARENA_ARRAY(w->a, NodeRef, r->nnode_stat ? r->nnode_stat : 1);
 	double total = 0;
 	uint32_t known = 0;
 	Sheet s;
@@ -437,7 +437,7 @@ write_functions(Writer *w, const Report *r)
 		const OutlineFunction *fn = &f->functions[i];
 		const char *calls = "";
 		for (int k = 0; k < fn->ninstance; k++)
-			calls = arena_printf(r->a, "%s%s%s", calls, k ? ", " : "", fn->instances[k]);
+			calls = arena_printf(w->a, "%s%s%s", calls, k ? ", " : "", fn->instances[k]);
 		s.row++;
 		put_text(w, &s, 0, fn->domain, XLSX_PLAIN);
 		put_text(w, &s, 1, fn->name, XLSX_PLAIN);
@@ -515,7 +515,7 @@ write_discrepancies(Writer *w, const Report *r)
 		if (x->max_rel >= 0)
 			put_num(w, &s, 6, x->max_rel, NUM_GENERAL);
 		put_num(w, &s, 7, x->tol, NUM_GENERAL);
-		put_text(w, &s, 8, x->ok ? "yes" : x->problem ? arena_printf(r->a, "no: %s", x->problem) : "no",
+		put_text(w, &s, 8, x->ok ? "yes" : x->problem ? arena_printf(w->a, "no: %s", x->problem) : "no",
 		         XLSX_PLAIN);
 	}
 	sheet_end(w, &s);
@@ -539,13 +539,13 @@ write_unsupported(Writer *w, const Report *r)
 		put_text(w, &s, 3, u->reason, XLSX_PLAIN);
 	}
 	sheet_end(w, &s);
-	worksheet_activate(s.ws);
+	XL(worksheet_activate)(s.ws);
 }
 
 /* ---- the file ------------------------------------------------------------ */
 
 /* Builds the workbook at path (an existing, empty file) under the C
- * locale; returns the first library error. */
+ * locale; returns the first library error.  Reads r, never writes it. */
 static lxw_error
 workbook(const Report *r, const char *path)
 {
@@ -553,7 +553,13 @@ workbook(const Report *r, const char *path)
 	Sheet ov;
 	locale_t c = newlocale(LC_ALL_MASK, "C", (locale_t)0);
 	locale_t old = c ? uselocale(c) : (locale_t)0;
-	lxw_error err = book_open(&w, r->a, path);
+	Arena a;
+	lxw_error err;
+
+	/* an arena of its own: the pipeline streams the ONNX file, which
+	 * allocates in r->a, while this runs on its report thread */
+	arena_init(&a);
+	err = book_open(&w, &a, path);
 
 	if (err == LXW_NO_ERROR) {
 		int have_ov = overview_begin(&w, &ov) == 0;
@@ -576,6 +582,7 @@ workbook(const Report *r, const char *path)
 		uselocale(old);
 		freelocale(c);
 	}
+	arena_free(&a);
 	return err;
 }
 
@@ -586,16 +593,19 @@ workbook(const Report *r, const char *path)
 int
 report_write_to(const Report *r, Durable *out, const char *path, Diag *d)
 {
-	int fd = durable_open(out, path);
+	const char *why;
 	lxw_error err;
+	int fd;
 
-	if (fd < 0)
+	if (report_load(&why))
+		return diag_report(d, YE_REPORT_WRITE, &(DiagAt){.file = path}, "cannot write the report: %s", why);
+	if ((fd = durable_open(out, path)) < 0)
 		return diag_report(d, YE_REPORT_WRITE, &(DiagAt){.file = path},
 			"cannot write the report (%s)", strerror(errno));
 	if ((err = workbook(r, out->f[out->n - 1].tmp)) != LXW_NO_ERROR) {
 		durable_drop(out, fd);
 		return diag_report(d, YE_REPORT_WRITE, &(DiagAt){.file = path},
-			"cannot write the report (%s)", lxw_strerror(err));
+			"cannot write the report (%s)", XL(lxw_strerror)(err));
 	}
 	return DIAG_OK;
 }

@@ -116,6 +116,10 @@ void report_discrepancy(Report *r, const ReportDiscrepancy *x);
  * (res is not copied). */
 void report_functions(Report *r, const OutlineResult *res);
 
+/* Loads libxlsxwriter (once per process; any thread): 0, or -1 with *why
+ * naming the library and what failed.  report_write() calls it; calling it
+ * early (on another thread) takes the loading off the critical path. */
+int report_load(const char **why);
 /* Writes path (through a temporary file renamed into place, core's
  * durable_*).  Returns 0 or DIAG_INPUT naming the file. */
 int report_write(const Report *r, const char *path, Diag *d);
