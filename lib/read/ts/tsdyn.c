@@ -18,7 +18,7 @@
  *                                    position p) become one dim of size u
  *
  * One symbol stands for one count: the values and counts of a unique
- * share it.
+ * share it.  The reader asks this file before the op's typing.
  *
  * Also the fused fast paths of torch's transformer modules
  * (lib/lower/ops/fastpath.def), until the typing derived from the

@@ -354,7 +354,7 @@ emit(Build *b, Frame *f, const TsExpr *at, const TsSchema *s, TsVal **sv, const 
 	Node *n = tb_new_node(b, schema_op(b, s), f->code, at->ofs);
 	Value outs[64];
 	char why[512] = "";
-	int k, dk, list_ret;
+	int k, list_ret;
 	TsVal *r;
 
 	n->in = ARENA_ARRAY(b->a, NamedArg, s->narg + 1);
@@ -373,9 +373,10 @@ emit(Build *b, Frame *f, const TsExpr *at, const TsSchema *s, TsVal **sv, const 
 		n->nin++;
 	}
 	memset(outs, 0, sizeof outs);
-	k = ir_infer_outputs(b->a, n, outs, 64, why, sizeof why);
-	if (k < 0 && (dk = tb_datadep_outputs(b, n, outs, 64)) >= 0)
-		k = dk;     /* nonzero, unique, x[mask]: unbacked sizes (tsdyn.c) */
+	/* nonzero, unique, x[mask] (unbacked sizes) and the fused fast paths:
+	 * tsdyn.c; every other op: its typing */
+	if ((k = tb_datadep_outputs(b, n, outs, 64)) < 0)
+		k = ir_infer_outputs(b->a, n, outs, 64, why, sizeof why);
 	if (k < 0 && s->name[0] && s->name[strlen(s->name) - 1] == '_' && n->nin > 0 &&
 	    n->in[0].arg.kind == ARG_TENSOR) {
 		/* an in-place op: its result is self, written */
