@@ -22,11 +22,15 @@ convert_batch() {
 			while :; do
 				"$_many" "$_list.$_i" 2>/dev/null && break
 				# The first conversion without a .rc crashed the process.
+				# None left: convert_many itself fails (not built), stop.
+				_ran=0
 				while IFS=$_tab read -r _g _o _x; do
 					[ -f "$_x.rc" ] && continue
 					"$_bin" "$_g" -c "$_o" -o "$_x" >"$_x.err" 2>&1 </dev/null; echo $? >"$_x.rc"
+					_ran=1
 					break
 				done <"$_list.$_i"
+				[ $_ran = 1 ] || break
 			done) &
 		_i=$((_i + 1))
 	done

@@ -3,7 +3,7 @@
 #
 #   ../shared/tools/torch-env.sh run sid python3 test/conformance/make_suite.py [--first] [--dtypes f32,i64,b8]
 #       [--ops REGEX] [--shard I/N] [--jit] [--dynamo] [--data DIR] [--resume] [--bench DIR]
-#       [--max N]
+#       [--max N] [--like DIR]
 #   ../shared/tools/torch-env.sh run sid python3 test/conformance/make_suite.py --index
 #
 # Takes every OpInfo of op_db and ModuleInfo of module_db that supports
@@ -24,6 +24,9 @@
 # --data DIR writes there instead of test/conformance/data; --resume
 # leaves the entries that already have a file there (made with --first,
 # when this run is not --first: it has only the first sample).
+# --like DIR remakes only the entries stored in DIR, each as it was made
+# there: --first where its file says so, else --max 4 (the stored suite's
+# shape; with --jit, how the archives were added to it).
 #
 # A sample that is random (two runs under different seeds differ),
 # complex-valued, sparse, or whose outputs hold no tensor is stored as
@@ -339,6 +342,13 @@ def do_entry(info, module, args):
     old = os.path.join(args.data, file_name(name) + ".bin")
     if args.resume and os.path.exists(old) and (args.first or not read_blob(old)[0].get("first", True)):
         return
+    first, cap = args.first, args.max
+    if args.like:
+        prev = os.path.join(args.like, file_name(name) + ".bin")
+        if not os.path.exists(prev):
+            return
+        first = read_blob(prev)[0].get("first", True)
+        cap = 0 if first else 4
     recs = []
     supported = info.supported_dtypes("cpu") if not module else info.dtypes
     for tag in args.dtypes:
@@ -351,7 +361,7 @@ def do_entry(info, module, args):
             recs.append({"id": f"{tag}/*", "status": "torch", "reason": f"samples: {err_class(e)}"})
             continue
         for k, (s, _) in enumerate(samples):
-            if (args.first and k) or (args.max and k >= args.max):
+            if (first and k) or (cap and k >= cap):
                 break
             sid = f"{tag}/{k}"
             r = {"id": sid}
@@ -374,9 +384,9 @@ def do_entry(info, module, args):
     if not recs:
         return
     fam = family(info, module)
-    write_blob(args.data, name, fam, args.first, recs, args.dynamo)
+    write_blob(args.data, name, fam, first, recs, args.dynamo)
     if args.bench:
-        write_blob(args.bench, name, fam, args.first, recs, True)
+        write_blob(args.bench, name, fam, first, recs, True)
     ok = sum(r["status"] == "ok" for r in recs)
     print(f"{name}: {ok} of {len(recs)} stored", flush=True)
 
@@ -424,6 +434,7 @@ def main():
     ap.add_argument("--bench", default="")
     ap.add_argument("--max", type=int, default=0)
     ap.add_argument("--data", default=DATA)
+    ap.add_argument("--like", default="")
     ap.add_argument("--index", action="store_true")
     args = ap.parse_args()
     if args.index:

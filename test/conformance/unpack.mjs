@@ -74,7 +74,7 @@ function main() {
         writeFileSync(path.join(dir, 'model.pt'), data.subarray(s.jit[0], s.jit[0] + s.jit[1]));
         const inputs = s.inputs.map((t) => `  - {dtype: ${t.dtype}, shape: [${t.shape.join(', ')}]}\n`).join('');
         for (const o of opsets) {
-          writeFileSync(path.join(dir, `jit${o}.yaml`), `opset: ${o}\nreport: false\ninputs:\n${inputs}`);
+          writeFileSync(path.join(dir, `jit${o}.yaml`), `opset: ${o}\nreport: false\ninputs:${inputs ? `\n${inputs}` : ' []\n'}`);
           conv.push([`${head.entry} ${s.id} jit ${o}`, path.join(dir, 'model.pt'), path.join(dir, `jit${o}.yaml`),
             path.join(dir, `jit${o}.onnx`), path.join(dir, 'io')].join('\t'));
         }

@@ -112,6 +112,11 @@ TsVal *tb_fail_at(Build *b, const TsCode *code, uint32_t ofs, uint32_t line, uin
 extern TsVal tb_poison;     /* V_ERR: what a failed expression yields, passed on silently */
 extern TsVal tb_none;       /* V_NONE */
 
+/* tsdyn.c: the outputs of a data-dependent call (nonzero, masked_select,
+ * unique, x[mask]) with unbacked sizes into outs; their count, or -1 when n
+ * is not one (its typing's message stands). */
+int tb_datadep_outputs(Build *b, const Node *n, Value *outs, int max);
+
 /* tsval.c */
 Env *tb_env_new(Arena *a, int cap);
 TsVal *tb_env_get(const Env *e, const char *name);

@@ -379,7 +379,10 @@ emit(Build *b, Frame *f, const TsExpr *at, const TsSchema *s, TsVal **sv, const 
 	for (int i = 0; i < s->nret && nt > 0; i++)
 		if (strncmp(s->rets[i], "Tensor", 6) != 0 || s->rets[i][6] == '[')
 			nt = -1;
-	k = ir_type_outputs(b->typer, b->a, n, nt, outs, 64, why, sizeof why);
+	/* nonzero, unique, x[mask] (unbacked sizes) and the fused fast paths:
+	 * tsdyn.c; every other op: its typing */
+	if ((k = tb_datadep_outputs(b, n, outs, 64)) < 0)
+		k = ir_type_outputs(b->typer, b->a, n, nt, outs, 64, why, sizeof why);
 	if (k < 0 && s->name[0] && s->name[strlen(s->name) - 1] == '_' && n->nin > 0 &&
 	    n->in[0].arg.kind == ARG_TENSOR) {
 		/* an in-place op: its result is self, written */

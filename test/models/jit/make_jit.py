@@ -305,6 +305,76 @@ class Rare(nn.Module):
         return torch.nextafter(x, x + 1.0) + 1.0
 
 
+class DataDep(nn.Module):
+    """Results whose sizes depend on the data (unbacked sizes in the .pt2 path): nonzero,
+    masked_select, unique (sorted, inverse, counts; over a dim; consecutive) and a
+    boolean-mask index, each read by a later op typed with the size."""
+
+    def forward(self, x, m, rows):
+        nz = torch.nonzero(x > 0.5)
+        sel = torch.masked_select(x, m) * 2.0 + 1.0
+        r = torch.round(x * 2.0)
+        u, inv, cnt = torch.unique(r, return_inverse=True, return_counts=True)
+        ud = torch.unique(r[:, :2], dim=0)
+        uc, ucnt = torch.unique_consecutive(r.flatten(), return_counts=True)
+        picked = torch.relu(x[rows]).sum(0)
+        return nz + 1, sel, u * 3.0, inv, cnt, ud, uc, ucnt, picked
+
+
+class Encoder(nn.Module):
+    """nn.TransformerEncoder in eval mode: each layer one _transformer_encoder_layer_fwd
+    (the fast path); with a key padding mask the layers run on a nested tensor
+    (_nested_tensor_from_mask ... to_padded_tensor), with a causal mask too they take the
+    merged mask (mask_type 2)."""
+
+    def __init__(self, norm_first=False, activation="relu", mode="none"):
+        super().__init__()
+        layer = nn.TransformerEncoderLayer(16, 2, 32, dropout=0.0, activation=activation,
+                                           batch_first=True, norm_first=norm_first)
+        self.mode = mode
+        self.enc = nn.TransformerEncoder(layer, 2, enable_nested_tensor=mode != "causal")
+
+    def forward(self, x, pad):
+        if self.mode == "none":
+            return self.enc(x) + pad.sum()
+        if self.mode == "pad":
+            return self.enc(x, src_key_padding_mask=pad)
+        causal = nn.Transformer.generate_square_subsequent_mask(x.size(1))
+        return self.enc(x, mask=causal, src_key_padding_mask=pad)
+
+
+class Mha(nn.Module):
+    """nn.MultiheadAttention in eval mode on self-attention: _native_multi_head_attention,
+    with a key padding mask, and its weights averaged and per head."""
+
+    def __init__(self):
+        super().__init__()
+        self.att = nn.MultiheadAttention(16, 2, batch_first=True)
+
+    def forward(self, x, pad):
+        y, w = self.att(x, x, x, key_padding_mask=pad)
+        y2, w2 = self.att(x, x, x, average_attn_weights=False)
+        y3 = self.att(x, x, x, need_weights=False)[0]
+        return y, w, y2, w2, y3
+
+
+class Tf(nn.Module):
+    """nn.Transformer in eval mode with a causal target mask."""
+
+    def __init__(self):
+        super().__init__()
+        self.t = nn.Transformer(16, 2, 1, 1, 32, dropout=0.0, batch_first=True)
+
+    def forward(self, src, tgt):
+        mask = nn.Transformer.generate_square_subsequent_mask(tgt.size(1))
+        return self.t(src, tgt, tgt_mask=mask)
+
+
+def pad_bool(b, t):
+    """True = padded: row k has its last k positions padded (every row keeps position 0)."""
+    return pad_mask(b, t) == 0
+
+
 def _tvm(mod):
     try:
         import importlib
@@ -467,6 +537,24 @@ MODELS = [
                                       n_embd=32, n_layer=1, n_head=2, use_cache=False)),
           [("input_ids", "int64", [2, 8])], lambda: [("example inputs", (ids(100, 2, 8),))],
           kinds=TRACE_FREEZE, deflate=True),
+    Model("datadep", DataDep, [("x", "float32", [4, 5]), ("m", "bool", [4, 5]), ("rows", "bool", [4])],
+          lambda: [("example inputs", (r(4, 5), r(4, 5) > 0, torch.tensor([True, False, True, True])))],
+          kinds=TRACE_FREEZE),
+    Model("encoder", Encoder, [("x", "float32", [2, 6, 16]), ("pad", "bool", [2, 6])],
+          lambda: [("example inputs", (r(2, 6, 16), pad_bool(2, 6)))], kinds=("freeze",), deflate=True, coarse=True),
+    Model("encoder_gelu_pre", lambda: Encoder(True, "gelu"), [("x", "float32", [2, 6, 16]), ("pad", "bool", [2, 6])],
+          lambda: [("example inputs", (r(2, 6, 16), pad_bool(2, 6)))], kinds=("freeze",), deflate=True, coarse=True),
+    Model("encoder_pad", lambda: Encoder(mode="pad"), [("x", "float32", [2, 6, 16]), ("pad", "bool", [2, 6])],
+          lambda: [("example inputs", (r(2, 6, 16), pad_bool(2, 6)))], kinds=("freeze",), deflate=True, coarse=True),
+    Model("encoder_gelu_pre_pad", lambda: Encoder(True, "gelu", "pad"),
+          [("x", "float32", [2, 6, 16]), ("pad", "bool", [2, 6])],
+          lambda: [("example inputs", (r(2, 6, 16), pad_bool(2, 6)))], kinds=("freeze",), deflate=True, coarse=True),
+    Model("encoder_causal", lambda: Encoder(mode="causal"), [("x", "float32", [2, 6, 16]), ("pad", "bool", [2, 6])],
+          lambda: [("example inputs", (r(2, 6, 16), pad_bool(2, 6)))], kinds=("freeze",), deflate=True, coarse=True),
+    Model("mha", Mha, [("x", "float32", [2, 6, 16]), ("pad", "bool", [2, 6])],
+          lambda: [("example inputs", (r(2, 6, 16), pad_bool(2, 6)))], kinds=TRACE_FREEZE, deflate=True, coarse=True),
+    Model("transformer", Tf, [("src", "float32", [2, 6, 16]), ("tgt", "float32", [2, 5, 16])],
+          lambda: [("example inputs", (r(2, 6, 16), r(2, 5, 16)))], kinds=("freeze",), deflate=True, coarse=True),
     # real-size models (test/jit/models.sh): random weights, made only when named
     Model("resnet18", lambda: liven(_tvm("resnet").resnet18()), [("x", "float32", [1, 3, 224, 224])],
           _image(1, 3, 224, 224), kinds=TRACE_FREEZE, real=True),
