@@ -906,3 +906,26 @@ meta_rule_meshgrid(MetaCtx *c)
 			return -1;
 	return 0;
 }
+
+/* broadcast_tensors(tensors): each tensor broadcast to the shape of all
+ * of them, keeping its own dtype. */
+int
+meta_rule_broadcast_tensors(MetaCtx *c)
+{
+	Value **ts;
+	int k = meta_get_tensors(c, "tensors", &ts), r = 0;
+	Dim *d = NULL;
+
+	if (k < 1)
+		return meta_fail(c, "broadcast_tensors expects a non-empty list of tensors");
+	for (int i = 0; i < k; i++) {
+		if (!ts[i])
+			return meta_fail(c, "broadcast_tensors expects tensors");
+		if (meta_broadcast(c, &r, &d, ts[i]->rank, ts[i]->dims))
+			return -1;
+	}
+	for (int i = 0; i < k; i++)
+		if (meta_out_tensor(c, ts[i]->dtype, r, d))
+			return -1;
+	return 0;
+}
