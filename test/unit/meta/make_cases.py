@@ -267,6 +267,10 @@ for op in ["neg", "abs", "sqrt", "rsqrt", "exp", "log", "log1p", "log2", "sin", 
     for dt in (f32, i64, b, f16, i32, u8, c64, bf16):
         case(op, T(2, 3, dtype=dt))
     case(op, T(dtype=f64))
+for dt in (f32, i64, b, f16):
+    case("i0", T(2, 3, dtype=dt))
+    case("ldexp.Tensor", T(2, 3, dtype=dt), T(3, dtype=i64))
+    case("isclose", T(2, 3, dtype=dt), T(3, dtype=dt))
 for dt in (f32, i64, b):
     case("where.self", T(2, 1, dtype=b), T(3, dtype=dt), T(2, 3))
     case("where.self", T(2, 1, dtype=b), T(3, dtype=dt), T(2, 3, dtype=i32))
