@@ -707,3 +707,33 @@ meta_rule_einsum(MetaCtx *c)
 	}
 	return meta_out_tensor(c, t, r, d);
 }
+
+/* nll_loss_nd(self, target, weight, reduction, ignore_index) and
+ * cross_entropy_loss(.., label_smoothing): self's dtype; reduction none
+ * (0) keeps self's shape without its class dim (dim 1, or dim 0 of a
+ * 1-D self), which is also the shape of class-index targets; mean (1)
+ * and sum (2) give a scalar. */
+int
+meta_rule_loss(MetaCtx *c)
+{
+	Value *x = meta_tensor(c, "self"), *t = meta_tensor(c, "target");
+	int64_t red;
+	Dim d[MAX_RANK];
+	int r = 0, cls;
+
+	if (!x || !t)
+		return meta_fail(c, "expects tensors self and target");
+	if (meta_need_int(c, "reduction", 1, &red) < 0)
+		return -1;
+	if (x->rank < 1 || x->rank > MAX_RANK)
+		return meta_fail(c, "expects an input of rank 1 or more, got %d", x->rank);
+	if (!dtype_is_float(x->dtype))
+		return meta_fail(c, "expected a floating point input, got %s", dtype_name(x->dtype));
+	if (red != 0)
+		return meta_out_tensor(c, x->dtype, 0, d);
+	cls = x->rank == 1 ? 0 : 1;
+	for (int i = 0; i < x->rank; i++)
+		if (i != cls)
+			d[r++] = x->dims[i];
+	return meta_out_tensor(c, x->dtype, r, d);
+}

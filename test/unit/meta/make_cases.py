@@ -271,6 +271,14 @@ for dt in (f32, i64, b, f16):
     case("i0", T(2, 3, dtype=dt))
     case("ldexp.Tensor", T(2, 3, dtype=dt), T(3, dtype=i64))
     case("isclose", T(2, 3, dtype=dt), T(3, dtype=dt))
+for red in (0, 1, 2):
+    case("nll_loss_nd", T(4, 3), T(4, dtype=i64), None, red)
+    case("nll_loss_nd", T(2, 3, 5), T(2, 5, dtype=i64), None, red)
+    case("nll_loss_nd", T(3), T(dtype=i64), None, red)
+    case("cross_entropy_loss", T(4, 3), T(4, dtype=i64), None, red)
+    case("cross_entropy_loss", T(2, 3, 5), T(2, 5, dtype=i64), None, red)
+    case("cross_entropy_loss", T(2, 3, 5), T(2, 3, 5), None, red)
+    case("cross_entropy_loss", T(3), T(3), None, red)
 for dt in (f32, i64, b):
     case("where.self", T(2, 1, dtype=b), T(3, dtype=dt), T(2, 3))
     case("where.self", T(2, 1, dtype=b), T(3, dtype=dt), T(2, 3, dtype=i32))
