@@ -929,3 +929,38 @@ meta_rule_broadcast_tensors(MetaCtx *c)
 			return -1;
 	return 0;
 }
+
+/* diag(self, diagonal): a 1-D self of n becomes the (n+|k|)-square
+ * matrix with it on diagonal k; a 2-D self gives its diagonal k as 1-D
+ * (empty when k runs off the matrix).  Static sizes only. */
+int
+meta_rule_diag(MetaCtx *c)
+{
+	Value *x = meta_tensor(c, "self");
+	int64_t k, n;
+	Dim d[2];
+
+	if (!x)
+		return meta_fail(c, "expects a tensor self");
+	if (meta_need_int(c, "diagonal", 0, &k) < 0)
+		return -1;
+	if (x->rank != 1 && x->rank != 2)
+		return meta_fail(c, "diag(): Supports 1D or 2D tensors. Got %dD", x->rank);
+	for (int i = 0; i < x->rank; i++)
+		if (x->dims[i].e)
+			return meta_fail(c, "needs static sizes");
+	if (k < -INT32_MAX || k > INT32_MAX)
+		return meta_fail(c, "diagonal %lld out of range", (long long)k);
+	if (x->rank == 1) {
+		n = x->dims[0].v + (k < 0 ? -k : k);
+		d[0] = d[1] = meta_dim_n(n);
+		return meta_out_tensor(c, x->dtype, 2, d);
+	}
+	n = k >= 0 ? x->dims[1].v - k : x->dims[0].v + k;
+	if (k >= 0 && x->dims[0].v < n)
+		n = x->dims[0].v;
+	if (k < 0 && x->dims[1].v < n)
+		n = x->dims[1].v;
+	d[0] = meta_dim_n(n < 0 ? 0 : n);
+	return meta_out_tensor(c, x->dtype, 1, d);
+}

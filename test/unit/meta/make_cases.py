@@ -271,6 +271,9 @@ for dt in (f32, i64, b, f16):
     case("i0", T(2, 3, dtype=dt))
     case("ldexp.Tensor", T(2, 3, dtype=dt), T(3, dtype=i64))
     case("isclose", T(2, 3, dtype=dt), T(3, dtype=dt))
+for x, k in [((4,), 0), ((4,), 2), ((4,), -1), ((3, 5), 0), ((3, 5), 2), ((3, 5), -2), ((3, 5), 7), ((2, 3, 4), 0)]:
+    for dt in (f32, i64, b):
+        case("diag", T(*x, dtype=dt), k)
 for red in (0, 1, 2):
     case("nll_loss_nd", T(4, 3), T(4, dtype=i64), None, red)
     case("nll_loss_nd", T(2, 3, 5), T(2, 5, dtype=i64), None, red)
