@@ -737,3 +737,31 @@ meta_rule_loss(MetaCtx *c)
 			d[r++] = x->dims[i];
 	return meta_out_tensor(c, x->dtype, r, d);
 }
+
+/* grid_sampler(input, grid, ..) and its _2d/_3d forms (the row's p: 2 or
+ * 3 spatial dims, 0 either): input (N, C, *in)
+ * sampled at grid (N, *out, sp) gives (N, C, *out) in input's dtype. */
+int
+meta_rule_grid_sampler(MetaCtx *c)
+{
+	Value *x = meta_tensor(c, "input"), *g = meta_tensor(c, "grid");
+	Dim d[MAX_RANK];
+
+	if (!x || !g)
+		return meta_fail(c, "expects tensors input and grid");
+	if ((x->rank != 4 && x->rank != 5) || g->rank != x->rank || (c->row->p && x->rank != c->row->p + 2))
+		return meta_fail(c, "grid_sampler(): expected 4D or 5D input and grid with same number of dimensions, but "
+		                    "got input with sizes %s and grid with sizes %s",
+		                 meta_shape_str(c, x->rank, x->dims), meta_shape_str(c, g->rank, g->dims));
+	if (g->dims[g->rank - 1].e || g->dims[g->rank - 1].v != x->rank - 2)
+		return meta_fail(c, "grid_sampler(): expected grid to have size %d in last dimension", x->rank - 2);
+	if (!meta_same_size(x->dims[0], g->dims[0]))
+		return meta_fail(c, "grid_sampler(): expected grid and input to have same batch size");
+	if (!dtype_is_float(x->dtype) || g->dtype != x->dtype)
+		return meta_fail(c, "grid_sampler(): expected input and grid to have the same floating dtype");
+	d[0] = x->dims[0];
+	d[1] = x->dims[1];
+	for (int i = 1; i < g->rank - 1; i++)
+		d[i + 1] = g->dims[i];
+	return meta_out_tensor(c, x->dtype, x->rank, d);
+}

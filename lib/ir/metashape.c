@@ -418,6 +418,41 @@ meta_rule_split(MetaCtx *c)
 	}
 	if (L.e)
 		return meta_fail(c, "the number of pieces of a symbolic size %s is not known", sym_print(c->a, L.e));
+	if (c->row->p == SPLIT_INDICES || c->row->p == SPLIT_SECTIONS) {
+		/* tensor_split: pieces between the indices (negative from the
+		 * end, clamped to the dim), or sections of len/n, the first len%n
+		 * one longer */
+		int64_t *ix, lo = 0, hi;
+		Dim *z;
+		if (c->row->p == SPLIT_INDICES) {
+			if ((k = meta_get_ints(c, "indices", 0, &ix)) < 0)
+				return meta_fail(c, "argument 'indices' is not a list of ints");
+		} else {
+			if (meta_need_int(c, "sections", 1, &n))
+				return -1;
+			if (n <= 0)
+				return meta_fail(c, "number of sections must be larger than 0, got %lld", (long long)n);
+			if (n > c->max)
+				return meta_fail(c, "%lld pieces, more than the %d results the caller takes", (long long)n, c->max);
+			k = (int)n - 1;
+			ix = NULL;
+		}
+		if (k + 1 > c->max)
+			return meta_fail(c, "%d pieces, more than the %d results the caller takes", k + 1, c->max);
+		z = ARENA_ARRAY(c->a, Dim, k + 1);
+		for (int i = 0; i <= k; i++) {
+			if (i == k)
+				hi = L.v;
+			else if (ix)
+				hi = ix[i] < 0 ? ix[i] + L.v : ix[i];
+			else
+				hi = lo + L.v / n + (i < L.v % n);
+			hi = hi < 0 ? 0 : hi > L.v ? L.v : hi;
+			z[i] = meta_dim_n(hi > lo ? hi - lo : 0);
+			lo = hi;
+		}
+		return pieces(c, x, w, k + 1, z);
+	}
 	if (c->row->p == SPLIT_UNBIND) {
 		Dim d[MAX_RANK];
 		int r = 0;

@@ -274,6 +274,13 @@ for dt in (f32, i64, b, f16):
 for x, k in [((4,), 0), ((4,), 2), ((4,), -1), ((3, 5), 0), ((3, 5), 2), ((3, 5), -2), ((3, 5), 7), ((2, 3, 4), 0)]:
     for dt in (f32, i64, b):
         case("diag", T(*x, dtype=dt), k)
+for x, ix, d in [((7, 3), [2, 5], 0), ((7, 3), [5, 2], 0), ((7, 3), [-2], 0), ((4, 6), [1, 9], 1), ((4, 6), [], 1)]:
+    case("tensor_split.indices", T(*x), ix, d)
+for x, n, d in [((7, 3), 3, 0), ((4, 6), 4, 1), ((2, 3), 5, 1), ((2, 3), 0, 0)]:
+    case("tensor_split.sections", T(*x), n, d)
+for op in ("grid_sampler", "grid_sampler_2d", "grid_sampler_3d"):
+    for x, g in [((2, 3, 5, 6), (2, 4, 7, 2)), ((1, 2, 3, 4, 5), (1, 2, 3, 6, 3)), ((2, 3, 5, 6), (2, 4, 7, 3))]:
+        case(op, T(*x), T(*g), 0, 0, False)
 for red in (0, 1, 2):
     case("nll_loss_nd", T(4, 3), T(4, dtype=i64), None, red)
     case("nll_loss_nd", T(2, 3, 5), T(2, 5, dtype=i64), None, red)
