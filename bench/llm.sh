@@ -1,6 +1,6 @@
 #!/bin/sh
 # llm.sh: the LLM latency bench of issue 35, one command for every figure.
-# For each SIZE (tiny, 100m: bench/make_llm.py) it makes, once, in the sid
+# For each SIZE (tiny, 100m, tinymh: bench/make_llm.py) it makes, once, in the sid
 # chroot: the transformers Llama, its checkpoint (save_pretrained), the
 # torch.export programs of the prefill and of one decode step, torch's
 # outputs on the correctness cases, torch.onnx dynamo's models at opsets 18
