@@ -35,6 +35,10 @@ from transformers import DynamicCache, LlamaConfig, LlamaForCausalLM
 SIZES = {
     "tiny": dict(hidden_size=64, intermediate_size=128, num_hidden_layers=2, num_attention_heads=4,
                  num_key_value_heads=2, vocab_size=1000),
+    # tiny without grouped kv heads (as many kv heads as q heads): where
+    # MultiHeadAttentionOrt fires (it leaves grouped-query attention alone)
+    "tinymh": dict(hidden_size=64, intermediate_size=128, num_hidden_layers=2, num_attention_heads=4,
+                   num_key_value_heads=4, vocab_size=1000),
     "100m": dict(hidden_size=768, intermediate_size=2048, num_hidden_layers=8, num_attention_heads=12,
                  num_key_value_heads=4, vocab_size=32000),
 }
