@@ -65,13 +65,13 @@ EOF
 # was before issue 35 (Transpose(W) left for onnxruntime, PowTwo on); `def`
 # is the default now; ort23 the `onnxruntime` set at opset 23; the two
 # *noattn variants leave out the ai.onnx Attention fusion, to tell whether
-# onnxruntime's Attention kernel beats the decomposed form; ort23nomha
-# leaves out MultiHeadAttentionOrt (com.microsoft MultiHeadAttention), to
-# tell whether it beats the ai.onnx Attention it replaces.
+# onnxruntime's Attention kernel beats the decomposed form; ort23mha
+# adds MultiHeadAttentionOrt (com.microsoft MultiHeadAttention, by name
+# only), to tell whether it beats the ai.onnx Attention it replaces.
 VARIANTS=${VARIANTS:-"today=report: false;patterns: default-TransposeWeight+PowTwo
 def=report: false
 ort23=report: false;opset: 23;patterns: default+onnxruntime
-ort23nomha=report: false;opset: 23;patterns: default+onnxruntime-MultiHeadAttentionOrt
+ort23mha=report: false;opset: 23;patterns: default+onnxruntime+MultiHeadAttentionOrt
 o23=report: false;opset: 23
 o23noattn=report: false;opset: 23;patterns: default-AttentionFuse-Attention3D-AttentionGQA
 ort23noattn=report: false;opset: 23;patterns: default+onnxruntime-AttentionFuse-Attention3D-AttentionGQA"}
