@@ -809,6 +809,14 @@ options_parse(Options *o, Arena *a, const char *label, const char *text, size_t 
 	}
 	if (!rc && o->ncustom_op)
 		rc = options_custom_check(o, d);   /* the op types at the opset, once it is known */
+	if (!rc && o->external_reference && !o->patterns) {
+		/* a transposed weight is written, not pointed at: with the
+		 * default set, reference leaves Transpose(W) to onnxruntime's
+		 * session (naming TransposeWeight in `patterns` keeps it) */
+		int off, len;
+		if (opt_select_parse(a, "default-TransposeWeight", &o->patterns, &off, &len))
+			die("options: the default set without TransposeWeight does not parse");
+	}
 	yaml_document_delete(&doc);
 	yaml_parser_delete(&p);
 	return rc;
