@@ -291,6 +291,10 @@ int opt_nread(Opt *o, int v);
 int opt_only_use(Opt *o, int v, int n);
 /* 1 when every output of node n except output 0 is absent or unread. */
 int opt_only_out0(Opt *o, int n);
+/* The [B, S, H*D] value x3 of Transpose(Reshape(x3, [B, S, H, D]),
+ * [0, 2, 1, 3]) read only by `user` (attention's head split and merge),
+ * with H in *heads; -1 when not (pat_attn.c). */
+int opt_split_heads(Opt *o, int v, int user, int64_t *heads);
 
 /* Attributes (NULL / def when absent). */
 Onnx__AttributeProto *opt_attr(Opt *o, int n, const char *name);

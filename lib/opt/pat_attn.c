@@ -647,10 +647,9 @@ pat_attention_gqa(Opt *o, int r)
 
 /* ---- Attention3D ---- */
 
-/* The [B, S, H*D] value x3 of Transpose(Reshape(x3, [B, S, H, D]),
- * [0, 2, 1, 3]) read only by `user`, with H in *heads; -1 when not. */
-static int
-split_heads(Opt *o, int v, int user, int64_t *heads)
+/* opt_split_heads: its contract is in opt.h. */
+int
+opt_split_heads(Opt *o, int v, int user, int64_t *heads)
 {
 	int tr = opt_prod(o, v, "Transpose"), rs, x3, r4;
 	int64_t p[MAX_RANK];
@@ -691,8 +690,8 @@ pat_attention_3d(Opt *o, int r)
 	if ((at = opt_prod(o, av, "Attention")) < 0 || !opt_only_use(o, av, tr) || !opt_only_out0(o, at) ||
 	    opt_node(o, at)->nin > 4 || opt_rank(o, av) != 4 || opt_rank(o, z) != 3)
 		return OPT_NOMATCH;
-	if ((q = split_heads(o, opt_in(o, at, 0), at, &hq)) < 0 || (k = split_heads(o, opt_in(o, at, 1), at, &hk)) < 0 ||
-	    (v = split_heads(o, opt_in(o, at, 2), at, &hv)) < 0 || hk != hv || hq % hk)
+	if ((q = opt_split_heads(o, opt_in(o, at, 0), at, &hq)) < 0 || (k = opt_split_heads(o, opt_in(o, at, 1), at, &hk)) < 0 ||
+	    (v = opt_split_heads(o, opt_in(o, at, 2), at, &hv)) < 0 || hk != hv || hq % hk)
 		return OPT_NOMATCH;
 	da = opt_val(o, av)->dims;      /* [B, H, S, Dv] */
 	dz = opt_val(o, z)->dims;       /* [B, S, H*Dv] */

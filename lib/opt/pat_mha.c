@@ -19,32 +19,6 @@
 
 #include <math.h>
 
-/* The [B, S, H*D] x3 of Transpose(Reshape(x3, [B, S, H, D]), [0, 2, 1, 3])
- * read only by `user`; -1 when not. */
-static int
-merged_of(Opt *o, int v, int user)
-{
-	int tr = opt_prod(o, v, "Transpose"), rs, x3, r4;
-	int64_t p[MAX_RANK];
-	const OptDim *d3, *d4;
-
-	if (tr < 0 || !opt_only_use(o, v, user) || opt_perm(o, tr, p) != 4 || p[0] != 0 || p[1] != 2 || p[2] != 1 ||
-	    p[3] != 3)
-		return -1;
-	r4 = opt_in(o, tr, 0);
-	if ((rs = opt_prod(o, r4, "Reshape")) < 0 || !opt_only_use(o, r4, tr) || opt_rank(o, r4) != 4)
-		return -1;
-	x3 = opt_in(o, rs, 0);
-	if (opt_rank(o, x3) != 3)
-		return -1;
-	d3 = opt_val(o, x3)->dims;
-	d4 = opt_val(o, r4)->dims;
-	if (!opt_dim_eq(d3[0], d4[0]) || !opt_dim_eq(d3[1], d4[1]) || d4[2].v < 1 || d4[3].v < 1 ||
-	    d3[2].v != d4[2].v * d4[3].v)
-		return -1;
-	return x3;
-}
-
 /* q as [B, S, H*D] before node `before`: the split x3, or a RotaryEmbedding
  * of the split (read only by user, cos and sin given, no position_ids,
  * whole head rotated) redone on x3 with num_heads=h; -1 when neither. */
@@ -52,12 +26,13 @@ static int
 query_3d(Opt *o, int q4, int user, int before, int64_t h)
 {
 	int ro = opt_prod(o, q4, "RotaryEmbedding"), x3, n, y;
+	int64_t heads;
 	static const char *const known[] = {"interleaved", NULL};
 
 	if (ro < 0)
-		return merged_of(o, q4, user);
+		return opt_split_heads(o, q4, user, &heads);
 	if (!opt_only_use(o, q4, user) || !opt_only_out0(o, ro) || opt_node(o, ro)->nin != 3 ||
-	    opt_attr_other(o, ro, known) || (x3 = merged_of(o, opt_in(o, ro, 0), ro)) < 0)
+	    opt_attr_other(o, ro, known) || (x3 = opt_split_heads(o, opt_in(o, ro, 0), ro, &heads)) < 0)
 		return -1;
 	n = opt_add(o, before, "RotaryEmbedding", 3, (int[]){x3, opt_in(o, ro, 1), opt_in(o, ro, 2)}, 1, &y);
 	opt_copy_attrs(o, n, ro, NULL);
