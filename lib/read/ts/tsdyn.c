@@ -20,13 +20,13 @@
  * One symbol stands for one count: the values and counts of a unique
  * share it.  The reader asks this file before the op's typing.
  *
- * Also the fused fast paths of torch's transformer modules
- * (lib/lower/ops/fastpath.def), until the typing derived from the
- * lowering covers them: the encoder layer, _nested_tensor_from_mask and
- * to_padded_tensor give their input's type; _native_multi_head_attention
- * the query's and its weights [B, L, S] (averaged), [B, H, L, S] or, when
- * need_weights is False, [0].  Anything else is not ours (-1: the op's own
- * typing says why). */
+ * Also the nested tensors of nn.TransformerEncoder's fast path
+ * (lib/lower/ops/fastpath.def), which the reader keeps dense:
+ * _nested_tensor_from_mask and to_padded_tensor give their input's type
+ * (torch's own result is a nested tensor, which no typing rule can say).
+ * The fused layers themselves (_transformer_encoder_layer_fwd,
+ * _native_multi_head_attention) are typed by their meta.def rows.
+ * Anything else is not ours (-1: the op's own typing says why). */
 #include <string.h>
 
 #include "internal.h"
@@ -143,42 +143,17 @@ mask_index(Build *b, const Node *n, const Value *x, Value *outs)
 	return 1;
 }
 
-/* The fused fast paths (see the top). */
+/* The nested-tensor pair of the encoder's fast path, kept dense (see the
+ * top). */
 static int
-fused(Build *b, const Node *n, Value *outs)
+nested(const Node *n, Build *b, Value *outs)
 {
-	const char *op = n->op;
-	const Value *x = tensor_in(n, "src");
-	const Arg *h;
-	Dim d[4];
+	const Value *x = tensor_in(n, strcmp(n->op, "aten._nested_tensor_from_mask.default") == 0 ? "t" : "self");
 
 	if (!x)
-		x = tensor_in(n, strcmp(op, "aten._nested_tensor_from_mask.default") == 0 ? "t" : "self");
-	if (strcmp(op, "aten._transformer_encoder_layer_fwd.default") == 0 ||
-	    strcmp(op, "aten._nested_tensor_from_mask.default") == 0 || strcmp(op, "aten.to_padded_tensor.default") == 0) {
-		if (!x)
-			return -1;
-		tensor_out(b, &outs[0], x->dtype, x->rank, x->dims);
-		return 1;
-	}
-	if (strcmp(op, "aten._native_multi_head_attention.default") != 0)
 		return -1;
-	x = tensor_in(n, "query");
-	h = ir_arg(n, "num_head");
-	if (!x || x->rank != 3 || !tensor_in(n, "key") || tensor_in(n, "key")->rank != 3 || !h || h->kind != ARG_INT)
-		return -1;
-	tensor_out(b, &outs[0], x->dtype, 3, x->dims);
-	d[0] = x->dims[0];
-	d[1] = (Dim){h->u.i, NULL};
-	d[2] = x->dims[1];
-	d[3] = tensor_in(n, "key")->dims[1];
-	if (!flag(n, "need_weights", 1))
-		tensor_out(b, &outs[1], x->dtype, 1, &(Dim){0, NULL});
-	else if (flag(n, "average_attn_weights", 1))
-		tensor_out(b, &outs[1], x->dtype, 3, (Dim[]){d[0], d[2], d[3]});
-	else
-		tensor_out(b, &outs[1], x->dtype, 4, d);
-	return 2;
+	tensor_out(b, &outs[0], x->dtype, x->rank, x->dims);
+	return 1;
 }
 
 int
@@ -191,8 +166,8 @@ tb_datadep_outputs(Build *b, const Node *n, Value *outs, int max)
 
 	if (max < 3)
 		return -1;
-	if (strstr(op, "_transformer_") || strstr(op, "multi_head") || strstr(op, "nested") || strstr(op, "padded"))
-		return fused(b, n, outs);
+	if (strcmp(op, "aten._nested_tensor_from_mask.default") == 0 || strcmp(op, "aten.to_padded_tensor.default") == 0)
+		return nested(n, b, outs);
 	if (!x)
 		return -1;
 	if (strcmp(op, "aten.nonzero.default") == 0 || strcmp(op, "aten.argwhere.default") == 0) {

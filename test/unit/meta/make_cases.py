@@ -281,6 +281,9 @@ for x, n, d in [((7, 3), 3, 0), ((4, 6), 4, 1), ((2, 3), 5, 1), ((2, 3), 0, 0)]:
 for op in ("grid_sampler", "grid_sampler_2d", "grid_sampler_3d"):
     for x, g in [((2, 3, 5, 6), (2, 4, 7, 2)), ((1, 2, 3, 4, 5), (1, 2, 3, 6, 3)), ((2, 3, 5, 6), (2, 4, 7, 3))]:
         case(op, T(*x), T(*g), 0, 0, False)
+for nf, g in [(False, False), (True, True)]:
+    case("_transformer_encoder_layer_fwd", T(2, 5, 8), 8, 2, T(24, 8), T(24), T(8, 8), T(8), g, nf, 1e-5,
+         T(8), T(8), T(8), T(8), T(16, 8), T(16), T(8, 16), T(8), None, None)
 for red in (0, 1, 2):
     case("nll_loss_nd", T(4, 3), T(4, dtype=i64), None, red)
     case("nll_loss_nd", T(2, 3, 5), T(2, 5, dtype=i64), None, red)
