@@ -44,19 +44,23 @@ SIZES = {
 }
 
 
+def run_flat(m, input_ids, attention_mask, position_ids, cache):
+    """The model on cache, its logits and every layer's keys and values, flat."""
+    out = m(input_ids=input_ids, attention_mask=attention_mask, position_ids=position_ids,
+            past_key_values=cache, use_cache=True, return_dict=True)
+    flat = [out.logits]
+    for layer in out.past_key_values.layers:
+        flat += [layer.keys, layer.values]
+    return tuple(flat)
+
+
 class Prefill(torch.nn.Module):
     def __init__(self, m):
         super().__init__()
         self.m = m
 
     def forward(self, input_ids, attention_mask, position_ids):
-        cache = DynamicCache()
-        out = self.m(input_ids=input_ids, attention_mask=attention_mask, position_ids=position_ids,
-                     past_key_values=cache, use_cache=True, return_dict=True)
-        flat = [out.logits]
-        for layer in out.past_key_values.layers:
-            flat += [layer.keys, layer.values]
-        return tuple(flat)
+        return run_flat(self.m, input_ids, attention_mask, position_ids, DynamicCache())
 
 
 class Decode(torch.nn.Module):
@@ -68,12 +72,7 @@ class Decode(torch.nn.Module):
         cache = DynamicCache()
         for i in range(len(past) // 2):
             cache.update(past[2 * i], past[2 * i + 1], i)
-        out = self.m(input_ids=input_ids, attention_mask=attention_mask, position_ids=position_ids,
-                     past_key_values=cache, use_cache=True, return_dict=True)
-        flat = [out.logits]
-        for layer in out.past_key_values.layers:
-            flat += [layer.keys, layer.values]
-        return tuple(flat)
+        return run_flat(self.m, input_ids, attention_mask, position_ids, cache)
 
 
 def positions(mask):
